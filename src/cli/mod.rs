@@ -1,0 +1,112 @@
+//! The `lounge` command line.
+
+mod replay;
+
+use std::io::{self, BufWriter, Write};
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+use thiserror::Error;
+
+use crate::ayo::{perft, Position, Rules, RulesError};
+use crate::config::{ConfigError, Settings};
+
+pub use replay::{replay, ReplayReport};
+
+#[derive(Debug, Parser)]
+#[command(name = "lounge", version, about = "The lounge service behind Lagos Hotel")]
+#[command(arg_required_else_help = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// The Ayo rules engine.
+    #[command(subcommand)]
+    Ayo(AyoCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AyoCommand {
+    /// Replays games read one a line from standard input (pit numbers 1-6, South first) and
+    /// writes each game's last state, or every state with --trace, as JSON lines.
+    Replay {
+        #[command(flatten)]
+        rules: RulesArgs,
+        /// Write the state after every ply, ply 0 included, not just the last.
+        #[arg(long)]
+        trace: bool,
+    },
+    /// Counts the positions reachable from the start in exactly DEPTH plies.
+    Perft {
+        #[command(flatten)]
+        rules: RulesArgs,
+        /// Plies to look ahead.
+        depth: u32,
+    },
+    /// Prints the switches of a rule set as JSON.
+    Rules {
+        #[command(flatten)]
+        rules: RulesArgs,
+    },
+}
+
+/// `--rules NAME [--rule KEY=VALUE]...`
+#[derive(Debug, Args)]
+pub struct RulesArgs {
+    /// The rule preset: lagos, kontest, oware or ayoayo (default: the configured `ayo.rules`).
+    #[arg(long, value_name = "NAME")]
+    pub rules: Option<String>,
+    /// A rule override, repeatable: no_capture_limit=N, repetition=ends_game|ignored,
+    /// grand_slam=captures_nothing|illegal, sowing=single|relay, capture=two_three|four.
+    #[arg(long = "rule", value_name = "KEY=VALUE")]
+    pub overrides: Vec<String>,
+}
+
+impl RulesArgs {
+    fn resolve(&self, settings: &Settings) -> Result<Rules, RulesError> {
+        let name = self.rules.as_deref().unwrap_or(&settings.ayo.rules);
+        Rules::build(name, self.overrides.iter().map(String::as_str))
+    }
+}
+
+/// What stops a command before it does its work.
+#[derive(Debug, Error)]
+pub enum CliError {
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error(transparent)]
+    Rules(#[from] RulesError),
+    #[error("i/o: {0}")]
+    Io(#[from] io::Error),
+}
+
+/// Runs a parsed command line; the exit code follows the command's own rules.
+pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
+    let settings = Settings::load()?;
+    match cli.command {
+        Command::Ayo(AyoCommand::Replay { rules, trace }) => {
+            let rules = rules.resolve(&settings)?;
+            let stdin = io::stdin().lock();
+            let stdout = BufWriter::new(io::stdout().lock());
+            let report = replay(&rules, trace, stdin, stdout)?;
+            Ok(if report.failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
+        }
+        Command::Ayo(AyoCommand::Perft { rules, depth }) => {
+            let rules = rules.resolve(&settings)?;
+            let mut out = io::stdout().lock();
+            for d in 1..=depth {
+                writeln!(out, "{d} {}", perft(&Position::start(), &rules, d))?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Ayo(AyoCommand::Rules { rules }) => {
+            let rules = rules.resolve(&settings)?;
+            let json = serde_json::to_string_pretty(&rules).map_err(io::Error::other)?;
+            writeln!(io::stdout().lock(), "{json}")?;
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}

@@ -1,0 +1,99 @@
+//! `lounge ayo replay`: checks and replays whole archives of games, one a line.
+
+use std::io::{self, BufRead, Write};
+
+use serde::Serialize;
+
+use crate::ayo::{Game, Pit, PitError, Rules, State};
+
+/// What a replay run saw.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ReplayReport {
+    /// Games read.
+    pub games: usize,
+    /// Games stopped by a malformed or illegal move.
+    pub failed: usize,
+}
+
+#[derive(Serialize)]
+struct StateLine<'a> {
+    game: usize,
+    #[serde(flatten)]
+    state: &'a State,
+}
+
+#[derive(Serialize)]
+struct ErrorLine<'a> {
+    game: usize,
+    ply: u32,
+    error: &'static str,
+    #[serde(rename = "move")]
+    mv: &'a str,
+    message: String,
+}
+
+/// Reads games from `input`, one a line, and writes JSON lines to `output` as
+/// `protocol.md` specifies. Each game's lines are flushed as soon as it is done, so results
+/// stream while the input is still coming.
+pub fn replay(
+    rules: &Rules,
+    trace: bool,
+    mut input: impl BufRead,
+    mut output: impl Write,
+) -> io::Result<ReplayReport> {
+    let mut report = ReplayReport::default();
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        if input.read_until(b'\n', &mut line)? == 0 {
+            break;
+        }
+        let text = String::from_utf8_lossy(&line);
+        if !replay_game(rules, trace, report.games, &text, &mut output)? {
+            report.failed += 1;
+        }
+        report.games += 1;
+        output.flush()?;
+    }
+    output.flush()?;
+    Ok(report)
+}
+
+/// Replays one game; false when a move stopped it.
+fn replay_game(
+    rules: &Rules,
+    trace: bool,
+    index: usize,
+    text: &str,
+    out: &mut impl Write,
+) -> io::Result<bool> {
+    let mut game = Game::new(*rules);
+    if trace {
+        write_state(out, index, &game.state())?;
+    }
+    for token in text.split_whitespace() {
+        let refused = match token.parse::<Pit>() {
+            Ok(pit) => game.play(pit).err().map(|e| ("illegal_move", e.to_string())),
+            Err(e @ PitError::OutOfRange(_)) => Some(("illegal_move", e.to_string())),
+            Err(e @ PitError::NotANumber(_)) => Some(("malformed_move", e.to_string())),
+        };
+        if let Some((error, message)) = refused {
+            let line = ErrorLine { game: index, ply: game.ply(), error, mv: token, message };
+            serde_json::to_writer(&mut *out, &line)?;
+            out.write_all(b"\n")?;
+            return Ok(false);
+        }
+        if trace {
+            write_state(out, index, &game.state())?;
+        }
+    }
+    if !trace {
+        write_state(out, index, &game.state())?;
+    }
+    Ok(true)
+}
+
+fn write_state(out: &mut impl Write, game: usize, state: &State) -> io::Result<()> {
+    serde_json::to_writer(&mut *out, &StateLine { game, state })?;
+    out.write_all(b"\n")
+}

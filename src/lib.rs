@@ -1,0 +1,6 @@
+//! The lounge service behind Lagos Hotel: the Surulere Games Lounge, its Ayo tables, Baba Ayo and
+//! the champions wall. See `README.md` and `shared/design.md` for the shape.
+
+pub mod ayo;
+pub mod cli;
+pub mod config;
