@@ -222,6 +222,8 @@ pub struct Sown {
     pub captured: u8,
     /// The move would have taken every seed on the opponent's row, and so took none.
     pub grand_slam: bool,
+    /// Laps sown: 1 but for relay sowing, at most [`MAX_RELAY_LAPS`].
+    pub laps: u16,
 }
 
 /// The board between two plies: pits, stores, who moves, and plies since the last capture.
@@ -397,7 +399,7 @@ impl Position {
         if rest == 0 {
             last = prev_pit(origin);
         }
-        self.capture_two_three(last)
+        Sown { laps: 1, ..self.capture_two_three(last) }
     }
 
     /// Relay sowing and collect-on-4, and their mixes with the Abapa switches.
@@ -443,8 +445,8 @@ impl Position {
             from = at;
         }
         match rules.capture {
-            Capture::Four => Sown { captured: collected, grand_slam: false },
-            Capture::TwoThree => self.capture_two_three(at),
+            Capture::Four => Sown { captured: collected, grand_slam: false, laps },
+            Capture::TwoThree => Sown { laps, ..self.capture_two_three(at) },
         }
     }
 
@@ -473,7 +475,7 @@ impl Position {
             return Sown::default();
         }
         if taken == self.row_seeds(them) {
-            return Sown { captured: 0, grand_slam: true };
+            return Sown { grand_slam: true, ..Sown::default() };
         }
         let mut i = last;
         while self.pits[i] == 2 || self.pits[i] == 3 {
@@ -483,7 +485,7 @@ impl Position {
             }
             i -= 1;
         }
-        Sown { captured: taken, grand_slam: false }
+        Sown { captured: taken, ..Sown::default() }
     }
 
     /// Ends the game the way every end but a majority does: each side adds its own row to its

@@ -1,0 +1,9 @@
+//! The one integration-test binary: one link on 2 cores, shared helpers.
+
+mod alloc;
+mod config;
+mod perft;
+mod properties;
+mod replay;
+mod rules;
+mod support;

@@ -1,0 +1,620 @@
+//! One named test for every sentence of the rules: Lagos Hotel's guide (`seeds/000`) and the
+//! variant rules of the other pages, each from a concrete position.
+
+use lounge::ayo::{
+    EndReason, Forfeit, Game, IllegalReason, MoveError, Position, Preset, Rules, RulesError, Side,
+    Status, MAX_RELAY_LAPS,
+};
+
+use crate::support::{game_from, lagos, pit, position, position_with, seeds_in, sow};
+
+// ---- The board -------------------------------------------------------------------------------
+
+#[test]
+fn the_game_starts_with_four_seeds_in_every_pit_and_south_to_move() {
+    let game = Game::new(lagos());
+    let state = game.state();
+    assert_eq!(state.pits, [4; 12]);
+    assert_eq!(state.stores, [0, 0]);
+    assert_eq!(state.to_move, Some(Side::South));
+    assert_eq!(state.legal.iter().map(u8::from).collect::<Vec<_>>(), [1, 2, 3, 4, 5, 6]);
+    assert_eq!(state.status, Status::Playing);
+    assert_eq!(state.end_reason, None);
+    assert_eq!(state.ply, 0);
+}
+
+#[test]
+fn the_state_serialises_as_the_protocol_says() {
+    let mut game = Game::new(lagos());
+    game.play(pit(3)).unwrap();
+    let json = serde_json::to_value(game.state()).unwrap();
+    assert_eq!(
+        json,
+        serde_json::json!({"ply": 1, "pits": [4,4,0,5,5,5,5,4,4,4,4,4], "stores": [0, 0],
+            "to_move": "north", "legal": [1,2,3,4,5,6], "moves_since_capture": 1,
+            "status": "playing", "end_reason": null})
+    );
+}
+
+// ---- Sowing ----------------------------------------------------------------------------------
+
+#[test]
+fn sowing_lifts_a_pit_and_drops_one_seed_in_each_following_pit() {
+    let (after, sown) = sow(&lagos(), Position::start(), 3);
+    assert_eq!(after.pits(), [4, 4, 0, 5, 5, 5, 5, 4, 4, 4, 4, 4]);
+    assert_eq!(sown.captured, 0);
+    assert_eq!(after.to_move(), Side::North);
+}
+
+#[test]
+fn sowing_goes_round_the_end_from_north_row_to_south_row() {
+    let game = game_from(Preset::Lagos, Position::start(), &[1, 6]);
+    assert_eq!(game.position().pits(), [1, 6, 6, 6, 5, 4, 4, 4, 4, 4, 4, 0]);
+}
+
+#[test]
+fn a_pit_with_three_seeds_ends_three_pits_along() {
+    let start = position([0, 3, 0, 0, 0, 0, 5, 5, 5, 5, 5, 5], Side::South);
+    let (after, _) = sow(&lagos(), start, 2);
+    assert_eq!(after.pits(), [0, 0, 1, 1, 1, 0, 5, 5, 5, 5, 5, 5]);
+}
+
+#[test]
+fn only_a_pit_of_ones_own_that_holds_seeds_can_be_played() {
+    let mut game = Game::new(lagos());
+    game.play(pit(1)).unwrap();
+    game.play(pit(1)).unwrap();
+    let err = game.play(pit(1)).unwrap_err();
+    assert_eq!(err, MoveError::Illegal { pit: pit(1), reason: IllegalReason::EmptyPit });
+    assert_eq!(game.ply(), 2, "a refused move changes nothing");
+}
+
+#[test]
+fn twelve_or_more_seeds_go_round_and_skip_the_pit_they_came_from() {
+    let start = position([12, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1], Side::South);
+    let (after, sown) = sow(&lagos(), start, 1);
+    assert_eq!(after.pits(), [0, 2, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2]);
+    assert_eq!(sown.captured, 0, "the last seed lands on the mover's own row");
+}
+
+#[test]
+fn two_laps_skip_the_origin_twice_and_still_capture() {
+    // 22 seeds: two whole laps of the other eleven pits; the last lands in North's pit 6.
+    let start = position_with([22, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 1], [12, 11], Side::South, 0);
+    let (after, sown) = sow(&lagos(), start, 1);
+    assert_eq!(sown.captured, 3 + 2 + 2 + 2 + 2, "North's pits 6 back to 2; pit 1 holds 4");
+    assert_eq!(after.pits(), [0, 2, 2, 2, 2, 2, 4, 0, 0, 0, 0, 0]);
+    assert_eq!(after.stores(), [23, 11]);
+}
+
+// ---- Capturing -------------------------------------------------------------------------------
+
+#[test]
+fn a_last_seed_making_two_on_the_opponents_row_captures_them() {
+    let start = position([4, 4, 4, 4, 4, 1, 1, 4, 4, 4, 4, 4], Side::South);
+    let (after, sown) = sow(&lagos(), start, 6);
+    assert_eq!(sown.captured, 2);
+    assert_eq!(after.pits(), [4, 4, 4, 4, 4, 0, 0, 4, 4, 4, 4, 4]);
+    assert_eq!(after.stores(), [5, 3]);
+}
+
+#[test]
+fn a_last_seed_making_three_on_the_opponents_row_captures_them() {
+    let start = position([4, 4, 4, 4, 4, 1, 2, 4, 4, 4, 4, 3], Side::South);
+    let (after, sown) = sow(&lagos(), start, 6);
+    assert_eq!(sown.captured, 3);
+    assert_eq!(after.pits()[6], 0);
+}
+
+#[test]
+fn north_captures_on_south_row_the_same_way() {
+    let start = position([1, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 1], Side::North);
+    let (after, sown) = sow(&lagos(), start, 6);
+    assert_eq!(sown.captured, 2);
+    assert_eq!(after.pits()[0], 0);
+    assert_eq!(after.stores()[1], start.stores()[1] + 2);
+}
+
+#[test]
+fn the_capture_goes_back_pit_by_pit_while_they_hold_two_or_three() {
+    // South's pit 3 (6 seeds) ends in North's pit 3; North's pits 3 and 2 make 3 and 2.
+    let start = position([0, 0, 6, 0, 0, 0, 5, 1, 2, 4, 4, 4], Side::South);
+    let (after, sown) = sow(&lagos(), start, 3);
+    assert_eq!(sown.captured, 3 + 2);
+    assert_eq!(after.pits(), [0, 0, 0, 1, 1, 1, 6, 0, 0, 4, 4, 4]);
+}
+
+#[test]
+fn the_capture_chain_stops_at_a_pit_of_four() {
+    let start = position([0, 0, 6, 0, 0, 0, 3, 1, 2, 4, 4, 4], Side::South);
+    let (after, sown) = sow(&lagos(), start, 3);
+    assert_eq!(sown.captured, 5);
+    assert_eq!(after.pits()[6], 4, "North's pit 1 made 4 and stops the chain");
+}
+
+#[test]
+fn the_capture_chain_stops_at_a_pit_of_one() {
+    let start = position([0, 0, 6, 0, 0, 0, 1, 0, 2, 4, 4, 4], Side::South);
+    let (after, sown) = sow(&lagos(), start, 3);
+    assert_eq!(sown.captured, 3, "North's pit 2 made 1: only pit 3 is taken");
+    assert_eq!(after.pits()[6..9], [2, 1, 0]);
+}
+
+#[test]
+fn the_capture_chain_stops_at_the_movers_own_row() {
+    // Pit 5 (3 seeds): own pit 6 makes 2, North's pits 1 and 2 make 2 each.
+    let start = position([0, 0, 0, 0, 3, 1, 1, 1, 4, 4, 4, 4], Side::South);
+    let (after, sown) = sow(&lagos(), start, 5);
+    assert_eq!(sown.captured, 4);
+    assert_eq!(after.pits()[5], 2, "seeds in one's own row are never captured");
+    assert_eq!(after.pits()[6..8], [0, 0]);
+}
+
+#[test]
+fn a_last_seed_on_the_movers_own_row_captures_nothing() {
+    let start = position([2, 0, 1, 0, 0, 0, 4, 4, 4, 4, 4, 4], Side::South);
+    let (after, sown) = sow(&lagos(), start, 1);
+    assert_eq!(sown.captured, 0);
+    assert_eq!(after.pits()[2], 2);
+}
+
+#[test]
+fn a_last_seed_making_one_or_four_or_more_captures_nothing() {
+    for (before, after_pit) in [(0, 1), (3, 4), (5, 6)] {
+        let start = position([0, 0, 0, 0, 0, 1, before, 4, 4, 4, 4, 4], Side::South);
+        let (after, sown) = sow(&lagos(), start, 6);
+        assert_eq!(sown.captured, 0, "a pit of {before} made {after_pit}");
+        assert_eq!(after.pits()[6], after_pit);
+    }
+}
+
+#[test]
+fn a_capture_resets_the_count_of_moves_without_capture() {
+    let start = position_with([4, 4, 4, 4, 4, 1, 1, 4, 4, 4, 4, 4], [3, 3], Side::South, 17);
+    let (after, _) = sow(&lagos(), start, 6);
+    assert_eq!(after.since_capture(), 0);
+    let (after, _) = sow(&lagos(), after, 2);
+    assert_eq!(after.since_capture(), 1);
+}
+
+// ---- The grand slam --------------------------------------------------------------------------
+
+/// South's pit 5 makes North's pits 1 and 2 hold 2 and 3: every seed North has.
+fn grand_slam_position(south: [u8; 6]) -> Position {
+    let mut pits = [0; 12];
+    pits[..6].copy_from_slice(&south);
+    pits[6] = 1;
+    pits[7] = 2;
+    position(pits, Side::South)
+}
+
+#[test]
+fn lagos_a_grand_slam_is_allowed_and_captures_nothing() {
+    let start = grand_slam_position([4, 4, 4, 4, 3, 4]);
+    let game = game_from(Preset::Lagos, start, &[5]);
+    let after = game.position();
+    assert_eq!(after.stores(), start.stores(), "nothing captured");
+    assert_eq!(after.pits(), [4, 4, 4, 4, 0, 5, 2, 3, 0, 0, 0, 0], "the seeds stay where they land");
+    let (_, sown) = sow(&lagos(), start, 5);
+    assert!(sown.grand_slam);
+}
+
+#[test]
+fn kontest_a_grand_slam_is_allowed_and_captures_nothing() {
+    let start = grand_slam_position([4, 4, 4, 4, 3, 4]);
+    let game = game_from(Preset::Kontest, start, &[5]);
+    assert_eq!(game.position().stores(), start.stores());
+}
+
+#[test]
+fn a_grand_slam_does_not_reset_the_count_of_moves_without_capture() {
+    let start = grand_slam_position([4, 4, 4, 4, 3, 4]);
+    let start = position_with(start.pits(), start.stores(), Side::South, 5);
+    let (after, _) = sow(&lagos(), start, 5);
+    assert_eq!(after.since_capture(), 6);
+}
+
+#[test]
+fn oware_a_grand_slam_is_illegal_when_another_move_exists() {
+    let start = grand_slam_position([4, 4, 4, 4, 3, 4]);
+    let mut game = Game::from_position(Preset::Oware.rules(), start);
+    // Pit 4 ends in the same place with the same grand slam.
+    assert_eq!(game.legal_moves().iter().map(u8::from).collect::<Vec<_>>(), [1, 2, 3, 6]);
+    let err = game.play(pit(5)).unwrap_err();
+    assert_eq!(err, MoveError::Illegal { pit: pit(5), reason: IllegalReason::GrandSlam });
+    assert_eq!(game.ply(), 0);
+}
+
+#[test]
+fn oware_a_grand_slam_is_played_and_captures_nothing_when_every_move_is_one() {
+    let start = grand_slam_position([0, 0, 0, 0, 3, 0]);
+    let game = game_from(Preset::Oware, start, &[5]);
+    assert_eq!(game.position().stores(), start.stores());
+    assert_eq!(game.position().pits(), [0, 0, 0, 0, 0, 1, 2, 3, 0, 0, 0, 0]);
+}
+
+#[test]
+fn the_grand_slam_switch_can_be_overridden() {
+    let start = grand_slam_position([4, 4, 4, 4, 3, 4]);
+    let rules = Rules::build("lagos", ["grand_slam=illegal"]).unwrap();
+    assert!(!start.legal_moves(&rules).contains(pit(5)));
+}
+
+// ---- Feeding ---------------------------------------------------------------------------------
+
+#[test]
+fn an_opponent_with_no_seeds_must_be_fed_when_a_move_can() {
+    let start = position([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0], Side::South);
+    let mut game = Game::from_position(lagos(), start);
+    assert_eq!(game.legal_moves().iter().map(u8::from).collect::<Vec<_>>(), [6]);
+    let err = game.play(pit(1)).unwrap_err();
+    assert_eq!(err, MoveError::Illegal { pit: pit(1), reason: IllegalReason::MustFeed });
+    game.play(pit(6)).unwrap();
+    assert_eq!(game.position().row_seeds(Side::North), 1);
+}
+
+#[test]
+fn feeding_counts_a_long_pit_that_reaches_round() {
+    // Pit 1 with 6 seeds reaches North's pit 1; pit 2 with 4 does not.
+    let start = position([6, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], Side::South);
+    let game = Game::from_position(lagos(), start);
+    assert_eq!(game.legal_moves().iter().map(u8::from).collect::<Vec<_>>(), [1]);
+}
+
+#[test]
+fn when_no_move_can_feed_the_game_ends_and_each_side_keeps_its_own_row() {
+    // South's last seed goes over; North's two seeds cannot reach South's row.
+    let start = position_with([0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0], [24, 22], Side::South, 0);
+    let game = game_from(Preset::Lagos, start, &[6]);
+    assert!(game.is_over());
+    assert_eq!(game.end_reason(), Some(EndReason::NoLegalMove));
+    assert_eq!(game.position().stores(), [24, 24], "North adds the 2 on its own row");
+    assert_eq!(game.position().pits(), [0; 12]);
+    assert_eq!(game.status(), Status::Draw);
+    assert_eq!(game.to_move(), None);
+    assert!(game.legal_moves().is_empty());
+}
+
+// ---- Winning and ending ----------------------------------------------------------------------
+
+#[test]
+fn more_than_twenty_four_wins_at_once_and_the_board_stays() {
+    let start = position_with([0, 0, 0, 0, 0, 1, 1, 4, 4, 4, 4, 3], [23, 4], Side::South, 0);
+    let game = game_from(Preset::Lagos, start, &[6]);
+    assert_eq!(game.status(), Status::SouthWon);
+    assert_eq!(game.end_reason(), Some(EndReason::Majority));
+    assert_eq!(game.position().stores(), [25, 4]);
+    assert_eq!(game.position().pits(), [0, 0, 0, 0, 0, 0, 0, 4, 4, 4, 4, 3], "no sweep");
+}
+
+#[test]
+fn twenty_four_all_is_a_draw() {
+    let start = position_with([0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0], [24, 22], Side::South, 0);
+    let game = Game::from_position(lagos(), start);
+    assert_eq!(game.status(), Status::Draw);
+    assert_eq!(game.position().stores(), [24, 24]);
+}
+
+#[test]
+fn the_player_to_move_with_no_move_ends_the_game_and_each_keeps_its_own_row() {
+    let start = position_with([0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 1, 0], [20, 22], Side::South, 0);
+    let game = Game::from_position(lagos(), start);
+    assert_eq!(game.end_reason(), Some(EndReason::NoLegalMove));
+    assert_eq!(game.position().stores(), [20, 28]);
+    assert_eq!(game.status(), Status::NorthWon);
+}
+
+/// One seed on each side chasing each other round: no capture, and the position comes round
+/// again every 12 plies (South's pit 6 feeds North, North must feed back with its pit 6, ...).
+fn chase() -> Position {
+    position_with([0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1], [23, 23], Side::South, 0)
+}
+
+const CHASE_CYCLE: [u8; 12] = [6, 6, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5];
+
+fn play_chase(rules: Rules, plies: usize) -> Game {
+    let mut game = Game::from_position(rules, chase());
+    for &n in CHASE_CYCLE.iter().cycle().take(plies) {
+        if game.is_over() {
+            break;
+        }
+        game.play(pit(n)).unwrap_or_else(|e| panic!("ply {}: {e}", game.ply()));
+    }
+    game
+}
+
+#[test]
+fn lagos_sixty_plies_without_a_capture_end_the_game_with_the_sweep() {
+    let game = play_chase(lagos(), 1000);
+    assert_eq!(game.ply(), 60, "a move is a ply: 60 of them");
+    assert_eq!(game.end_reason(), Some(EndReason::NoCaptureLimit));
+    assert_eq!(game.position().stores(), [24, 24]);
+    assert_eq!(game.status(), Status::Draw);
+}
+
+#[test]
+fn the_no_capture_limit_ends_the_game_on_the_limiting_ply_not_before() {
+    let before = position_with([4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4], [0, 0], Side::South, 58);
+    let game = game_from(Preset::Lagos, before, &[1]);
+    assert!(!game.is_over(), "59 plies without capture");
+    let game = game_from(Preset::Lagos, before, &[1, 1]);
+    assert_eq!(game.end_reason(), Some(EndReason::NoCaptureLimit));
+    assert_eq!(game.position().stores(), [24, 24]);
+}
+
+#[test]
+fn kontest_a_hundred_plies_without_a_capture_end_the_game() {
+    let game = play_chase(Preset::Kontest.rules(), 1000);
+    assert_eq!(game.ply(), 100);
+    assert_eq!(game.end_reason(), Some(EndReason::NoCaptureLimit));
+}
+
+#[test]
+fn oware_a_repeated_position_ends_the_game_with_the_sweep() {
+    let game = play_chase(Preset::Oware.rules(), 1000);
+    assert_eq!(game.ply(), 12, "the first position comes round again after 12 plies");
+    assert_eq!(game.end_reason(), Some(EndReason::Repetition));
+    assert_eq!(game.position().stores(), [24, 24]);
+}
+
+#[test]
+fn lagos_ignores_repetition() {
+    let rules = Rules::build("lagos", ["no_capture_limit=0"]).unwrap();
+    let game = play_chase(rules, 1200);
+    assert!(!game.is_over());
+    assert_eq!(game.ply(), 1200);
+}
+
+#[test]
+fn a_no_capture_limit_of_zero_is_no_limit() {
+    let rules = Rules::build("oware", ["repetition=ignored"]).unwrap();
+    assert!(!play_chase(rules, 600).is_over());
+}
+
+#[test]
+fn repetition_can_be_switched_on_for_lagos() {
+    let rules = Rules::build("lagos", ["repetition=ends_game"]).unwrap();
+    assert_eq!(play_chase(rules, 100).end_reason(), Some(EndReason::Repetition));
+}
+
+#[test]
+fn resigning_timing_out_and_abandoning_lose_and_agreeing_draws() {
+    for (forfeit, reason) in [
+        (Forfeit::Resigned, EndReason::Resigned),
+        (Forfeit::Timeout, EndReason::Timeout),
+        (Forfeit::Abandoned, EndReason::Abandoned),
+    ] {
+        let mut game = Game::new(lagos());
+        assert!(game.forfeit(Side::South, forfeit));
+        assert_eq!(game.status(), Status::NorthWon);
+        assert_eq!(game.end_reason(), Some(reason));
+        assert!(!game.agree_draw(), "a game over stays over");
+        assert_eq!(game.play(pit(1)), Err(MoveError::GameOver));
+    }
+    let mut game = Game::new(lagos());
+    assert!(game.agree_draw());
+    assert_eq!(game.state().end_reason, Some(EndReason::AgreedDraw));
+    assert_eq!(game.state().status, Status::Draw);
+}
+
+// ---- ayoayo: relay sowing and collect on 4 ---------------------------------------------------
+
+fn ayoayo() -> Rules {
+    Preset::Ayoayo.rules()
+}
+
+#[test]
+fn ayoayo_a_last_seed_in_an_occupied_pit_lifts_it_and_sowing_goes_on() {
+    let start = position([2, 0, 2, 0, 0, 0, 5, 5, 5, 5, 5, 5], Side::South);
+    let (after, sown) = sow(&ayoayo(), start, 1);
+    assert_eq!(after.pits(), [0, 1, 0, 1, 1, 1, 5, 5, 5, 5, 5, 5]);
+    assert_eq!(sown.laps, 2);
+    assert_eq!(sown.captured, 0);
+}
+
+#[test]
+fn ayoayo_the_turn_ends_when_the_last_seed_lands_in_an_empty_pit() {
+    let start = position([0, 0, 0, 2, 0, 0, 5, 5, 5, 5, 5, 5], Side::South);
+    let (after, sown) = sow(&ayoayo(), start, 4);
+    assert_eq!(after.pits()[3..6], [0, 1, 1]);
+    assert_eq!(sown.laps, 1);
+}
+
+#[test]
+fn ayoayo_a_relay_carries_on_round_the_board_through_the_opponents_row() {
+    // Lap 1: North's pits 1 (2 → 3) and 2 (1 → 2): lift North's pit 2; lap 2: North's pits
+    // 3 and 4, both empty before: stop.
+    let start = position([0, 0, 0, 0, 0, 2, 2, 1, 0, 0, 5, 5], Side::South);
+    let (after, sown) = sow(&ayoayo(), start, 6);
+    assert_eq!(after.pits(), [0, 0, 0, 0, 0, 0, 3, 0, 1, 1, 5, 5]);
+    assert_eq!(sown.laps, 2);
+    assert_eq!(sown.captured, 0);
+}
+
+#[test]
+fn ayoayo_every_pit_a_dropped_seed_makes_four_is_collected_on_either_row() {
+    let start = position([0, 0, 0, 0, 3, 3, 3, 0, 5, 5, 5, 5], Side::South);
+    let (after, sown) = sow(&ayoayo(), start, 5);
+    assert_eq!(sown.captured, 8, "South's own pit 6 and North's pit 1, four each");
+    assert_eq!(after.pits(), [0, 0, 0, 0, 0, 0, 0, 1, 5, 5, 5, 5]);
+    assert_eq!(after.stores()[0], start.stores()[0] + 8);
+}
+
+#[test]
+fn ayoayo_a_pit_that_already_holds_four_becomes_five_and_stays() {
+    let start = position([0, 0, 0, 0, 2, 4, 0, 5, 5, 5, 5, 5], Side::South);
+    let (after, sown) = sow(&ayoayo(), start, 5);
+    assert_eq!(sown.captured, 0);
+    assert_eq!(after.pits()[5..7], [5, 1]);
+}
+
+#[test]
+fn ayoayo_a_last_seed_that_makes_four_is_collected_and_ends_the_turn() {
+    let start = position([0, 0, 0, 0, 2, 0, 3, 5, 5, 5, 5, 5], Side::South);
+    let (after, sown) = sow(&ayoayo(), start, 5);
+    assert_eq!(sown.captured, 4);
+    assert_eq!(sown.laps, 1);
+    assert_eq!(after.pits()[4..8], [0, 1, 0, 5]);
+}
+
+#[test]
+fn ayoayo_twelve_seeds_skip_the_pit_they_came_from() {
+    let start = position([12, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], Side::South);
+    let (after, sown) = sow(&ayoayo(), start, 1);
+    // One lap round the other eleven, then the twelfth seed skips pit 1 and makes pit 2 four.
+    assert_eq!(after.pits(), [0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1]);
+    assert_eq!(sown.captured, 4);
+}
+
+#[test]
+fn ayoayo_an_endless_relay_is_cut_by_the_guard() {
+    // Found by search: pairs of seeds chase each other round for ever, never making 4.
+    let start = position([1, 0, 1, 2, 0, 1, 0, 1, 0, 1, 0, 2], Side::South);
+    let (after, sown) = sow(&ayoayo(), start, 4);
+    assert_eq!(sown.laps, MAX_RELAY_LAPS);
+    assert_eq!(seeds_in(&after), 48);
+    assert_eq!(after.to_move(), Side::North);
+    // The guard makes the move a move like any other: the game goes on from there.
+    let game = game_from(Preset::Ayoayo, start, &[4]);
+    assert_eq!(game.ply(), 1);
+}
+
+#[test]
+fn ayoayo_collecting_every_seed_the_opponent_has_is_allowed() {
+    let start = position([4, 4, 4, 4, 4, 1, 3, 0, 0, 0, 0, 0], Side::South);
+    let game = game_from(Preset::Ayoayo, start, &[6]);
+    // North has nothing left to move: the game ends and South sweeps its own row.
+    assert_eq!(game.end_reason(), Some(EndReason::NoLegalMove));
+    assert_eq!(game.position().stores(), [12 + 4 + 20, 12]);
+    assert_eq!(game.status(), Status::SouthWon);
+}
+
+#[test]
+fn ayoayo_an_opponent_with_no_seeds_must_be_fed() {
+    let start = position([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0], Side::South);
+    let game = Game::from_position(ayoayo(), start);
+    assert_eq!(game.legal_moves().iter().map(u8::from).collect::<Vec<_>>(), [6]);
+}
+
+#[test]
+fn ayoayo_sixty_plies_without_a_collection_end_the_game_with_the_sweep() {
+    let before = position_with([0, 0, 0, 2, 0, 0, 5, 5, 5, 5, 5, 5], [8, 8], Side::South, 59);
+    let game = game_from(Preset::Ayoayo, before, &[4]);
+    assert_eq!(game.end_reason(), Some(EndReason::NoCaptureLimit));
+    assert_eq!(game.position().stores(), [10, 38], "the end-game sweep: each keeps its row");
+    assert_eq!(game.status(), Status::NorthWon);
+}
+
+#[test]
+fn ayoayo_first_to_twenty_five_wins() {
+    let start = position_with([0, 0, 0, 0, 2, 0, 3, 5, 5, 5, 0, 0], [23, 5], Side::South, 0);
+    let game = game_from(Preset::Ayoayo, start, &[5]);
+    assert_eq!(game.end_reason(), Some(EndReason::Majority));
+    assert_eq!(game.status(), Status::SouthWon);
+}
+
+#[test]
+fn relay_sowing_with_the_two_three_capture_ends_on_a_capture() {
+    let rules = Rules::build("lagos", ["sowing=relay"]).unwrap();
+    // Lap 1 ends in South's own pit 5 (1 → 2): relay; lap 2 ends in North's pit 1 making 2.
+    let start = position([0, 0, 0, 1, 1, 0, 1, 5, 5, 5, 5, 5], Side::South);
+    let (after, sown) = sow(&rules, start, 4);
+    assert_eq!(sown.laps, 2);
+    assert_eq!(sown.captured, 2);
+    assert_eq!(after.pits()[3..8], [0, 0, 1, 0, 5]);
+}
+
+#[test]
+fn relay_sowing_with_the_two_three_capture_ends_in_an_empty_pit() {
+    let rules = Rules::build("lagos", ["sowing=relay"]).unwrap();
+    // Lap 1: pits 2 (0 → 1), 3 (1 → 2): relay; lap 2: pits 4, 5 (0 → 1): empty, stop.
+    let start = position([2, 0, 1, 0, 0, 0, 1, 5, 5, 5, 5, 5], Side::South);
+    let (after, sown) = sow(&rules, start, 1);
+    assert_eq!(sown.laps, 2);
+    assert_eq!(after.pits()[..6], [0, 1, 0, 1, 1, 0]);
+}
+
+#[test]
+fn single_sowing_with_collect_on_four_sows_one_lap() {
+    let rules = Rules::build("lagos", ["capture=four"]).unwrap();
+    let start = position([0, 0, 0, 0, 3, 3, 3, 2, 5, 5, 5, 5], Side::South);
+    let (after, sown) = sow(&rules, start, 5);
+    assert_eq!(sown.laps, 1);
+    assert_eq!(sown.captured, 8);
+    assert_eq!(after.pits()[5..8], [0, 0, 3], "no relay from North's pit 2");
+}
+
+// ---- Rule sets and overrides -----------------------------------------------------------------
+
+#[test]
+fn the_presets_hold_the_switches_of_the_design() {
+    use lounge::ayo::{Capture, GrandSlam, Repetition, Sowing};
+    let l = Rules::preset("lagos").unwrap();
+    assert_eq!(
+        (l.sowing, l.capture, l.grand_slam, l.no_capture_limit, l.repetition),
+        (Sowing::Single, Capture::TwoThree, GrandSlam::CapturesNothing, 60, Repetition::Ignored)
+    );
+    assert_eq!(Rules::default(), l);
+    let k = Rules::preset("kontest").unwrap();
+    assert_eq!((k.grand_slam, k.no_capture_limit), (GrandSlam::CapturesNothing, 100));
+    let o = Rules::preset("oware").unwrap();
+    assert_eq!(
+        (o.grand_slam, o.no_capture_limit, o.repetition),
+        (GrandSlam::Illegal, 0, Repetition::EndsGame)
+    );
+    let a = Rules::preset("ayoayo").unwrap();
+    assert_eq!((a.sowing, a.capture, a.no_capture_limit), (Sowing::Relay, Capture::Four, 60));
+}
+
+#[test]
+fn every_override_key_takes_its_values() {
+    use lounge::ayo::{Capture, GrandSlam, Repetition, Sowing};
+    let r = Rules::build(
+        "lagos",
+        [
+            "no_capture_limit=0",
+            "repetition=ends_game",
+            "grand_slam=illegal",
+            "sowing=relay",
+            "capture=four",
+        ],
+    )
+    .unwrap();
+    assert_eq!(r.no_capture_limit, 0);
+    assert_eq!(r.repetition, Repetition::EndsGame);
+    assert_eq!(r.grand_slam, GrandSlam::Illegal);
+    assert_eq!(r.sowing, Sowing::Relay);
+    assert_eq!(r.capture, Capture::Four);
+}
+
+#[test]
+fn unknown_rules_keys_and_values_are_refused_clearly() {
+    assert_eq!(Rules::preset("abapa"), Err(RulesError::UnknownPreset("abapa".into())));
+    let e = Rules::build("lagos", ["sowing_speed=2"]).unwrap_err();
+    assert_eq!(e, RulesError::UnknownKey("sowing_speed".into()));
+    let e = Rules::build("lagos", ["repetition=sometimes"]).unwrap_err();
+    assert!(e.to_string().contains("ends_game or ignored"), "{e}");
+    let e = Rules::build("lagos", ["no_capture_limit=-1"]).unwrap_err();
+    assert!(matches!(e, RulesError::BadValue { .. }), "{e}");
+    let e = Rules::build("lagos", ["no_capture_limit=99999"]).unwrap_err();
+    assert!(matches!(e, RulesError::BadValue { .. }), "{e}");
+    let e = Rules::build("lagos", ["capture"]).unwrap_err();
+    assert_eq!(e, RulesError::Malformed("capture".into()));
+}
+
+#[test]
+fn positions_must_hold_forty_eight_seeds() {
+    assert!(Position::new([4; 12], [1, 0], Side::South, 0).is_err());
+    assert!(Position::new([4; 12], [0, 0], Side::North, 0).is_ok());
+}
+
+#[test]
+fn pits_are_numbers_from_one_to_six() {
+    use lounge::ayo::Pit;
+    assert!(Pit::new(0).is_none());
+    assert!(Pit::new(7).is_none());
+    assert_eq!("6".parse::<Pit>().map(u8::from), Ok(6));
+    assert!("x".parse::<Pit>().is_err());
+    assert!("-3".parse::<Pit>().is_err());
+    assert!(serde_json::from_str::<Pit>("9").is_err());
+}
