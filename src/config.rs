@@ -36,7 +36,9 @@ impl Settings {
 
     /// The `LOUNGE_SECTION__KEY` environment layer.
     pub fn environment() -> config::Environment {
-        config::Environment::with_prefix("LOUNGE").prefix_separator("_").separator("__")
+        config::Environment::with_prefix("LOUNGE")
+            .prefix_separator("_")
+            .separator("__")
     }
 
     /// Reads the layers with `env` as the environment layer (tests pass their own).

@@ -118,8 +118,14 @@ impl FromStr for Pit {
     type Err = PitError;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let n: i64 = s.trim().parse().map_err(|_| PitError::NotANumber(s.to_owned()))?;
-        u8::try_from(n).ok().and_then(Pit::new).ok_or(PitError::OutOfRange(n))
+        let n: i64 = s
+            .trim()
+            .parse()
+            .map_err(|_| PitError::NotANumber(s.to_owned()))?;
+        u8::try_from(n)
+            .ok()
+            .and_then(Pit::new)
+            .ok_or(PitError::OutOfRange(n))
     }
 }
 
@@ -244,7 +250,12 @@ impl Default for Position {
 impl Position {
     /// Four seeds in every pit, South to move.
     pub const fn start() -> Position {
-        Position { pits: [4; PITS], stores: [0; 2], to_move: Side::South, since_capture: 0 }
+        Position {
+            pits: [4; PITS],
+            stores: [0; 2],
+            to_move: Side::South,
+            since_capture: 0,
+        }
     }
 
     /// Any position whose pits and stores hold the game's 48 seeds.
@@ -258,7 +269,12 @@ impl Position {
         if total != u32::from(SEEDS) {
             return Err(PositionError::SeedCount(total));
         }
-        Ok(Position { pits, stores, to_move, since_capture })
+        Ok(Position {
+            pits,
+            stores,
+            to_move,
+            since_capture,
+        })
     }
 
     pub fn pits(&self) -> [u8; PITS] {
@@ -299,13 +315,19 @@ impl Position {
 
     /// The side whose store holds more than half the seeds, if any.
     pub fn majority(&self) -> Option<Side> {
-        Side::BOTH.into_iter().find(|s| self.stores[s.index()] > HALF)
+        Side::BOTH
+            .into_iter()
+            .find(|s| self.stores[s.index()] > HALF)
     }
 
     /// A key that is equal for two positions exactly when their pits and side to move are.
     pub fn repetition_key(&self) -> u128 {
         // Six bits a pit (at most 48 seeds), one for the side to move.
-        self.pits.iter().fold(self.to_move.index() as u128, |k, &n| (k << 6) | u128::from(n))
+        self.pits
+            .iter()
+            .fold(self.to_move.index() as u128, |k, &n| {
+                (k << 6) | u128::from(n)
+            })
     }
 
     /// The pits the side to move may sow under `rules`.
@@ -329,7 +351,13 @@ impl Position {
             };
         }
         if rules.capture == Capture::TwoThree && rules.grand_slam == GrandSlam::Illegal {
-            let fair = moves.filter(|p| !self.sow_probe(rules, p).grand_slam);
+            // Only a single lap ending on their row can take everything there: probe just those.
+            let fair = moves.filter(|p| {
+                let origin = p.index_for(self.to_move);
+                let ends_home = rules.sowing == Sowing::Single
+                    && self.to_move.owns(abapa_last_pit(origin, self.pits[origin]));
+                ends_home || !self.sow_probe(rules, p).grand_slam
+            });
             if !fair.is_empty() {
                 moves = fair;
             }
@@ -369,9 +397,17 @@ impl Position {
     /// the turn without changing the board.
     pub fn sow(&mut self, rules: &Rules, pit: Pit) -> Sown {
         let origin = pit.index_for(self.to_move);
-        let sown = if rules.is_abapa() { self.sow_abapa(origin) } else { self.sow_general(rules, origin) };
+        let sown = if rules.is_abapa() {
+            self.sow_abapa(origin)
+        } else {
+            self.sow_general(rules, origin)
+        };
         self.stores[self.to_move.index()] += sown.captured;
-        self.since_capture = if sown.captured > 0 { 0 } else { self.since_capture.saturating_add(1) };
+        self.since_capture = if sown.captured > 0 {
+            0
+        } else {
+            self.since_capture.saturating_add(1)
+        };
         self.to_move = self.to_move.opponent();
         sown
     }
@@ -391,15 +427,15 @@ impl Position {
             }
             self.pits[origin] -= laps;
         }
-        let mut last = origin;
+        let mut at = origin;
         for _ in 0..rest {
-            last = next_pit(last);
-            self.pits[last] += 1;
+            at = next_pit(at);
+            self.pits[at] += 1;
         }
-        if rest == 0 {
-            last = prev_pit(origin);
+        Sown {
+            laps: 1,
+            ..self.capture_two_three(abapa_last_pit(origin, seeds))
         }
-        Sown { laps: 1, ..self.capture_two_three(last) }
     }
 
     /// Relay sowing and collect-on-4, and their mixes with the Abapa switches.
@@ -445,8 +481,15 @@ impl Position {
             from = at;
         }
         match rules.capture {
-            Capture::Four => Sown { captured: collected, grand_slam: false, laps },
-            Capture::TwoThree => Sown { laps, ..self.capture_two_three(at) },
+            Capture::Four => Sown {
+                captured: collected,
+                grand_slam: false,
+                laps,
+            },
+            Capture::TwoThree => Sown {
+                laps,
+                ..self.capture_two_three(at)
+            },
         }
     }
 
@@ -475,7 +518,10 @@ impl Position {
             return Sown::default();
         }
         if taken == self.row_seeds(them) {
-            return Sown { grand_slam: true, ..Sown::default() };
+            return Sown {
+                grand_slam: true,
+                ..Sown::default()
+            };
         }
         let mut i = last;
         while self.pits[i] == 2 || self.pits[i] == 3 {
@@ -485,7 +531,10 @@ impl Position {
             }
             i -= 1;
         }
-        Sown { captured: taken, ..Sown::default() }
+        Sown {
+            captured: taken,
+            ..Sown::default()
+        }
     }
 
     /// Ends the game the way every end but a majority does: each side adds its own row to its
@@ -598,11 +647,12 @@ fn next_pit(i: usize) -> usize {
     }
 }
 
-fn prev_pit(i: usize) -> usize {
-    if i == 0 {
-        PITS - 1
-    } else {
-        i - 1
+/// Where the last of `seeds` (at least 1) sown in one lap from `origin` lands, skipping `origin`.
+fn abapa_last_pit(origin: usize, seeds: u8) -> usize {
+    match seeds % 11 {
+        // Whole laps of the other eleven pits end just before the origin.
+        0 => (origin + PITS - 1) % PITS,
+        rest => (origin + rest as usize) % PITS,
     }
 }
 

@@ -154,7 +154,11 @@ impl Game {
         let key = self.position.repetition_key();
         let repeated = self.rules.repetition == Repetition::EndsGame && self.seen.contains(&key);
         self.settle(repeated);
-        Ok(Played { side, pit, captured: sown.captured })
+        Ok(Played {
+            side,
+            pit,
+            captured: sown.captured,
+        })
     }
 
     /// Works out the legal moves and whether the game has ended, after a move or at the start.

@@ -109,7 +109,12 @@ pub enum Preset {
 }
 
 impl Preset {
-    pub const ALL: [Preset; 4] = [Preset::Lagos, Preset::Kontest, Preset::Oware, Preset::Ayoayo];
+    pub const ALL: [Preset; 4] = [
+        Preset::Lagos,
+        Preset::Kontest,
+        Preset::Oware,
+        Preset::Ayoayo,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -131,14 +136,21 @@ impl Preset {
         };
         match self {
             Preset::Lagos => abapa,
-            Preset::Kontest => Rules { no_capture_limit: 100, ..abapa },
+            Preset::Kontest => Rules {
+                no_capture_limit: 100,
+                ..abapa
+            },
             Preset::Oware => Rules {
                 grand_slam: GrandSlam::Illegal,
                 no_capture_limit: 0,
                 repetition: Repetition::EndsGame,
                 ..abapa
             },
-            Preset::Ayoayo => Rules { sowing: Sowing::Relay, capture: Capture::Four, ..abapa },
+            Preset::Ayoayo => Rules {
+                sowing: Sowing::Relay,
+                capture: Capture::Four,
+                ..abapa
+            },
         }
     }
 }
@@ -189,14 +201,21 @@ pub enum RulesError {
     )]
     UnknownKey(String),
     #[error("rule `{key}` cannot be `{value}`: expected {expected}")]
-    BadValue { key: String, value: String, expected: &'static str },
+    BadValue {
+        key: String,
+        value: String,
+        expected: &'static str,
+    },
     #[error("a rule override looks like KEY=VALUE, not `{0}`")]
     Malformed(String),
 }
 
 /// The override keys, with what each takes.
 pub const OVERRIDE_KEYS: [(&str, &str); 5] = [
-    ("no_capture_limit", "a number of plies from 0 (no limit) to 10000"),
+    (
+        "no_capture_limit",
+        "a number of plies from 0 (no limit) to 10000",
+    ),
     ("repetition", "ends_game or ignored"),
     ("grand_slam", "captures_nothing or illegal"),
     ("sowing", "single or relay"),
@@ -216,7 +235,11 @@ impl Rules {
             .find(|(k, _)| *k == key)
             .map(|(_, e)| *e)
             .ok_or_else(|| RulesError::UnknownKey(key.to_owned()))?;
-        let bad = || RulesError::BadValue { key: key.to_owned(), value: value.to_owned(), expected };
+        let bad = || RulesError::BadValue {
+            key: key.to_owned(),
+            value: value.to_owned(),
+            expected,
+        };
         match (key, value) {
             ("no_capture_limit", n) => {
                 self.no_capture_limit = n.parse().ok().filter(|n| *n <= 10_000).ok_or_else(bad)?
@@ -236,8 +259,9 @@ impl Rules {
 
     /// Applies one override written `key=value`.
     pub fn set_pair(&mut self, pair: &str) -> Result<(), RulesError> {
-        let (key, value) =
-            pair.split_once('=').ok_or_else(|| RulesError::Malformed(pair.to_owned()))?;
+        let (key, value) = pair
+            .split_once('=')
+            .ok_or_else(|| RulesError::Malformed(pair.to_owned()))?;
         self.set(key.trim(), value.trim())
     }
 

@@ -14,7 +14,11 @@ use crate::config::{ConfigError, Settings};
 pub use replay::{replay, ReplayReport};
 
 #[derive(Debug, Parser)]
-#[command(name = "lounge", version, about = "The lounge service behind Lagos Hotel")]
+#[command(
+    name = "lounge",
+    version,
+    about = "The lounge service behind Lagos Hotel"
+)]
 #[command(arg_required_else_help = true)]
 pub struct Cli {
     #[command(subcommand)]
@@ -92,7 +96,11 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
             let stdin = io::stdin().lock();
             let stdout = BufWriter::new(io::stdout().lock());
             let report = replay(&rules, trace, stdin, stdout)?;
-            Ok(if report.failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
+            Ok(if report.failed == 0 {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            })
         }
         Command::Ayo(AyoCommand::Perft { rules, depth }) => {
             let rules = rules.resolve(&settings)?;

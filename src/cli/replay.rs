@@ -73,12 +73,21 @@ fn replay_game(
     }
     for token in text.split_whitespace() {
         let refused = match token.parse::<Pit>() {
-            Ok(pit) => game.play(pit).err().map(|e| ("illegal_move", e.to_string())),
+            Ok(pit) => game
+                .play(pit)
+                .err()
+                .map(|e| ("illegal_move", e.to_string())),
             Err(e @ PitError::OutOfRange(_)) => Some(("illegal_move", e.to_string())),
             Err(e @ PitError::NotANumber(_)) => Some(("malformed_move", e.to_string())),
         };
         if let Some((error, message)) = refused {
-            let line = ErrorLine { game: index, ply: game.ply(), error, mv: token, message };
+            let line = ErrorLine {
+                game: index,
+                ply: game.ply(),
+                error,
+                mv: token,
+                message,
+            };
             serde_json::to_writer(&mut *out, &line)?;
             out.write_all(b"\n")?;
             return Ok(false);

@@ -6,7 +6,17 @@ use rand::{RngExt, SeedableRng};
 
 /// Perft from the start, depths 1 to 12 (Abapa rules).
 const PERFT: [u64; 12] = [
-    6, 36, 190, 1_014, 5_219, 27_332, 139_157, 711_414, 3_592_872, 18_137_964, 91_558_687,
+    6,
+    36,
+    190,
+    1_014,
+    5_219,
+    27_332,
+    139_157,
+    711_414,
+    3_592_872,
+    18_137_964,
+    91_558_687,
     460_005_710,
 ];
 
@@ -14,7 +24,11 @@ const PERFT: [u64; 12] = [
 fn lagos_perft_matches_the_reference_figures_to_depth_nine() {
     let rules = Preset::Lagos.rules();
     for depth in 1..=9 {
-        assert_eq!(perft(&Position::start(), &rules, depth), PERFT[depth as usize - 1], "depth {depth}");
+        assert_eq!(
+            perft(&Position::start(), &rules, depth),
+            PERFT[depth as usize - 1],
+            "depth {depth}"
+        );
     }
 }
 
@@ -23,7 +37,10 @@ fn kontest_perft_matches_the_reference_figures() {
     // The two Abapa presets differ only past depth 60 (the no-capture limit).
     let rules = Preset::Kontest.rules();
     for depth in 1..=7 {
-        assert_eq!(perft(&Position::start(), &rules, depth), PERFT[depth as usize - 1]);
+        assert_eq!(
+            perft(&Position::start(), &rules, depth),
+            PERFT[depth as usize - 1]
+        );
     }
 }
 
@@ -31,7 +48,13 @@ fn kontest_perft_matches_the_reference_figures() {
 fn perft_zero_is_one_and_a_finished_game_counts_once() {
     let rules = Preset::Lagos.rules();
     assert_eq!(perft(&Position::start(), &rules, 0), 1);
-    let over = Position::new([0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0], [24, 22], Side::South, 0).unwrap();
+    let over = Position::new(
+        [0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0],
+        [24, 22],
+        Side::South,
+        0,
+    )
+    .unwrap();
     assert_eq!(perft(&over, &rules, 5), 1);
 }
 
@@ -64,7 +87,15 @@ fn random_play_matches_the_reference_statistics() {
     let pct = |n: i32| 100.0 * f64::from(n) / f64::from(games);
     assert!((99.0..=108.0).contains(&mean), "mean game length {mean}");
     assert!((200..=450).contains(&longest), "longest game {longest}");
-    assert!((41.0..=49.5).contains(&pct(south)), "South won {}%", pct(south));
-    assert!((45.5..=54.0).contains(&pct(north)), "North won {}%", pct(north));
+    assert!(
+        (41.0..=49.5).contains(&pct(south)),
+        "South won {}%",
+        pct(south)
+    );
+    assert!(
+        (45.5..=54.0).contains(&pct(north)),
+        "North won {}%",
+        pct(north)
+    );
     assert!((3.0..=7.5).contains(&pct(draws)), "draws {}%", pct(draws));
 }

@@ -17,7 +17,10 @@ fn the_game_starts_with_four_seeds_in_every_pit_and_south_to_move() {
     assert_eq!(state.pits, [4; 12]);
     assert_eq!(state.stores, [0, 0]);
     assert_eq!(state.to_move, Some(Side::South));
-    assert_eq!(state.legal.iter().map(u8::from).collect::<Vec<_>>(), [1, 2, 3, 4, 5, 6]);
+    assert_eq!(
+        state.legal.iter().map(u8::from).collect::<Vec<_>>(),
+        [1, 2, 3, 4, 5, 6]
+    );
     assert_eq!(state.status, Status::Playing);
     assert_eq!(state.end_reason, None);
     assert_eq!(state.ply, 0);
@@ -65,7 +68,13 @@ fn only_a_pit_of_ones_own_that_holds_seeds_can_be_played() {
     game.play(pit(1)).unwrap();
     game.play(pit(1)).unwrap();
     let err = game.play(pit(1)).unwrap_err();
-    assert_eq!(err, MoveError::Illegal { pit: pit(1), reason: IllegalReason::EmptyPit });
+    assert_eq!(
+        err,
+        MoveError::Illegal {
+            pit: pit(1),
+            reason: IllegalReason::EmptyPit
+        }
+    );
     assert_eq!(game.ply(), 2, "a refused move changes nothing");
 }
 
@@ -74,15 +83,27 @@ fn twelve_or_more_seeds_go_round_and_skip_the_pit_they_came_from() {
     let start = position([12, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1], Side::South);
     let (after, sown) = sow(&lagos(), start, 1);
     assert_eq!(after.pits(), [0, 2, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2]);
-    assert_eq!(sown.captured, 0, "the last seed lands on the mover's own row");
+    assert_eq!(
+        sown.captured, 0,
+        "the last seed lands on the mover's own row"
+    );
 }
 
 #[test]
 fn two_laps_skip_the_origin_twice_and_still_capture() {
     // 22 seeds: two whole laps of the other eleven pits; the last lands in North's pit 6.
-    let start = position_with([22, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 1], [12, 11], Side::South, 0);
+    let start = position_with(
+        [22, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 1],
+        [12, 11],
+        Side::South,
+        0,
+    );
     let (after, sown) = sow(&lagos(), start, 1);
-    assert_eq!(sown.captured, 3 + 2 + 2 + 2 + 2, "North's pits 6 back to 2; pit 1 holds 4");
+    assert_eq!(
+        sown.captured,
+        3 + 2 + 2 + 2 + 2,
+        "North's pits 6 back to 2; pit 1 holds 4"
+    );
     assert_eq!(after.pits(), [0, 2, 2, 2, 2, 2, 4, 0, 0, 0, 0, 0]);
     assert_eq!(after.stores(), [23, 11]);
 }
@@ -129,14 +150,21 @@ fn the_capture_chain_stops_at_a_pit_of_four() {
     let start = position([0, 0, 6, 0, 0, 0, 3, 1, 2, 4, 4, 4], Side::South);
     let (after, sown) = sow(&lagos(), start, 3);
     assert_eq!(sown.captured, 5);
-    assert_eq!(after.pits()[6], 4, "North's pit 1 made 4 and stops the chain");
+    assert_eq!(
+        after.pits()[6],
+        4,
+        "North's pit 1 made 4 and stops the chain"
+    );
 }
 
 #[test]
 fn the_capture_chain_stops_at_a_pit_of_one() {
     let start = position([0, 0, 6, 0, 0, 0, 1, 0, 2, 4, 4, 4], Side::South);
     let (after, sown) = sow(&lagos(), start, 3);
-    assert_eq!(sown.captured, 3, "North's pit 2 made 1: only pit 3 is taken");
+    assert_eq!(
+        sown.captured, 3,
+        "North's pit 2 made 1: only pit 3 is taken"
+    );
     assert_eq!(after.pits()[6..9], [2, 1, 0]);
 }
 
@@ -146,7 +174,11 @@ fn the_capture_chain_stops_at_the_movers_own_row() {
     let start = position([0, 0, 0, 0, 3, 1, 1, 1, 4, 4, 4, 4], Side::South);
     let (after, sown) = sow(&lagos(), start, 5);
     assert_eq!(sown.captured, 4);
-    assert_eq!(after.pits()[5], 2, "seeds in one's own row are never captured");
+    assert_eq!(
+        after.pits()[5],
+        2,
+        "seeds in one's own row are never captured"
+    );
     assert_eq!(after.pits()[6..8], [0, 0]);
 }
 
@@ -170,7 +202,12 @@ fn a_last_seed_making_one_or_four_or_more_captures_nothing() {
 
 #[test]
 fn a_capture_resets_the_count_of_moves_without_capture() {
-    let start = position_with([4, 4, 4, 4, 4, 1, 1, 4, 4, 4, 4, 4], [3, 3], Side::South, 17);
+    let start = position_with(
+        [4, 4, 4, 4, 4, 1, 1, 4, 4, 4, 4, 4],
+        [3, 3],
+        Side::South,
+        17,
+    );
     let (after, _) = sow(&lagos(), start, 6);
     assert_eq!(after.since_capture(), 0);
     let (after, _) = sow(&lagos(), after, 2);
@@ -194,7 +231,11 @@ fn lagos_a_grand_slam_is_allowed_and_captures_nothing() {
     let game = game_from(Preset::Lagos, start, &[5]);
     let after = game.position();
     assert_eq!(after.stores(), start.stores(), "nothing captured");
-    assert_eq!(after.pits(), [4, 4, 4, 4, 0, 5, 2, 3, 0, 0, 0, 0], "the seeds stay where they land");
+    assert_eq!(
+        after.pits(),
+        [4, 4, 4, 4, 0, 5, 2, 3, 0, 0, 0, 0],
+        "the seeds stay where they land"
+    );
     let (_, sown) = sow(&lagos(), start, 5);
     assert!(sown.grand_slam);
 }
@@ -219,9 +260,18 @@ fn oware_a_grand_slam_is_illegal_when_another_move_exists() {
     let start = grand_slam_position([4, 4, 4, 4, 3, 4]);
     let mut game = Game::from_position(Preset::Oware.rules(), start);
     // Pit 4 ends in the same place with the same grand slam.
-    assert_eq!(game.legal_moves().iter().map(u8::from).collect::<Vec<_>>(), [1, 2, 3, 6]);
+    assert_eq!(
+        game.legal_moves().iter().map(u8::from).collect::<Vec<_>>(),
+        [1, 2, 3, 6]
+    );
     let err = game.play(pit(5)).unwrap_err();
-    assert_eq!(err, MoveError::Illegal { pit: pit(5), reason: IllegalReason::GrandSlam });
+    assert_eq!(
+        err,
+        MoveError::Illegal {
+            pit: pit(5),
+            reason: IllegalReason::GrandSlam
+        }
+    );
     assert_eq!(game.ply(), 0);
 }
 
@@ -246,9 +296,18 @@ fn the_grand_slam_switch_can_be_overridden() {
 fn an_opponent_with_no_seeds_must_be_fed_when_a_move_can() {
     let start = position([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0], Side::South);
     let mut game = Game::from_position(lagos(), start);
-    assert_eq!(game.legal_moves().iter().map(u8::from).collect::<Vec<_>>(), [6]);
+    assert_eq!(
+        game.legal_moves().iter().map(u8::from).collect::<Vec<_>>(),
+        [6]
+    );
     let err = game.play(pit(1)).unwrap_err();
-    assert_eq!(err, MoveError::Illegal { pit: pit(1), reason: IllegalReason::MustFeed });
+    assert_eq!(
+        err,
+        MoveError::Illegal {
+            pit: pit(1),
+            reason: IllegalReason::MustFeed
+        }
+    );
     game.play(pit(6)).unwrap();
     assert_eq!(game.position().row_seeds(Side::North), 1);
 }
@@ -258,17 +317,29 @@ fn feeding_counts_a_long_pit_that_reaches_round() {
     // Pit 1 with 6 seeds reaches North's pit 1; pit 2 with 4 does not.
     let start = position([6, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], Side::South);
     let game = Game::from_position(lagos(), start);
-    assert_eq!(game.legal_moves().iter().map(u8::from).collect::<Vec<_>>(), [1]);
+    assert_eq!(
+        game.legal_moves().iter().map(u8::from).collect::<Vec<_>>(),
+        [1]
+    );
 }
 
 #[test]
 fn when_no_move_can_feed_the_game_ends_and_each_side_keeps_its_own_row() {
     // South's last seed goes over; North's two seeds cannot reach South's row.
-    let start = position_with([0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0], [24, 22], Side::South, 0);
+    let start = position_with(
+        [0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0],
+        [24, 22],
+        Side::South,
+        0,
+    );
     let game = game_from(Preset::Lagos, start, &[6]);
     assert!(game.is_over());
     assert_eq!(game.end_reason(), Some(EndReason::NoLegalMove));
-    assert_eq!(game.position().stores(), [24, 24], "North adds the 2 on its own row");
+    assert_eq!(
+        game.position().stores(),
+        [24, 24],
+        "North adds the 2 on its own row"
+    );
     assert_eq!(game.position().pits(), [0; 12]);
     assert_eq!(game.status(), Status::Draw);
     assert_eq!(game.to_move(), None);
@@ -279,17 +350,31 @@ fn when_no_move_can_feed_the_game_ends_and_each_side_keeps_its_own_row() {
 
 #[test]
 fn more_than_twenty_four_wins_at_once_and_the_board_stays() {
-    let start = position_with([0, 0, 0, 0, 0, 1, 1, 4, 4, 4, 4, 3], [23, 4], Side::South, 0);
+    let start = position_with(
+        [0, 0, 0, 0, 0, 1, 1, 4, 4, 4, 4, 3],
+        [23, 4],
+        Side::South,
+        0,
+    );
     let game = game_from(Preset::Lagos, start, &[6]);
     assert_eq!(game.status(), Status::SouthWon);
     assert_eq!(game.end_reason(), Some(EndReason::Majority));
     assert_eq!(game.position().stores(), [25, 4]);
-    assert_eq!(game.position().pits(), [0, 0, 0, 0, 0, 0, 0, 4, 4, 4, 4, 3], "no sweep");
+    assert_eq!(
+        game.position().pits(),
+        [0, 0, 0, 0, 0, 0, 0, 4, 4, 4, 4, 3],
+        "no sweep"
+    );
 }
 
 #[test]
 fn twenty_four_all_is_a_draw() {
-    let start = position_with([0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0], [24, 22], Side::South, 0);
+    let start = position_with(
+        [0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0],
+        [24, 22],
+        Side::South,
+        0,
+    );
     let game = Game::from_position(lagos(), start);
     assert_eq!(game.status(), Status::Draw);
     assert_eq!(game.position().stores(), [24, 24]);
@@ -297,7 +382,12 @@ fn twenty_four_all_is_a_draw() {
 
 #[test]
 fn the_player_to_move_with_no_move_ends_the_game_and_each_keeps_its_own_row() {
-    let start = position_with([0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 1, 0], [20, 22], Side::South, 0);
+    let start = position_with(
+        [0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 1, 0],
+        [20, 22],
+        Side::South,
+        0,
+    );
     let game = Game::from_position(lagos(), start);
     assert_eq!(game.end_reason(), Some(EndReason::NoLegalMove));
     assert_eq!(game.position().stores(), [20, 28]);
@@ -307,7 +397,12 @@ fn the_player_to_move_with_no_move_ends_the_game_and_each_keeps_its_own_row() {
 /// One seed on each side chasing each other round: no capture, and the position comes round
 /// again every 12 plies (South's pit 6 feeds North, North must feed back with its pit 6, ...).
 fn chase() -> Position {
-    position_with([0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1], [23, 23], Side::South, 0)
+    position_with(
+        [0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1],
+        [23, 23],
+        Side::South,
+        0,
+    )
 }
 
 const CHASE_CYCLE: [u8; 12] = [6, 6, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5];
@@ -318,7 +413,8 @@ fn play_chase(rules: Rules, plies: usize) -> Game {
         if game.is_over() {
             break;
         }
-        game.play(pit(n)).unwrap_or_else(|e| panic!("ply {}: {e}", game.ply()));
+        game.play(pit(n))
+            .unwrap_or_else(|e| panic!("ply {}: {e}", game.ply()));
     }
     game
 }
@@ -334,7 +430,12 @@ fn lagos_sixty_plies_without_a_capture_end_the_game_with_the_sweep() {
 
 #[test]
 fn the_no_capture_limit_ends_the_game_on_the_limiting_ply_not_before() {
-    let before = position_with([4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4], [0, 0], Side::South, 58);
+    let before = position_with(
+        [4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4],
+        [0, 0],
+        Side::South,
+        58,
+    );
     let game = game_from(Preset::Lagos, before, &[1]);
     assert!(!game.is_over(), "59 plies without capture");
     let game = game_from(Preset::Lagos, before, &[1, 1]);
@@ -352,7 +453,11 @@ fn kontest_a_hundred_plies_without_a_capture_end_the_game() {
 #[test]
 fn oware_a_repeated_position_ends_the_game_with_the_sweep() {
     let game = play_chase(Preset::Oware.rules(), 1000);
-    assert_eq!(game.ply(), 12, "the first position comes round again after 12 plies");
+    assert_eq!(
+        game.ply(),
+        12,
+        "the first position comes round again after 12 plies"
+    );
     assert_eq!(game.end_reason(), Some(EndReason::Repetition));
     assert_eq!(game.position().stores(), [24, 24]);
 }
@@ -374,7 +479,10 @@ fn a_no_capture_limit_of_zero_is_no_limit() {
 #[test]
 fn repetition_can_be_switched_on_for_lagos() {
     let rules = Rules::build("lagos", ["repetition=ends_game"]).unwrap();
-    assert_eq!(play_chase(rules, 100).end_reason(), Some(EndReason::Repetition));
+    assert_eq!(
+        play_chase(rules, 100).end_reason(),
+        Some(EndReason::Repetition)
+    );
 }
 
 #[test]
@@ -435,7 +543,10 @@ fn ayoayo_a_relay_carries_on_round_the_board_through_the_opponents_row() {
 fn ayoayo_every_pit_a_dropped_seed_makes_four_is_collected_on_either_row() {
     let start = position([0, 0, 0, 0, 3, 3, 3, 0, 5, 5, 5, 5], Side::South);
     let (after, sown) = sow(&ayoayo(), start, 5);
-    assert_eq!(sown.captured, 8, "South's own pit 6 and North's pit 1, four each");
+    assert_eq!(
+        sown.captured, 8,
+        "South's own pit 6 and North's pit 1, four each"
+    );
     assert_eq!(after.pits(), [0, 0, 0, 0, 0, 0, 0, 1, 5, 5, 5, 5]);
     assert_eq!(after.stores()[0], start.stores()[0] + 8);
 }
@@ -493,21 +604,38 @@ fn ayoayo_collecting_every_seed_the_opponent_has_is_allowed() {
 fn ayoayo_an_opponent_with_no_seeds_must_be_fed() {
     let start = position([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0], Side::South);
     let game = Game::from_position(ayoayo(), start);
-    assert_eq!(game.legal_moves().iter().map(u8::from).collect::<Vec<_>>(), [6]);
+    assert_eq!(
+        game.legal_moves().iter().map(u8::from).collect::<Vec<_>>(),
+        [6]
+    );
 }
 
 #[test]
 fn ayoayo_sixty_plies_without_a_collection_end_the_game_with_the_sweep() {
-    let before = position_with([0, 0, 0, 2, 0, 0, 5, 5, 5, 5, 5, 5], [8, 8], Side::South, 59);
+    let before = position_with(
+        [0, 0, 0, 2, 0, 0, 5, 5, 5, 5, 5, 5],
+        [8, 8],
+        Side::South,
+        59,
+    );
     let game = game_from(Preset::Ayoayo, before, &[4]);
     assert_eq!(game.end_reason(), Some(EndReason::NoCaptureLimit));
-    assert_eq!(game.position().stores(), [10, 38], "the end-game sweep: each keeps its row");
+    assert_eq!(
+        game.position().stores(),
+        [10, 38],
+        "the end-game sweep: each keeps its row"
+    );
     assert_eq!(game.status(), Status::NorthWon);
 }
 
 #[test]
 fn ayoayo_first_to_twenty_five_wins() {
-    let start = position_with([0, 0, 0, 0, 2, 0, 3, 5, 5, 5, 0, 0], [23, 5], Side::South, 0);
+    let start = position_with(
+        [0, 0, 0, 0, 2, 0, 3, 5, 5, 5, 0, 0],
+        [23, 5],
+        Side::South,
+        0,
+    );
     let game = game_from(Preset::Ayoayo, start, &[5]);
     assert_eq!(game.end_reason(), Some(EndReason::Majority));
     assert_eq!(game.status(), Status::SouthWon);
@@ -551,19 +679,37 @@ fn the_presets_hold_the_switches_of_the_design() {
     use lounge::ayo::{Capture, GrandSlam, Repetition, Sowing};
     let l = Rules::preset("lagos").unwrap();
     assert_eq!(
-        (l.sowing, l.capture, l.grand_slam, l.no_capture_limit, l.repetition),
-        (Sowing::Single, Capture::TwoThree, GrandSlam::CapturesNothing, 60, Repetition::Ignored)
+        (
+            l.sowing,
+            l.capture,
+            l.grand_slam,
+            l.no_capture_limit,
+            l.repetition
+        ),
+        (
+            Sowing::Single,
+            Capture::TwoThree,
+            GrandSlam::CapturesNothing,
+            60,
+            Repetition::Ignored
+        )
     );
     assert_eq!(Rules::default(), l);
     let k = Rules::preset("kontest").unwrap();
-    assert_eq!((k.grand_slam, k.no_capture_limit), (GrandSlam::CapturesNothing, 100));
+    assert_eq!(
+        (k.grand_slam, k.no_capture_limit),
+        (GrandSlam::CapturesNothing, 100)
+    );
     let o = Rules::preset("oware").unwrap();
     assert_eq!(
         (o.grand_slam, o.no_capture_limit, o.repetition),
         (GrandSlam::Illegal, 0, Repetition::EndsGame)
     );
     let a = Rules::preset("ayoayo").unwrap();
-    assert_eq!((a.sowing, a.capture, a.no_capture_limit), (Sowing::Relay, Capture::Four, 60));
+    assert_eq!(
+        (a.sowing, a.capture, a.no_capture_limit),
+        (Sowing::Relay, Capture::Four, 60)
+    );
 }
 
 #[test]
@@ -589,7 +735,10 @@ fn every_override_key_takes_its_values() {
 
 #[test]
 fn unknown_rules_keys_and_values_are_refused_clearly() {
-    assert_eq!(Rules::preset("abapa"), Err(RulesError::UnknownPreset("abapa".into())));
+    assert_eq!(
+        Rules::preset("abapa"),
+        Err(RulesError::UnknownPreset("abapa".into()))
+    );
     let e = Rules::build("lagos", ["sowing_speed=2"]).unwrap_err();
     assert_eq!(e, RulesError::UnknownKey("sowing_speed".into()));
     let e = Rules::build("lagos", ["repetition=sometimes"]).unwrap_err();

@@ -27,7 +27,8 @@ pub fn sow(rules: &Rules, position: Position, n: u8) -> (Position, Sown) {
 pub fn game_from(preset: Preset, position: Position, moves: &[u8]) -> Game {
     let mut game = Game::from_position(preset.rules(), position);
     for &n in moves {
-        game.play(pit(n)).unwrap_or_else(|e| panic!("move {n} at ply {}: {e}", game.ply()));
+        game.play(pit(n))
+            .unwrap_or_else(|e| panic!("move {n} at ply {}: {e}", game.ply()));
     }
     game
 }
