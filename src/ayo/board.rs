@@ -351,12 +351,17 @@ impl Position {
             };
         }
         if rules.capture == Capture::TwoThree && rules.grand_slam == GrandSlam::Illegal {
-            // Only a single lap ending on their row can take everything there: probe just those.
+            // Only a single lap whose last seed makes 2 or 3 on their row can capture at all;
+            // sow the rest on a copy to see.
             let fair = moves.filter(|p| {
                 let origin = p.index_for(self.to_move);
-                let ends_home = rules.sowing == Sowing::Single
-                    && self.to_move.owns(abapa_last_pit(origin, self.pits[origin]));
-                ends_home || !self.sow_probe(rules, p).grand_slam
+                if rules.sowing == Sowing::Single {
+                    let (last, makes) = self.abapa_landing(origin);
+                    if self.to_move.owns(last) || !(2..=3).contains(&makes) {
+                        return true;
+                    }
+                }
+                !self.sow_probe(rules, p).grand_slam
             });
             if !fair.is_empty() {
                 moves = fair;
@@ -377,6 +382,17 @@ impl Position {
         } else {
             Some(IllegalReason::GrandSlam)
         }
+    }
+
+    /// Where the last seed of one lap from `origin` lands and what it makes that pit hold.
+    fn abapa_landing(&self, origin: usize) -> (usize, u8) {
+        let seeds = self.pits[origin];
+        let last = abapa_last_pit(origin, seeds);
+        // Every whole lap drops one seed in it; a part lap ending there one more.
+        (
+            last,
+            self.pits[last] + seeds / 11 + u8::from(seeds % 11 != 0),
+        )
     }
 
     /// The position after the side to move sows `pit`, legal or not.

@@ -141,3 +141,49 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+    /// The legal moves, worked out the slow way: sow every pit on a copy and look.
+    #[test]
+    fn legal_moves_match_sowing_every_pit(
+        mine in prop::array::uniform6(prop::sample::select(vec![0u8, 0, 1, 1, 2, 3, 4, 5, 6, 7, 11, 12, 13, 22])),
+        theirs in prop::array::uniform6(prop::sample::select(vec![0u8, 0, 0, 1, 1, 2, 3, 4])),
+        rules in any_rules(),
+        north in any::<bool>(),
+    ) {
+        // Sparse rows across the board, where feeding and grand slams happen.
+        let mut pits = [0u8; 12];
+        let (me, them) = if north { (6, 0) } else { (0, 6) };
+        pits[me..me + 6].copy_from_slice(&mine);
+        pits[them..them + 6].copy_from_slice(&theirs);
+        // Trim the fullest pits until the board holds at most 48.
+        while pits.iter().map(|&n| u16::from(n)).sum::<u16>() > u16::from(SEEDS) {
+            let most = (0..12).max_by_key(|&i| pits[i]).unwrap();
+            pits[most] /= 2;
+        }
+        let rest = SEEDS - pits.iter().sum::<u8>();
+        let side = if north { Side::North } else { Side::South };
+        let position = Position::new(pits, [rest / 2, rest - rest / 2], side, 0).unwrap();
+        let them = side.opponent();
+        let starving = position.row_seeds(them) == 0;
+        let mut allowed = Vec::new();
+        let mut slams = Vec::new();
+        for pit in Pit::ALL {
+            if pits[pit.index_for(side)] == 0 { continue; }
+            let mut next = position;
+            let sown = next.sow(&rules, pit);
+            if starving && next.row_seeds(them) == 0 { continue; }
+            if sown.grand_slam { slams.push(pit) } else { allowed.push(pit) }
+        }
+        let illegal_slams = rules.capture == lounge::ayo::Capture::TwoThree
+            && rules.grand_slam == lounge::ayo::GrandSlam::Illegal;
+        if !illegal_slams || allowed.is_empty() {
+            allowed.extend(slams);
+            allowed.sort();
+        }
+        let legal: Vec<Pit> = position.legal_moves(&rules).iter().collect();
+        prop_assert_eq!(legal, allowed);
+    }
+}
