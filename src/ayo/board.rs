@@ -360,6 +360,14 @@ impl Position {
                     if self.to_move.owns(last) || !(2..=3).contains(&makes) {
                         return true;
                     }
+                    // A pit of theirs past the last seed keeps what it holds, plus a seed a lap.
+                    let row_end = them.first_pit() + 6;
+                    let laps = self.pits[origin] / 11;
+                    if last + 1 < row_end
+                        && (laps > 0 || self.pits[last + 1..row_end].iter().any(|&n| n > 0))
+                    {
+                        return true;
+                    }
                 }
                 !self.sow_probe(rules, p).grand_slam
             });
