@@ -4,3 +4,4 @@
 pub mod ayo;
 pub mod cli;
 pub mod config;
+pub mod store;

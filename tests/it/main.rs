@@ -6,4 +6,5 @@ mod perft;
 mod properties;
 mod replay;
 mod rules;
+mod store;
 mod support;

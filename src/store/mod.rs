@@ -1,0 +1,430 @@
+//! Durable state through diesel: users, rooms, tables, games and every move. One schema over
+//! SQLite (the default, a file under `data/`) and PostgreSQL (`DATABASE_URL=postgres://...`).
+//!
+//! Calls block: async callers run them on the blocking pool.
+
+mod schema;
+
+use std::fmt;
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::time::Duration;
+
+use chrono::{NaiveDateTime, SubsecRound, Utc};
+use diesel::connection::SimpleConnection;
+use diesel::prelude::*;
+use diesel::r2d2::{self, ManageConnection, Pool, PooledConnection, R2D2Connection};
+use diesel::result::{DatabaseErrorKind, Error as DieselError};
+use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
+use thiserror::Error;
+
+use schema::{ayo_tables, games, moves, rooms, users};
+
+const POSTGRES_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/postgres");
+const SQLITE_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/sqlite");
+
+/// A connection to whichever database the service was given.
+#[derive(diesel::MultiConnection)]
+pub enum Db {
+    Postgres(PgConnection),
+    Sqlite(SqliteConnection),
+}
+
+/// Where the database is: a `postgres://` URL, or a SQLite file (`sqlite://PATH` or a path).
+#[derive(Clone, PartialEq, Eq)]
+pub enum DatabaseUrl {
+    Postgres(String),
+    Sqlite(PathBuf),
+}
+
+impl FromStr for DatabaseUrl {
+    type Err = StoreError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let s = s.trim();
+        if s.starts_with("postgres://") || s.starts_with("postgresql://") {
+            Ok(DatabaseUrl::Postgres(s.to_owned()))
+        } else {
+            let path = s.strip_prefix("sqlite://").unwrap_or(s);
+            if path.is_empty() || path.contains("://") {
+                return Err(StoreError::BadUrl(s.to_owned()));
+            }
+            Ok(DatabaseUrl::Sqlite(PathBuf::from(path)))
+        }
+    }
+}
+
+impl fmt::Display for DatabaseUrl {
+    /// Never shows a password.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DatabaseUrl::Postgres(url) => {
+                let (scheme, rest) = url.split_once("://").unwrap_or(("postgres", url));
+                let host = rest.rsplit_once('@').map_or(rest, |(_, h)| h);
+                write!(f, "{scheme}://{host}")
+            }
+            DatabaseUrl::Sqlite(path) => write!(f, "sqlite://{}", path.display()),
+        }
+    }
+}
+
+impl fmt::Debug for DatabaseUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+#[derive(Debug, Error)]
+pub enum StoreError {
+    #[error("`{0}` is neither a postgres:// URL nor a SQLite file path")]
+    BadUrl(String),
+    #[error("database connection: {0}")]
+    Pool(#[from] r2d2::PoolError),
+    #[error("database migrations: {0}")]
+    Migration(String),
+    #[error("database: {0}")]
+    Query(DieselError),
+    #[error("already stored: {0}")]
+    Conflict(String),
+    #[error("not found: {0}")]
+    NotFound(String),
+    #[error("i/o: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+impl From<DieselError> for StoreError {
+    fn from(e: DieselError) -> Self {
+        match e {
+            DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, info) => {
+                StoreError::Conflict(info.message().to_owned())
+            }
+            DieselError::NotFound => StoreError::NotFound("no such row".into()),
+            e => StoreError::Query(e),
+        }
+    }
+}
+
+/// Opens connections of one kind, with SQLite tuned for a server (WAL, a busy timeout,
+/// foreign keys on).
+struct Manager(DatabaseUrl);
+
+impl ManageConnection for Manager {
+    type Connection = Db;
+    type Error = r2d2::Error;
+
+    fn connect(&self) -> Result<Db, r2d2::Error> {
+        match &self.0 {
+            DatabaseUrl::Postgres(url) => PgConnection::establish(url)
+                .map(Db::Postgres)
+                .map_err(r2d2::Error::ConnectionError),
+            DatabaseUrl::Sqlite(path) => {
+                let mut conn = SqliteConnection::establish(&path.to_string_lossy())
+                    .map_err(r2d2::Error::ConnectionError)?;
+                conn.batch_execute(
+                    "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; \
+                     PRAGMA busy_timeout = 10000; PRAGMA foreign_keys = ON;",
+                )
+                .map_err(r2d2::Error::QueryError)?;
+                Ok(Db::Sqlite(conn))
+            }
+        }
+    }
+
+    fn is_valid(&self, conn: &mut Db) -> Result<(), r2d2::Error> {
+        conn.ping().map(|_| ()).map_err(r2d2::Error::QueryError)
+    }
+
+    fn has_broken(&self, conn: &mut Db) -> bool {
+        conn.is_broken()
+    }
+}
+
+/// A user row.
+#[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable)]
+#[diesel(table_name = users)]
+pub struct UserRow {
+    pub id: String,
+    pub name: String,
+    pub house: bool,
+    pub created_at: NaiveDateTime,
+}
+
+/// A room row; `kind` is `lounge`, `talk` or `apartment`.
+#[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable)]
+#[diesel(table_name = rooms)]
+pub struct RoomRow {
+    pub id: String,
+    pub name: String,
+    pub kind: String,
+    pub owner_id: Option<String>,
+    pub created_at: NaiveDateTime,
+}
+
+/// A table row; `rules` is the rule set as JSON.
+#[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable)]
+#[diesel(table_name = ayo_tables)]
+pub struct TableRow {
+    pub id: String,
+    pub room_id: String,
+    pub position: i32,
+    pub rules: String,
+}
+
+/// A game row.
+#[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable)]
+#[diesel(table_name = games)]
+pub struct GameRow {
+    pub id: String,
+    pub table_id: String,
+    pub south_id: String,
+    pub north_id: String,
+    pub rules: String,
+    pub house: bool,
+    pub status: String,
+    pub end_reason: Option<String>,
+    pub started_at: NaiveDateTime,
+    pub ended_at: Option<NaiveDateTime>,
+}
+
+/// A game still in play with its moves in order: what a restart replays.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GameInPlay {
+    pub game: GameRow,
+    pub moves: Vec<u8>,
+}
+
+#[derive(Insertable)]
+#[diesel(table_name = moves)]
+struct NewMove<'a> {
+    game_id: &'a str,
+    ply: i32,
+    pit: i32,
+    played_at: NaiveDateTime,
+}
+
+/// Which database a store speaks to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Postgres,
+    Sqlite,
+}
+
+/// The durable state of the lounge.
+#[derive(Clone)]
+pub struct Store {
+    pool: Pool<Manager>,
+    backend: Backend,
+}
+
+/// Now, as stored: UTC to the microsecond (what both databases keep).
+pub fn now() -> NaiveDateTime {
+    Utc::now().naive_utc().trunc_subsecs(6)
+}
+
+impl Store {
+    /// Connects, creating a SQLite file's folder if needed, and runs pending migrations.
+    pub fn open(url: &DatabaseUrl, max_connections: u32) -> Result<Store, StoreError> {
+        let backend = match url {
+            DatabaseUrl::Postgres(_) => Backend::Postgres,
+            DatabaseUrl::Sqlite(path) => {
+                if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                    std::fs::create_dir_all(dir)?;
+                }
+                Backend::Sqlite
+            }
+        };
+        let pool = Pool::builder()
+            .max_size(max_connections.max(1))
+            .connection_timeout(Duration::from_secs(10))
+            .build(Manager(url.clone()))?;
+        let store = Store { pool, backend };
+        store.migrate()?;
+        Ok(store)
+    }
+
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    fn conn(&self) -> Result<PooledConnection<Manager>, StoreError> {
+        Ok(self.pool.get()?)
+    }
+
+    fn migrate(&self) -> Result<(), StoreError> {
+        let mut conn = self.conn()?;
+        let done = match &mut *conn {
+            Db::Postgres(c) => c.run_pending_migrations(POSTGRES_MIGRATIONS).map(|_| ()),
+            Db::Sqlite(c) => c.run_pending_migrations(SQLITE_MIGRATIONS).map(|_| ()),
+        };
+        done.map_err(|e| StoreError::Migration(e.to_string()))
+    }
+
+    /// True when the database answers.
+    pub fn ping(&self) -> bool {
+        self.conn().map(|mut c| c.ping().is_ok()).unwrap_or(false)
+    }
+
+    pub fn insert_user(&self, user: &UserRow) -> Result<(), StoreError> {
+        diesel::insert_into(users::table)
+            .values(user)
+            .execute(&mut *self.conn()?)?;
+        Ok(())
+    }
+
+    pub fn user(&self, id: &str) -> Result<Option<UserRow>, StoreError> {
+        Ok(users::table
+            .find(id)
+            .select(UserRow::as_select())
+            .first(&mut *self.conn()?)
+            .optional()?)
+    }
+
+    /// Stores a room and its tables unless a room with its id exists; true when it was new.
+    pub fn ensure_room(&self, room: &RoomRow, tables: &[TableRow]) -> Result<bool, StoreError> {
+        self.conn()?.transaction(|conn| {
+            let exists: i64 = rooms::table
+                .filter(rooms::id.eq(&room.id))
+                .count()
+                .get_result(conn)?;
+            if exists > 0 {
+                return Ok(false);
+            }
+            diesel::insert_into(rooms::table)
+                .values(room)
+                .execute(conn)?;
+            for table in tables {
+                diesel::insert_into(ayo_tables::table)
+                    .values(table)
+                    .execute(conn)?;
+            }
+            Ok(true)
+        })
+    }
+
+    pub fn rooms(&self) -> Result<Vec<RoomRow>, StoreError> {
+        Ok(rooms::table
+            .order(rooms::created_at.asc())
+            .select(RoomRow::as_select())
+            .load(&mut *self.conn()?)?)
+    }
+
+    pub fn tables(&self, room_id: &str) -> Result<Vec<TableRow>, StoreError> {
+        Ok(ayo_tables::table
+            .filter(ayo_tables::room_id.eq(room_id))
+            .order(ayo_tables::position.asc())
+            .select(TableRow::as_select())
+            .load(&mut *self.conn()?)?)
+    }
+
+    pub fn insert_game(&self, game: &GameRow) -> Result<(), StoreError> {
+        diesel::insert_into(games::table)
+            .values(game)
+            .execute(&mut *self.conn()?)?;
+        Ok(())
+    }
+
+    pub fn game(&self, id: &str) -> Result<Option<GameRow>, StoreError> {
+        Ok(games::table
+            .find(id)
+            .select(GameRow::as_select())
+            .first(&mut *self.conn()?)
+            .optional()?)
+    }
+
+    /// Stores move `ply` (from 1) of a game in play. The same ply twice is a `Conflict`, so a
+    /// retried move is stored once.
+    pub fn record_move(&self, game_id: &str, ply: u32, pit: u8) -> Result<(), StoreError> {
+        let ply = i32::try_from(ply).map_err(|_| StoreError::Conflict(format!("ply {ply}")))?;
+        self.conn()?.transaction(|conn| {
+            let status: Option<String> = games::table
+                .find(game_id)
+                .select(games::status)
+                .first(conn)
+                .optional()?;
+            match status.as_deref() {
+                None => return Err(StoreError::NotFound(format!("game {game_id}"))),
+                Some("playing") => {}
+                Some(_) => return Err(StoreError::Conflict(format!("game {game_id} is over"))),
+            }
+            let row = NewMove {
+                game_id,
+                ply,
+                pit: pit.into(),
+                played_at: now(),
+            };
+            diesel::insert_into(moves::table)
+                .values(&row)
+                .execute(conn)?;
+            Ok(())
+        })
+    }
+
+    /// Marks a game in play as over; a game already over is left as it is (false).
+    pub fn finish_game(
+        &self,
+        game_id: &str,
+        status: &str,
+        end_reason: &str,
+    ) -> Result<bool, StoreError> {
+        let changed = diesel::update(
+            games::table
+                .find(game_id)
+                .filter(games::status.eq("playing")),
+        )
+        .set((
+            games::status.eq(status),
+            games::end_reason.eq(end_reason),
+            games::ended_at.eq(now()),
+        ))
+        .execute(&mut *self.conn()?)?;
+        Ok(changed == 1)
+    }
+
+    /// The moves of a game, in order.
+    pub fn moves(&self, game_id: &str) -> Result<Vec<u8>, StoreError> {
+        let pits: Vec<i32> = moves::table
+            .filter(moves::game_id.eq(game_id))
+            .order(moves::ply.asc())
+            .select(moves::pit)
+            .load(&mut *self.conn()?)?;
+        Ok(pits
+            .into_iter()
+            .filter_map(|p| u8::try_from(p).ok())
+            .collect())
+    }
+
+    /// Every game still in play, with its moves: what a restart picks up.
+    pub fn games_in_play(&self) -> Result<Vec<GameInPlay>, StoreError> {
+        let mut conn = self.conn()?;
+        let rows: Vec<GameRow> = games::table
+            .filter(games::status.eq("playing"))
+            .order(games::started_at.asc())
+            .select(GameRow::as_select())
+            .load(&mut *conn)?;
+        let ids: Vec<&str> = rows.iter().map(|g| g.id.as_str()).collect();
+        let all: Vec<(String, i32)> = moves::table
+            .filter(moves::game_id.eq_any(&ids))
+            .order((moves::game_id.asc(), moves::ply.asc()))
+            .select((moves::game_id, moves::pit))
+            .load(&mut *conn)?;
+        let mut by_game: std::collections::HashMap<String, Vec<u8>> = Default::default();
+        for (game_id, pit) in all {
+            by_game
+                .entry(game_id)
+                .or_default()
+                .extend(u8::try_from(pit).ok());
+        }
+        Ok(rows
+            .into_iter()
+            .map(|game| GameInPlay {
+                moves: by_game.remove(&game.id).unwrap_or_default(),
+                game,
+            })
+            .collect())
+    }
+}
+
+/// A new random id, 32 hex digits.
+pub fn new_id() -> String {
+    uuid::Uuid::new_v4().simple().to_string()
+}

@@ -1,0 +1,192 @@
+//! The store on SQLite and on PostgreSQL: each test runs on a fresh database of each kind.
+
+use lounge::store::{
+    new_id, now, Backend, DatabaseUrl, GameRow, RoomRow, StoreError, TableRow, UserRow,
+};
+
+use crate::support::TestDb;
+
+fn user(name: &str) -> UserRow {
+    UserRow {
+        id: new_id(),
+        name: name.into(),
+        house: false,
+        created_at: now(),
+    }
+}
+
+fn lounge_room() -> (RoomRow, Vec<TableRow>) {
+    let room = RoomRow {
+        id: "surulere-games-lounge".into(),
+        name: "Surulere Games Lounge".into(),
+        kind: "lounge".into(),
+        owner_id: None,
+        created_at: now(),
+    };
+    let tables = (1..=3)
+        .map(|n| TableRow {
+            id: format!("surulere-games-lounge-{n}"),
+            room_id: room.id.clone(),
+            position: n,
+            rules: "{\"preset\":\"lagos\"}".into(),
+        })
+        .collect();
+    (room, tables)
+}
+
+fn game(table: &str, south: &UserRow, north: &UserRow) -> GameRow {
+    GameRow {
+        id: new_id(),
+        table_id: table.into(),
+        south_id: south.id.clone(),
+        north_id: north.id.clone(),
+        rules: "{\"preset\":\"lagos\"}".into(),
+        house: false,
+        status: "playing".into(),
+        end_reason: None,
+        started_at: now(),
+        ended_at: None,
+    }
+}
+
+#[test]
+fn database_urls_are_postgres_urls_or_sqlite_paths() {
+    assert!(matches!(
+        "postgres://u:secret@db/x".parse(),
+        Ok(DatabaseUrl::Postgres(_))
+    ));
+    assert!(matches!(
+        "postgresql://db/x".parse(),
+        Ok(DatabaseUrl::Postgres(_))
+    ));
+    assert_eq!(
+        "sqlite://data/l.db".parse::<DatabaseUrl>().unwrap(),
+        DatabaseUrl::Sqlite("data/l.db".into())
+    );
+    assert_eq!(
+        "data/l.db".parse::<DatabaseUrl>().unwrap(),
+        DatabaseUrl::Sqlite("data/l.db".into())
+    );
+    assert!(matches!(
+        "mysql://db/x".parse::<DatabaseUrl>(),
+        Err(StoreError::BadUrl(_))
+    ));
+    assert!("".parse::<DatabaseUrl>().is_err());
+    let shown = "postgres://u:secret@db:5432/x"
+        .parse::<DatabaseUrl>()
+        .unwrap()
+        .to_string();
+    assert!(!shown.contains("secret"), "{shown}");
+}
+
+#[test]
+fn migrations_run_on_open_and_again_changes_nothing() {
+    for db in TestDb::both() {
+        assert!(db.store().ping());
+        // A second store on the same database finds nothing to migrate.
+        let again = lounge::store::Store::open(&db.url, 1).unwrap();
+        assert_eq!(again.backend(), db.store().backend());
+        assert!(again.ping());
+    }
+}
+
+#[test]
+fn users_are_stored_and_found() {
+    for db in TestDb::both() {
+        let tunde = user("Tunde");
+        db.store().insert_user(&tunde).unwrap();
+        assert_eq!(db.store().user(&tunde.id).unwrap(), Some(tunde.clone()));
+        assert_eq!(db.store().user("nobody").unwrap(), None);
+        assert!(matches!(
+            db.store().insert_user(&tunde),
+            Err(StoreError::Conflict(_))
+        ));
+    }
+}
+
+#[test]
+fn a_room_is_seeded_once_with_its_tables() {
+    for db in TestDb::both() {
+        let (room, tables) = lounge_room();
+        assert!(db.store().ensure_room(&room, &tables).unwrap());
+        assert!(
+            !db.store().ensure_room(&room, &tables).unwrap(),
+            "seeding again adds nothing"
+        );
+        assert_eq!(db.store().rooms().unwrap(), vec![room.clone()]);
+        assert_eq!(db.store().tables(&room.id).unwrap(), tables);
+    }
+}
+
+#[test]
+fn moves_are_stored_in_order_once_and_only_while_the_game_is_in_play() {
+    for db in TestDb::both() {
+        let store = db.store();
+        let (room, tables) = lounge_room();
+        store.ensure_room(&room, &tables).unwrap();
+        let (a, b) = (user("Ada"), user("Bayo"));
+        store.insert_user(&a).unwrap();
+        store.insert_user(&b).unwrap();
+        let g = game(&tables[0].id, &a, &b);
+        store.insert_game(&g).unwrap();
+        for (ply, pit) in [(1, 3), (2, 1), (3, 6)] {
+            store.record_move(&g.id, ply, pit).unwrap();
+        }
+        assert!(
+            matches!(store.record_move(&g.id, 2, 4), Err(StoreError::Conflict(_))),
+            "a retried ply is stored once"
+        );
+        assert_eq!(store.moves(&g.id).unwrap(), [3, 1, 6]);
+        assert!(matches!(
+            store.record_move("nope", 1, 1),
+            Err(StoreError::NotFound(_))
+        ));
+
+        let in_play = store.games_in_play().unwrap();
+        assert_eq!(in_play.len(), 1);
+        assert_eq!(in_play[0].game, g);
+        assert_eq!(in_play[0].moves, [3, 1, 6]);
+
+        assert!(store.finish_game(&g.id, "south_won", "resigned").unwrap());
+        assert!(
+            !store.finish_game(&g.id, "north_won", "timeout").unwrap(),
+            "over stays over"
+        );
+        let over = store.game(&g.id).unwrap().unwrap();
+        assert_eq!(
+            (over.status.as_str(), over.end_reason.as_deref()),
+            ("south_won", Some("resigned"))
+        );
+        assert!(over.ended_at.is_some());
+        assert!(matches!(
+            store.record_move(&g.id, 4, 2),
+            Err(StoreError::Conflict(_))
+        ));
+        assert!(store.games_in_play().unwrap().is_empty());
+    }
+}
+
+#[test]
+fn a_move_for_a_game_at_an_unknown_table_is_refused() {
+    for db in TestDb::both() {
+        let (a, b) = (user("Ada"), user("Bayo"));
+        db.store().insert_user(&a).unwrap();
+        db.store().insert_user(&b).unwrap();
+        let err = db
+            .store()
+            .insert_game(&game("no-such-table", &a, &b))
+            .unwrap_err();
+        assert!(
+            matches!(err, StoreError::Query(_)),
+            "foreign keys hold on {:?}: {err}",
+            db.store().backend()
+        );
+    }
+}
+
+#[test]
+fn each_backend_is_what_its_url_says() {
+    let [sqlite, pg] = TestDb::both();
+    assert_eq!(sqlite.store().backend(), Backend::Sqlite);
+    assert_eq!(pg.store().backend(), Backend::Postgres);
+}
