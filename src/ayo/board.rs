@@ -347,7 +347,7 @@ impl Position {
                 let row = self.row(self.to_move);
                 moves.filter(|p| row[p.0 as usize - 1] > 6 - p.0)
             } else {
-                moves.filter(|p| self.after(rules, p).row_seeds(them) > 0)
+                moves.filter(|p| self.after(rules, p).0.row_seeds(them) > 0)
             };
         }
         if rules.capture == Capture::TwoThree && rules.grand_slam == GrandSlam::Illegal {
@@ -369,7 +369,7 @@ impl Position {
                         return true;
                     }
                 }
-                !self.sow_probe(rules, p).grand_slam
+                !self.after(rules, p).1.grand_slam
             });
             if !fair.is_empty() {
                 moves = fair;
@@ -385,7 +385,8 @@ impl Position {
             None
         } else if !self.occupied().contains(pit) {
             Some(IllegalReason::EmptyPit)
-        } else if self.row_seeds(self.to_move.opponent()) == 0 {
+        } else if self.after(rules, pit).0.row_seeds(self.to_move.opponent()) == 0 {
+            // The move would leave the opponent with nothing: it does not feed.
             Some(IllegalReason::MustFeed)
         } else {
             Some(IllegalReason::GrandSlam)
@@ -404,15 +405,10 @@ impl Position {
     }
 
     /// The position after the side to move sows `pit`, legal or not.
-    fn after(&self, rules: &Rules, pit: Pit) -> Position {
+    fn after(&self, rules: &Rules, pit: Pit) -> (Position, Sown) {
         let mut next = *self;
-        next.sow(rules, pit);
-        next
-    }
-
-    fn sow_probe(&self, rules: &Rules, pit: Pit) -> Sown {
-        let mut next = *self;
-        next.sow(rules, pit)
+        let sown = next.sow(rules, pit);
+        (next, sown)
     }
 
     /// Sows `pit` for the side to move and captures; the other side moves next.

@@ -18,10 +18,16 @@
 //! - **Feeding.** A move feeds when the opponent's row holds at least one seed once the move is
 //!   over (captures included). When the opponent's row is empty and no move feeds, the player to
 //!   move has no allowed move: the game ends (`no_legal_move`) and each side keeps its own row,
-//!   as Lagos Hotel's guide and Kontest agree (the Oware page would give the mover everything).
-//! - **Repetition** compares the twelve pits and the side to move (equal pits imply equal stores,
-//!   since a capture lowers the seeds on the board for good). The first time a position comes
-//!   round again the game ends, when the switch says so.
+//!   as Lagos Hotel's guide and Kontest agree (all those seeds are on the mover's row, so the
+//!   Oware page's "you take all remaining seeds" comes to the same).
+//! - **Repetition** compares the twelve pits and the side to move among the positions since the
+//!   last capture (the record forgets the rest at every capture, so the stores are equal too; the
+//!   no-capture count is not compared). The first time a position comes round again the game
+//!   ends, when the switch says so.
+//! - **Ends that fall together**: the first of majority, the no-capture limit, repetition and
+//!   no legal move names the end; all but a majority sweep the same way.
+//! - **Agreed draws** (Oware's "fewer than 4 seeds remain and both agree", and a draw offer
+//!   accepted at any time) are draws, the board left as it is.
 //! - **Twelve or more seeds** skip the pit they were lifted from, on every lap; in relay sowing
 //!   each lap skips the pit that lap was lifted from.
 //!
@@ -35,7 +41,8 @@
 //! - Every seed dropped that makes a pit exactly 4 (either row, the mover's own included) gives
 //!   those 4 to the mover at once.
 //! - There is no grand slam rule: collecting every seed of the opponent is allowed; the
-//!   opponent then has no move and the game ends with the sweep.
+//!   opponent then has no move and the game ends with the sweep. The `grand_slam` switch stays
+//!   at its Abapa value and has no effect with collect on 4.
 //! - The guard against an endless relay: a move sows at most [`MAX_RELAY_LAPS`] laps; the last
 //!   seed of the last lap stays where it lands and the move ends there.
 //!

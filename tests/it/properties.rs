@@ -1,6 +1,6 @@
 //! Property tests over random games of every preset.
 
-use lounge::ayo::{Game, Pit, Position, Preset, Rules, Side, SEEDS};
+use lounge::ayo::{Game, Pit, Position, Preset, Rules, Side, State, SEEDS};
 use proptest::prelude::*;
 
 use crate::support::seeds_in;
@@ -25,9 +25,10 @@ fn any_rules() -> impl Strategy<Value = Rules> {
 }
 
 /// Plays a game choosing moves by `choices` (index into the legal moves, cycling), checking the
-/// invariants after every ply; returns the game.
-fn play_random(rules: Rules, choices: &[u8]) -> Result<Game, TestCaseError> {
+/// invariants after every ply; returns the game and its state after every ply, ply 0 included.
+fn play_random(rules: Rules, choices: &[u8]) -> Result<(Game, Vec<State>), TestCaseError> {
     let mut game = Game::new(rules);
+    let mut states = vec![game.state()];
     let mut i = 0;
     while !game.is_over() && (game.ply() as usize) < PLY_CAP {
         let legal = game.legal_moves();
@@ -60,8 +61,9 @@ fn play_random(rules: Rules, choices: &[u8]) -> Result<Game, TestCaseError> {
         );
         prop_assert_eq!(state.to_move.is_none(), game.is_over());
         prop_assert_eq!(state.end_reason.is_some(), game.is_over());
+        states.push(state);
     }
-    Ok(game)
+    Ok((game, states))
 }
 
 proptest! {
@@ -72,7 +74,7 @@ proptest! {
         rules in any_rules(),
         choices in prop::collection::vec(any::<u8>(), 1..64),
     ) {
-        let game = play_random(rules, &choices)?;
+        let (game, states) = play_random(rules, &choices)?;
         prop_assert!(game.is_over(), "every game ends (ply {})", game.ply());
         let end = game.position();
         if game.end_reason() != Some(lounge::ayo::EndReason::Majority) {
@@ -83,17 +85,15 @@ proptest! {
             prop_assert!(end.stores()[w.index()] > end.stores()[w.opponent().index()]);
         }
 
-        // Replaying the record gives the same states, ply by ply.
-        let again = Game::replay(rules, game.moves().iter().copied())
-            .map_err(|(i, e)| TestCaseError::fail(format!("replay refused move {i}: {e}")))?;
-        prop_assert_eq!(again.state(), game.state());
-        let mut step = Game::new(rules);
-        for &pit in game.moves() {
-            let mut copy = Game::new(rules);
-            for &p in &game.moves()[..step.ply() as usize] { copy.play(p).unwrap(); }
-            prop_assert_eq!(copy.state(), step.state());
-            step.play(pit).unwrap();
-        }
+        // Replaying the record, through the replay command, gives the same states, ply by ply.
+        let line: Vec<String> = game.moves().iter().map(|p| p.to_string()).collect();
+        let mut out = Vec::new();
+        let report = lounge::cli::replay(&rules, true, format!("{}\n", line.join(" ")).as_bytes(), &mut out).unwrap();
+        prop_assert_eq!(report.failed, 0);
+        let replayed: Vec<State> = String::from_utf8(out).unwrap().lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        prop_assert_eq!(replayed, states);
     }
 
     #[test]

@@ -284,6 +284,30 @@ fn oware_a_grand_slam_is_played_and_captures_nothing_when_every_move_is_one() {
 }
 
 #[test]
+fn oware_a_feeding_move_that_is_a_grand_slam_is_refused_as_a_grand_slam() {
+    // Pit 1 (22 seeds) feeds North's empty row with 2s and then would take them all.
+    let start = position_with(
+        [22, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0],
+        [13, 12],
+        Side::South,
+        0,
+    );
+    let mut game = Game::from_position(Preset::Oware.rules(), start);
+    assert_eq!(
+        game.legal_moves().iter().map(u8::from).collect::<Vec<_>>(),
+        [6]
+    );
+    let err = game.play(pit(1)).unwrap_err();
+    assert_eq!(
+        err,
+        MoveError::Illegal {
+            pit: pit(1),
+            reason: IllegalReason::GrandSlam
+        }
+    );
+}
+
+#[test]
 fn the_grand_slam_switch_can_be_overridden() {
     let start = grand_slam_position([4, 4, 4, 4, 3, 4]);
     let rules = Rules::build("lagos", ["grand_slam=illegal"]).unwrap();
@@ -377,7 +401,30 @@ fn twenty_four_all_is_a_draw() {
     );
     let game = Game::from_position(lagos(), start);
     assert_eq!(game.status(), Status::Draw);
+    assert_eq!(game.end_reason(), Some(EndReason::NoLegalMove));
     assert_eq!(game.position().stores(), [24, 24]);
+}
+
+#[test]
+fn the_no_capture_limit_names_the_end_when_no_legal_move_falls_on_the_same_ply() {
+    let start = position_with(
+        [0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0],
+        [24, 22],
+        Side::South,
+        59,
+    );
+    let game = game_from(Preset::Lagos, start, &[6]);
+    assert_eq!(game.end_reason(), Some(EndReason::NoCaptureLimit));
+    assert_eq!(game.status(), Status::Draw, "the same sweep either way");
+}
+
+#[test]
+fn the_no_capture_limit_names_the_end_when_repetition_falls_on_the_same_ply() {
+    let rules = Rules::build("oware", ["no_capture_limit=12"]).unwrap();
+    assert_eq!(
+        play_chase(rules, 100).end_reason(),
+        Some(EndReason::NoCaptureLimit)
+    );
 }
 
 #[test]
@@ -598,6 +645,27 @@ fn ayoayo_collecting_every_seed_the_opponent_has_is_allowed() {
     assert_eq!(game.end_reason(), Some(EndReason::NoLegalMove));
     assert_eq!(game.position().stores(), [12 + 4 + 20, 12]);
     assert_eq!(game.status(), Status::SouthWon);
+}
+
+#[test]
+fn ayoayo_the_grand_slam_switch_has_no_effect_with_collect_on_four() {
+    let start = position([4, 4, 4, 4, 4, 1, 3, 0, 0, 0, 0, 0], Side::South);
+    let rules = Rules::build("ayoayo", ["grand_slam=illegal"]).unwrap();
+    let mut game = Game::from_position(rules, start);
+    game.play(pit(6)).unwrap();
+    assert_eq!(game.position().stores(), [12 + 4 + 20, 12]);
+}
+
+#[test]
+fn a_relay_lap_of_twelve_or_more_skips_the_pit_that_lap_was_lifted_from() {
+    let rules = Rules::build("lagos", ["sowing=relay"]).unwrap();
+    // Lap 1: pit 5's seed makes pit 6 thirteen; lap 2 lifts pit 6 and goes round, skipping it,
+    // to end in North's pit 2, which makes 2: a capture of North's pits 2 and 1.
+    let start = position([0, 0, 0, 0, 1, 12, 0, 0, 0, 0, 0, 0], Side::South);
+    let (after, sown) = sow(&rules, start, 5);
+    assert_eq!(sown.laps, 2);
+    assert_eq!(sown.captured, 4);
+    assert_eq!(after.pits(), [1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1, 1]);
 }
 
 #[test]
