@@ -6,7 +6,7 @@ use lounge::ayo::{
     Status, MAX_RELAY_LAPS,
 };
 
-use crate::support::{game_from, lagos, pit, position, position_with, seeds_in, sow};
+use crate::support::{game_from, lagos, legal, pit, position, position_with, seeds_in, sow};
 
 // ---- The board -------------------------------------------------------------------------------
 
@@ -260,10 +260,7 @@ fn oware_a_grand_slam_is_illegal_when_another_move_exists() {
     let start = grand_slam_position([4, 4, 4, 4, 3, 4]);
     let mut game = Game::from_position(Preset::Oware.rules(), start);
     // Pit 4 ends in the same place with the same grand slam.
-    assert_eq!(
-        game.legal_moves().iter().map(u8::from).collect::<Vec<_>>(),
-        [1, 2, 3, 6]
-    );
+    assert_eq!(legal(&game), [1, 2, 3, 6]);
     let err = game.play(pit(5)).unwrap_err();
     assert_eq!(
         err,
@@ -293,10 +290,7 @@ fn oware_a_feeding_move_that_is_a_grand_slam_is_refused_as_a_grand_slam() {
         0,
     );
     let mut game = Game::from_position(Preset::Oware.rules(), start);
-    assert_eq!(
-        game.legal_moves().iter().map(u8::from).collect::<Vec<_>>(),
-        [6]
-    );
+    assert_eq!(legal(&game), [6]);
     let err = game.play(pit(1)).unwrap_err();
     assert_eq!(
         err,
@@ -320,10 +314,7 @@ fn the_grand_slam_switch_can_be_overridden() {
 fn an_opponent_with_no_seeds_must_be_fed_when_a_move_can() {
     let start = position([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0], Side::South);
     let mut game = Game::from_position(lagos(), start);
-    assert_eq!(
-        game.legal_moves().iter().map(u8::from).collect::<Vec<_>>(),
-        [6]
-    );
+    assert_eq!(legal(&game), [6]);
     let err = game.play(pit(1)).unwrap_err();
     assert_eq!(
         err,
@@ -341,10 +332,7 @@ fn feeding_counts_a_long_pit_that_reaches_round() {
     // Pit 1 with 6 seeds reaches North's pit 1; pit 2 with 4 does not.
     let start = position([6, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], Side::South);
     let game = Game::from_position(lagos(), start);
-    assert_eq!(
-        game.legal_moves().iter().map(u8::from).collect::<Vec<_>>(),
-        [1]
-    );
+    assert_eq!(legal(&game), [1]);
 }
 
 #[test]
@@ -672,10 +660,7 @@ fn a_relay_lap_of_twelve_or_more_skips_the_pit_that_lap_was_lifted_from() {
 fn ayoayo_an_opponent_with_no_seeds_must_be_fed() {
     let start = position([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0], Side::South);
     let game = Game::from_position(ayoayo(), start);
-    assert_eq!(
-        game.legal_moves().iter().map(u8::from).collect::<Vec<_>>(),
-        [6]
-    );
+    assert_eq!(legal(&game), [6]);
 }
 
 #[test]

@@ -33,6 +33,11 @@ pub fn game_from(preset: Preset, position: Position, moves: &[u8]) -> Game {
     game
 }
 
+/// The legal pits of a game, as numbers.
+pub fn legal(game: &Game) -> Vec<u8> {
+    game.legal_moves().iter().map(u8::from).collect()
+}
+
 pub fn lagos() -> Rules {
     Preset::Lagos.rules()
 }
