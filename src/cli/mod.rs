@@ -11,7 +11,7 @@ use thiserror::Error;
 use crate::ayo::{perft, Position, Rules, RulesError};
 use crate::config::{ConfigError, Settings};
 
-pub use replay::{replay, ReplayReport};
+pub use replay::{replay, ReplayReport, MAX_LINE};
 
 #[derive(Debug, Parser)]
 #[command(

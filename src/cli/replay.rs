@@ -1,10 +1,13 @@
 //! `lounge ayo replay`: checks and replays whole archives of games, one a line.
 
-use std::io::{self, BufRead, Write};
+use std::io::{self, BufRead, Read, Write};
 
 use serde::Serialize;
 
 use crate::ayo::{Game, Pit, PitError, Rules, State};
+
+/// The longest line read as one game: far more plies than any game lasts.
+pub const MAX_LINE: usize = 1 << 20;
 
 /// What a replay run saw.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -45,8 +48,26 @@ pub fn replay(
     let mut line = Vec::new();
     loop {
         line.clear();
-        if input.read_until(b'\n', &mut line)? == 0 {
+        let mut bounded = Read::take(&mut input, MAX_LINE as u64 + 1);
+        if bounded.read_until(b'\n', &mut line)? == 0 {
             break;
+        }
+        if line.len() > MAX_LINE && line.last() != Some(&b'\n') {
+            // Refuse the game rather than hold an endless line in memory.
+            input.skip_until(b'\n')?;
+            let message = format!("a game is at most {MAX_LINE} bytes on one line");
+            let refused = ErrorLine {
+                game: report.games,
+                ply: 0,
+                error: "line_too_long",
+                mv: "",
+                message,
+            };
+            serde_json::to_writer(&mut output, &refused)?;
+            output.write_all(b"\n")?;
+            report.failed += 1;
+            report.games += 1;
+            continue;
         }
         let text = String::from_utf8_lossy(&line);
         if !replay_game(rules, trace, report.games, &text, &mut output)? {

@@ -215,3 +215,21 @@ fn the_rules_command_prints_the_switches() {
     assert_eq!(rules["sowing"], "relay");
     assert_eq!(rules["capture"], "four");
 }
+
+#[test]
+fn replay_refuses_a_line_too_long_to_be_a_game_and_goes_on() {
+    let mut input = "1 ".repeat(lounge::cli::MAX_LINE);
+    input.push_str("\n3\n");
+    let (lines, report) = run(&Preset::Lagos.rules(), false, &input);
+    assert_eq!(
+        report,
+        ReplayReport {
+            games: 2,
+            failed: 1
+        }
+    );
+    assert_eq!(lines[0]["error"], "line_too_long");
+    assert_eq!(lines[0]["game"], 0);
+    assert_eq!(lines[1]["game"], 1);
+    assert_eq!(lines[1]["ply"], 1);
+}
