@@ -1,5 +1,5 @@
 //! Settings, layered: `config/default.toml` (built in), `config/local.toml`, `LOUNGE_*`
-//! environment variables.
+//! environment variables (and `DATABASE_URL`).
 
 use serde::Deserialize;
 use thiserror::Error;
@@ -9,9 +9,46 @@ use crate::ayo::{Preset, RulesError};
 /// The built-in defaults: the same file operators read.
 const DEFAULTS: &str = include_str!("../config/default.toml");
 
+/// The development secret of `config/default.toml`, which a production service must replace.
+pub const DEVELOPMENT_SECRET: &str = "lagos-hotel-development-secret-change-me";
+
 #[derive(Debug, Clone, Deserialize)]
 pub struct Settings {
+    pub server: ServerSettings,
+    pub database: DatabaseSettings,
+    pub auth: AuthSettings,
     pub ayo: AyoSettings,
+    pub hotel: HotelSettings,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct ServerSettings {
+    pub bind: String,
+    pub workers: usize,
+    pub shutdown_timeout_secs: u64,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct DatabaseSettings {
+    pub url: String,
+    pub max_connections: u32,
+}
+
+#[derive(Clone, Deserialize)]
+pub struct AuthSettings {
+    pub secret: String,
+    pub issuer: String,
+    pub token_ttl_secs: u64,
+}
+
+impl std::fmt::Debug for AuthSettings {
+    /// Never prints the secret.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AuthSettings")
+            .field("issuer", &self.issuer)
+            .field("token_ttl_secs", &self.token_ttl_secs)
+            .finish_non_exhaustive()
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -20,25 +57,45 @@ pub struct AyoSettings {
     pub rules: String,
 }
 
+#[derive(Debug, Clone, Deserialize)]
+pub struct HotelSettings {
+    pub rooms: Vec<RoomSeed>,
+}
+
+/// A room the hotel makes on first start.
+#[derive(Debug, Clone, Deserialize)]
+pub struct RoomSeed {
+    pub id: String,
+    pub name: String,
+    pub kind: String,
+    pub tables: u32,
+}
+
 #[derive(Debug, Error)]
 pub enum ConfigError {
     #[error("configuration: {0}")]
     Load(#[from] config::ConfigError),
     #[error("configuration `ayo.rules`: {0}")]
     Rules(#[from] RulesError),
+    #[error("configuration `{key}`: {message}")]
+    Invalid { key: &'static str, message: String },
 }
 
 impl Settings {
     /// Reads the layers from the working directory and the process environment.
     pub fn load() -> Result<Settings, ConfigError> {
-        Settings::load_from(Settings::environment())
+        let mut settings = Settings::load_from(Settings::environment())?;
+        if let Ok(url) = std::env::var("DATABASE_URL") {
+            if !url.trim().is_empty() {
+                settings.database.url = url;
+            }
+        }
+        Ok(settings)
     }
 
     /// The `LOUNGE_SECTION__KEY` environment layer.
     pub fn environment() -> config::Environment {
-        config::Environment::with_prefix("LOUNGE")
-            .prefix_separator("_")
-            .separator("__")
+        config::Environment::with_prefix("LOUNGE").prefix_separator("_").separator("__")
     }
 
     /// Reads the layers with `env` as the environment layer (tests pass their own).
@@ -49,8 +106,27 @@ impl Settings {
             .add_source(env)
             .build()?
             .try_deserialize()?;
-        settings.default_preset()?;
+        settings.validate()?;
         Ok(settings)
+    }
+
+    fn validate(&self) -> Result<(), ConfigError> {
+        self.default_preset()?;
+        if self.auth.secret.len() < 16 {
+            return Err(ConfigError::Invalid {
+                key: "auth.secret",
+                message: "must be at least 16 characters".into(),
+            });
+        }
+        for room in &self.hotel.rooms {
+            if !matches!(room.kind.as_str(), "lounge" | "talk") {
+                return Err(ConfigError::Invalid {
+                    key: "hotel.rooms.kind",
+                    message: format!("`{}` is not lounge or talk", room.kind),
+                });
+            }
+        }
+        Ok(())
     }
 
     /// The preset named by `ayo.rules`.

@@ -5,3 +5,4 @@ pub mod ayo;
 pub mod cli;
 pub mod config;
 pub mod store;
+pub mod world;

@@ -90,6 +90,8 @@ pub enum StoreError {
     NotFound(String),
     #[error("i/o: {0}")]
     Io(#[from] std::io::Error),
+    #[error("a database task failed: {0}")]
+    Task(String),
 }
 
 impl From<DieselError> for StoreError {

@@ -1,0 +1,104 @@
+//! Tokens: HS256 JWTs signed with the configured secret, for players and for admins.
+
+use std::time::Duration;
+
+use actix_web::HttpRequest;
+use chrono::Utc;
+use jsonwebtoken::{decode, encode, Algorithm, DecodingKey, EncodingKey, Header, Validation};
+use serde::{Deserialize, Serialize};
+
+use super::error::ApiError;
+use crate::config::AuthSettings;
+
+/// What a token may do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    Player,
+    Admin,
+}
+
+/// The claims of every token.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Claims {
+    /// The user id (players) or the operator's name (admins).
+    pub sub: String,
+    /// The display name, for players.
+    #[serde(default)]
+    pub name: String,
+    pub role: Role,
+    pub iss: String,
+    pub iat: i64,
+    pub exp: i64,
+}
+
+/// Signs and checks tokens.
+pub struct Auth {
+    encoding: EncodingKey,
+    decoding: DecodingKey,
+    validation: Validation,
+    issuer: String,
+    ttl: Duration,
+}
+
+impl Auth {
+    pub fn new(settings: &AuthSettings) -> Auth {
+        let mut validation = Validation::new(Algorithm::HS256);
+        validation.set_issuer(&[settings.issuer.as_str()]);
+        validation.set_required_spec_claims(&["exp", "iss", "sub"]);
+        validation.leeway = 5;
+        Auth {
+            encoding: EncodingKey::from_secret(settings.secret.as_bytes()),
+            decoding: DecodingKey::from_secret(settings.secret.as_bytes()),
+            validation,
+            issuer: settings.issuer.clone(),
+            ttl: Duration::from_secs(settings.token_ttl_secs),
+        }
+    }
+
+    /// A token for `sub` with `role`, valid for `ttl` (the configured one when `None`).
+    pub fn issue(&self, sub: &str, name: &str, role: Role, ttl: Option<Duration>) -> Result<String, ApiError> {
+        let now = Utc::now().timestamp();
+        let ttl = i64::try_from(ttl.unwrap_or(self.ttl).as_secs()).unwrap_or(i64::MAX / 2);
+        let claims = Claims {
+            sub: sub.to_owned(),
+            name: name.to_owned(),
+            role,
+            iss: self.issuer.clone(),
+            iat: now,
+            exp: now.saturating_add(ttl),
+        };
+        encode(&Header::new(Algorithm::HS256), &claims, &self.encoding)
+            .map_err(|e| ApiError::Internal(format!("signing a token: {e}")))
+    }
+
+    /// The claims of a valid token: signed by us, unexpired, ours.
+    pub fn verify(&self, token: &str) -> Result<Claims, ApiError> {
+        decode::<Claims>(token, &self.decoding, &self.validation)
+            .map(|data| data.claims)
+            .map_err(|e| ApiError::Unauthorized(format!("the token is not valid: {e}")))
+    }
+
+    /// The claims of the token an HTTP request carries, in `Authorization: Bearer` or in the
+    /// `token` query parameter.
+    pub fn from_request(&self, req: &HttpRequest) -> Result<Claims, ApiError> {
+        let header = req
+            .headers()
+            .get(actix_web::http::header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .map(str::trim);
+        let query = || {
+            req.query_string()
+                .split('&')
+                .filter_map(|kv| kv.split_once('='))
+                .find(|(k, _)| *k == "token")
+                .map(|(_, v)| v)
+        };
+        let token = header
+            .or_else(query)
+            .filter(|t| !t.is_empty())
+            .ok_or_else(|| ApiError::Unauthorized("a token is needed: sign in first".into()))?;
+        self.verify(token)
+    }
+}

@@ -1,0 +1,544 @@
+//! One room: its occupants, tables, invitations and games, owned by one task. Sessions talk to
+//! it through its inbox; it talks to them through their bounded outboxes and never waits for one.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use tokio::sync::{mpsc, oneshot};
+
+use crate::ayo::{EndReason, Forfeit, Game, Pit, Rules, Side};
+use crate::store::{self, GameRow, Store};
+
+use super::protocol::{
+    ClientMessage, LastMove, Players, RoomInfo, Seats, ServerMessage, TableGame, TableView,
+};
+use super::user::User;
+
+/// Where a room sends a session its frames.
+pub type Outbox = mpsc::Sender<Arc<str>>;
+
+/// What a session asks of a room.
+pub enum RoomCommand {
+    /// Join (or rejoin from a new connection); the room answers with its `room` snapshot.
+    Enter { user: User, outbox: Outbox },
+    Leave { user_id: String },
+    Act { user_id: String, message: ClientMessage, r#ref: Option<Value> },
+    Summary { reply: oneshot::Sender<RoomSummary> },
+}
+
+/// A room as `GET /api/v1/rooms` shows it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct RoomSummary {
+    #[serde(flatten)]
+    pub room: RoomInfo,
+    pub occupants: usize,
+    pub tables: Vec<TableView>,
+}
+
+/// A way to reach a room.
+#[derive(Clone)]
+pub struct RoomHandle {
+    pub info: Arc<RoomInfo>,
+    inbox: mpsc::Sender<RoomCommand>,
+    occupants: Arc<AtomicUsize>,
+}
+
+impl RoomHandle {
+    /// Sends a command; false when the room is gone.
+    pub async fn send(&self, command: RoomCommand) -> bool {
+        self.inbox.send(command).await.is_ok()
+    }
+
+    pub fn occupants(&self) -> usize {
+        self.occupants.load(Ordering::Relaxed)
+    }
+
+    pub async fn summary(&self) -> Option<RoomSummary> {
+        let (reply, answer) = oneshot::channel();
+        if !self.send(RoomCommand::Summary { reply }).await {
+            return None;
+        }
+        answer.await.ok()
+    }
+}
+
+/// How a room behaves.
+#[derive(Clone, Debug)]
+pub struct RoomConfig {
+    pub invitation_ttl: Duration,
+    pub chat_max_chars: usize,
+}
+
+struct Member {
+    user: User,
+    outbox: Outbox,
+}
+
+struct LiveGame {
+    id: String,
+    game: Game,
+    players: [User; 2],
+    draw_offer: Option<Side>,
+}
+
+struct Table {
+    id: String,
+    rules: Rules,
+    seats: [Option<User>; 2],
+    game: Option<LiveGame>,
+    version: u64,
+}
+
+struct Invitation {
+    id: String,
+    from: User,
+    to: String,
+    table: String,
+    expires: Instant,
+}
+
+/// A refusal, sent to the one who asked.
+struct Refusal(&'static str, String);
+
+fn refuse<T>(code: &'static str, message: impl Into<String>) -> Result<T, Refusal> {
+    Err(Refusal(code, message.into()))
+}
+
+pub struct Room {
+    info: RoomInfo,
+    members: HashMap<String, Member>,
+    tables: Vec<Table>,
+    invitations: Vec<Invitation>,
+    store: Store,
+    config: RoomConfig,
+    occupants: Arc<AtomicUsize>,
+}
+
+impl Room {
+    /// Starts the room's task; `tables` are (id, rules).
+    pub fn spawn(info: RoomInfo, tables: Vec<(String, Rules)>, store: Store, config: RoomConfig) -> RoomHandle {
+        let (inbox, commands) = mpsc::channel(1024);
+        let occupants = Arc::new(AtomicUsize::new(0));
+        let room = Room {
+            info: info.clone(),
+            members: HashMap::new(),
+            tables: tables
+                .into_iter()
+                .map(|(id, rules)| Table { id, rules, seats: [None, None], game: None, version: 0 })
+                .collect(),
+            invitations: Vec::new(),
+            store,
+            config,
+            occupants: occupants.clone(),
+        };
+        tokio::spawn(room.run(commands));
+        RoomHandle { info: Arc::new(info), inbox, occupants }
+    }
+
+    async fn run(mut self, mut commands: mpsc::Receiver<RoomCommand>) {
+        let mut tick = tokio::time::interval(Duration::from_millis(500));
+        loop {
+            tokio::select! {
+                command = commands.recv() => match command {
+                    Some(command) => self.handle(command).await,
+                    None => break,
+                },
+                _ = tick.tick() => self.expire_invitations(),
+            }
+        }
+    }
+
+    async fn handle(&mut self, command: RoomCommand) {
+        match command {
+            RoomCommand::Enter { user, outbox } => self.enter(user, outbox),
+            RoomCommand::Leave { user_id } => self.leave(&user_id).await,
+            RoomCommand::Summary { reply } => {
+                let _ = reply.send(RoomSummary {
+                    room: self.info.clone(),
+                    occupants: self.members.len(),
+                    tables: self.tables.iter().map(|t| self.view(t)).collect(),
+                });
+            }
+            RoomCommand::Act { user_id, message, r#ref } => {
+                if !self.members.contains_key(&user_id) {
+                    return;
+                }
+                if let Err(Refusal(code, text)) = self.act(&user_id, message, r#ref.clone()).await {
+                    self.send_to(&user_id, &ServerMessage::error(code, text, r#ref));
+                }
+            }
+        }
+    }
+
+    fn enter(&mut self, user: User, outbox: Outbox) {
+        let rejoin = self.members.contains_key(&user.id);
+        self.members.insert(user.id.clone(), Member { user: user.clone(), outbox });
+        self.occupants.store(self.members.len(), Ordering::Relaxed);
+        let snapshot = ServerMessage::Room {
+            room: self.info.clone(),
+            occupants: self.members.values().map(|m| m.user.clone()).collect(),
+            tables: self.tables.iter().map(|t| self.view(t)).collect(),
+        };
+        self.send_to(&user.id, &snapshot);
+        if !rejoin {
+            let id = user.id.clone();
+            self.broadcast_except(&id, &ServerMessage::OccupantJoined { room: self.info.id.clone(), user });
+        }
+    }
+
+    async fn leave(&mut self, user_id: &str) {
+        let Some(member) = self.members.remove(user_id) else { return };
+        self.occupants.store(self.members.len(), Ordering::Relaxed);
+        self.invitations.retain(|i| i.from.id != user_id && i.to != user_id);
+        // Leaving the room gives up any seat, resigning a game in play.
+        for t in 0..self.tables.len() {
+            if let Some(side) = self.seat_of(t, user_id) {
+                self.give_up_seat(t, side).await;
+            }
+        }
+        let _ = member.outbox.try_send(ServerMessage::Left { room: self.info.id.clone() }.to_frame());
+        self.broadcast(&ServerMessage::OccupantLeft { room: self.info.id.clone(), user: member.user });
+    }
+
+    async fn act(&mut self, user_id: &str, message: ClientMessage, r#ref: Option<Value>) -> Result<(), Refusal> {
+        let user = self.members[user_id].user.clone();
+        match message {
+            ClientMessage::Chat { text } => {
+                let text = text.trim();
+                if text.is_empty() || text.chars().count() > self.config.chat_max_chars {
+                    return refuse("bad_chat", format!("a chat line is 1 to {} characters", self.config.chat_max_chars));
+                }
+                self.broadcast(&ServerMessage::Chat { room: self.info.id.clone(), user, text: text.to_owned() });
+            }
+            ClientMessage::Sit { table, seat } => {
+                let t = self.table_index(&table)?;
+                if self.tables.iter().enumerate().any(|(i, _)| self.seat_of(i, user_id).is_some()) {
+                    return refuse("already_seated", "you already have a seat in this room: stand first");
+                }
+                if self.tables[t].game.as_ref().is_some_and(|g| !g.game.is_over()) {
+                    return refuse("game_in_play", "a game is in play at this table");
+                }
+                if self.tables[t].seats[seat.index()].is_some() {
+                    return refuse("seat_taken", format!("the {seat} seat is taken"));
+                }
+                self.tables[t].seats[seat.index()] = Some(user);
+                self.tables[t].game = None;
+                self.table_changed(t);
+                if self.tables[t].seats.iter().all(Option::is_some) {
+                    self.start_game(t).await?;
+                }
+            }
+            ClientMessage::Stand { table } => {
+                let t = self.table_index(&table)?;
+                let Some(side) = self.seat_of(t, user_id) else {
+                    return refuse("not_seated", "you have no seat at this table");
+                };
+                self.give_up_seat(t, side).await;
+            }
+            ClientMessage::Invite { table, user: invitee } => {
+                let t = self.table_index(&table)?;
+                let Some(side) = self.seat_of(t, user_id) else {
+                    return refuse("not_seated", "sit at the table before you invite someone");
+                };
+                if self.tables[t].seats[side.opponent().index()].is_some() {
+                    return refuse("seat_taken", "the seat opposite you is taken");
+                }
+                if invitee == user_id {
+                    return refuse("bad_invitation", "you cannot invite yourself");
+                }
+                if !self.members.contains_key(&invitee) {
+                    return refuse("not_in_room", "you can only invite someone in this room");
+                }
+                let id = store::new_id();
+                let expires = Instant::now() + self.config.invitation_ttl;
+                self.send_to(&invitee, &ServerMessage::Invitation {
+                    id: id.clone(),
+                    from: user.clone(),
+                    table: table.clone(),
+                    room: self.info.id.clone(),
+                });
+                self.send_to(user_id, &ServerMessage::InvitationSent { id: id.clone(), to: invitee.clone(), table: table.clone(), r#ref });
+                self.invitations.push(Invitation { id, from: user, to: invitee, table, expires });
+            }
+            ClientMessage::Respond { invitation, accept } => {
+                let Some(i) = self.invitations.iter().position(|inv| inv.id == invitation && inv.to == user_id) else {
+                    return refuse("no_such_invitation", "that invitation is not open for you (it may have expired)");
+                };
+                let inv = self.invitations.remove(i);
+                if !accept {
+                    let declined = ServerMessage::InvitationDeclined { id: inv.id.clone(), table: inv.table.clone() };
+                    self.send_to(&inv.from.id, &declined);
+                    self.send_to(user_id, &declined);
+                    return Ok(());
+                }
+                let t = self.table_index(&inv.table)?;
+                let Some(side) = self.seat_of(t, &inv.from.id) else {
+                    return refuse("invitation_void", "the one who invited you has left the table");
+                };
+                if self.tables.iter().enumerate().any(|(i, _)| self.seat_of(i, user_id).is_some()) {
+                    return refuse("already_seated", "you already have a seat in this room: stand first");
+                }
+                if self.tables[t].seats[side.opponent().index()].is_some() {
+                    return refuse("seat_taken", "the seat was taken meanwhile");
+                }
+                self.tables[t].seats[side.opponent().index()] = Some(user);
+                self.tables[t].game = None;
+                self.table_changed(t);
+                self.start_game(t).await?;
+            }
+            ClientMessage::Move { table, pit } => self.play(user_id, &table, pit).await?,
+            ClientMessage::Resign { table } => {
+                let (t, side) = self.player_in_game(&table, user_id)?;
+                self.end_off_board(t, |g| g.forfeit(side, Forfeit::Resigned)).await;
+            }
+            ClientMessage::OfferDraw { table } => {
+                let (t, side) = self.player_in_game(&table, user_id)?;
+                let live = self.tables[t].game.as_mut().expect("player_in_game checked");
+                live.draw_offer = Some(side);
+                let opponent = live.players[side.opponent().index()].id.clone();
+                self.send_to(&opponent, &ServerMessage::DrawOffered { table, from: user });
+            }
+            ClientMessage::AnswerDraw { table, accept } => {
+                let (t, side) = self.player_in_game(&table, user_id)?;
+                let live = self.tables[t].game.as_mut().expect("player_in_game checked");
+                if live.draw_offer != Some(side.opponent()) {
+                    return refuse("no_draw_offer", "your opponent has not offered a draw");
+                }
+                live.draw_offer = None;
+                if accept {
+                    self.end_off_board(t, Game::agree_draw).await;
+                } else {
+                    let offerer = live.players[side.opponent().index()].id.clone();
+                    self.send_to(&offerer, &ServerMessage::DrawDeclined { table });
+                }
+            }
+            ClientMessage::Enter { .. } | ClientMessage::Leave {} | ClientMessage::Ping {} => {}
+        }
+        Ok(())
+    }
+
+    fn table_index(&self, id: &str) -> Result<usize, Refusal> {
+        match self.tables.iter().position(|t| t.id == id) {
+            Some(t) => Ok(t),
+            None => refuse("no_such_table", format!("there is no table `{id}` in this room")),
+        }
+    }
+
+    fn seat_of(&self, t: usize, user_id: &str) -> Option<Side> {
+        Side::BOTH.into_iter().find(|s| self.tables[t].seats[s.index()].as_ref().is_some_and(|u| u.id == user_id))
+    }
+
+    /// The table and seat of a player in a game in play there.
+    fn player_in_game(&self, table: &str, user_id: &str) -> Result<(usize, Side), Refusal> {
+        let t = self.table_index(table)?;
+        let playing = self.tables[t].game.as_ref().is_some_and(|g| !g.game.is_over());
+        match (playing, self.seat_of(t, user_id)) {
+            (true, Some(side)) => Ok((t, side)),
+            (false, _) => refuse("no_game", "no game is in play at this table"),
+            (true, None) => refuse("not_seated", "you are not playing at this table"),
+        }
+    }
+
+    async fn give_up_seat(&mut self, t: usize, side: Side) {
+        if self.tables[t].game.as_ref().is_some_and(|g| !g.game.is_over()) {
+            self.end_off_board(t, |g| g.forfeit(side, Forfeit::Resigned)).await;
+        }
+        self.tables[t].seats[side.index()] = None;
+        self.table_changed(t);
+    }
+
+    /// Both seats are taken: draw lots for who sows first (South), store the game, announce it.
+    async fn start_game(&mut self, t: usize) -> Result<(), Refusal> {
+        if uuid::Uuid::new_v4().as_bytes()[0] & 1 == 1 {
+            self.tables[t].seats.swap(0, 1);
+        }
+        let table = &self.tables[t];
+        let (Some(south), Some(north)) = (table.seats[0].clone(), table.seats[1].clone()) else {
+            return Ok(());
+        };
+        let row = GameRow {
+            id: store::new_id(),
+            table_id: table.id.clone(),
+            south_id: south.id.clone(),
+            north_id: north.id.clone(),
+            rules: serde_json::to_string(&table.rules).unwrap_or_default(),
+            house: false,
+            status: "playing".into(),
+            end_reason: None,
+            started_at: store::now(),
+            ended_at: None,
+        };
+        let store = self.store.clone();
+        let stored = row.clone();
+        if let Err(e) = blocking(move || store.insert_game(&stored)).await {
+            tracing::error!(error = %e, table = %row.table_id, "storing a new game");
+            return refuse("internal", "the game could not be stored; try again");
+        }
+        let game = Game::new(table.rules);
+        let players = Players { south: south.clone(), north: north.clone() };
+        let started = ServerMessage::GameStarted {
+            table: table.id.clone(),
+            game_id: row.id.clone(),
+            players,
+            house: false,
+            rules: table.rules,
+            state: game.state(),
+        };
+        self.tables[t].game = Some(LiveGame { id: row.id, game, players: [south, north], draw_offer: None });
+        self.table_changed(t);
+        self.broadcast(&started);
+        Ok(())
+    }
+
+    async fn play(&mut self, user_id: &str, table: &str, pit: Pit) -> Result<(), Refusal> {
+        let (t, side) = self.player_in_game(table, user_id)?;
+        let live = self.tables[t].game.as_ref().expect("player_in_game checked");
+        if live.game.to_move() != Some(side) {
+            return refuse("not_your_turn", "it is not your turn");
+        }
+        // Play on a copy: the move is stored before it is applied and announced.
+        let mut next = live.game.clone();
+        let played = next.play(pit).map_err(|e| Refusal("illegal_move", e.to_string()))?;
+        let (store, game_id, ply) = (self.store.clone(), live.id.clone(), next.ply());
+        if let Err(e) = blocking(move || store.record_move(&game_id, ply, pit.number())).await {
+            tracing::error!(error = %e, "storing a move");
+            return refuse("internal", "the move could not be stored; try again");
+        }
+        let live = self.tables[t].game.as_mut().expect("still there: the room is ours");
+        live.game = next;
+        live.draw_offer = None;
+        let update = ServerMessage::GameState {
+            table: table.to_owned(),
+            game_id: live.id.clone(),
+            last_move: LastMove { seat: played.side, pit },
+            captured: played.captured,
+            state: live.game.state(),
+        };
+        let over = live.game.is_over();
+        self.tables[t].version += 1;
+        self.broadcast(&update);
+        if over {
+            self.game_over(t).await;
+        }
+        Ok(())
+    }
+
+    /// Ends the game at table `t` off the board (resign, draw) with `end`.
+    async fn end_off_board(&mut self, t: usize, end: impl FnOnce(&mut Game) -> bool) {
+        let Some(live) = self.tables[t].game.as_mut() else { return };
+        if end(&mut live.game) {
+            self.game_over(t).await;
+        }
+    }
+
+    /// Stores and announces the end of the game at table `t`, and frees the table.
+    async fn game_over(&mut self, t: usize) {
+        let table = &self.tables[t];
+        let Some(live) = table.game.as_ref() else { return };
+        let (status, reason) = (live.game.status(), live.game.end_reason().unwrap_or(EndReason::Abandoned));
+        let (store, game_id) = (self.store.clone(), live.id.clone());
+        let status_text = json_word(&status);
+        let reason_text = json_word(&reason);
+        if let Err(e) = blocking(move || store.finish_game(&game_id, &status_text, &reason_text)).await {
+            tracing::error!(error = %e, "storing the end of a game");
+        }
+        let over = ServerMessage::GameOver {
+            table: table.id.clone(),
+            game_id: live.id.clone(),
+            result: status,
+            reason,
+            state: live.game.state(),
+            // The champions wall comes with its own issue; until then nothing is counted.
+            counts_for_champions: false,
+        };
+        self.broadcast(&over);
+        // The players stand up; the finished game stays on the table until someone sits.
+        self.tables[t].seats = [None, None];
+        self.table_changed(t);
+    }
+
+    fn expire_invitations(&mut self) {
+        let now = Instant::now();
+        let (gone, open): (Vec<_>, Vec<_>) = self.invitations.drain(..).partition(|i| i.expires <= now);
+        self.invitations = open;
+        for inv in gone {
+            let expired = ServerMessage::InvitationExpired { id: inv.id, table: inv.table };
+            self.send_to(&inv.from.id, &expired);
+            self.send_to(&inv.to, &expired);
+        }
+    }
+
+    fn view(&self, table: &Table) -> TableView {
+        TableView {
+            id: table.id.clone(),
+            room: self.info.id.clone(),
+            seats: Seats { south: table.seats[0].clone(), north: table.seats[1].clone() },
+            rules: table.rules,
+            game: table.game.as_ref().map(|g| TableGame {
+                id: g.id.clone(),
+                players: Players { south: g.players[0].clone(), north: g.players[1].clone() },
+                state: g.game.state(),
+            }),
+            version: table.version,
+        }
+    }
+
+    fn table_changed(&mut self, t: usize) {
+        self.tables[t].version += 1;
+        let view = self.view(&self.tables[t]);
+        self.broadcast(&ServerMessage::Table(view));
+    }
+
+    fn send_to(&mut self, user_id: &str, message: &ServerMessage) {
+        let Some(member) = self.members.get(user_id) else { return };
+        if member.outbox.try_send(message.to_frame()).is_err() {
+            self.drop_members(vec![user_id.to_owned()]);
+        }
+    }
+
+    fn broadcast(&mut self, message: &ServerMessage) {
+        self.broadcast_except("", message);
+    }
+
+    /// One serialisation, one `try_send` each; a reader whose queue is full is dropped.
+    fn broadcast_except(&mut self, except: &str, message: &ServerMessage) {
+        let frame = message.to_frame();
+        let slow: Vec<String> = self
+            .members
+            .iter()
+            .filter(|(id, m)| id.as_str() != except && m.outbox.try_send(frame.clone()).is_err())
+            .map(|(id, _)| id.clone())
+            .collect();
+        self.drop_members(slow);
+    }
+
+    /// Members whose outbox is full or closed are out of the room (their session closes when
+    /// its outbox sender is gone); the rest are told.
+    fn drop_members(&mut self, ids: Vec<String>) {
+        for id in ids {
+            if let Some(member) = self.members.remove(&id) {
+                self.occupants.store(self.members.len(), Ordering::Relaxed);
+                tracing::info!(room = %self.info.id, user = %id, "dropping a slow or gone reader");
+                self.broadcast(&ServerMessage::OccupantLeft { room: self.info.id.clone(), user: member.user });
+            }
+        }
+    }
+}
+
+/// The word serde gives a value (`"south_won"`, `"resigned"`), for the database.
+fn json_word<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_value(value).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
+}
+
+/// Runs a store call on the blocking pool.
+async fn blocking<T: Send + 'static>(
+    call: impl FnOnce() -> Result<T, store::StoreError> + Send + 'static,
+) -> Result<T, store::StoreError> {
+    tokio::task::spawn_blocking(call)
+        .await
+        .unwrap_or_else(|e| Err(store::StoreError::Task(e.to_string())))
+}
+
