@@ -1,8 +1,10 @@
 //! The lounge service behind Lagos Hotel: the Surulere Games Lounge, its Ayo tables, Baba Ayo and
 //! the champions wall. See `README.md` and `shared/design.md` for the shape.
 
+pub mod app;
 pub mod ayo;
 pub mod cli;
 pub mod config;
+pub mod http;
 pub mod store;
 pub mod world;

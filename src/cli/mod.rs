@@ -19,14 +19,20 @@ pub use replay::{replay, ReplayReport, MAX_LINE};
     version,
     about = "The lounge service behind Lagos Hotel"
 )]
-#[command(arg_required_else_help = true)]
 pub struct Cli {
+    /// What to do; `serve` when none is given.
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
 }
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Serves the lounge: HTTP API, WebSocket and the rooms (the default).
+    Serve {
+        /// The address to listen on (default: the configured `server.bind`).
+        #[arg(long, value_name = "ADDR")]
+        bind: Option<String>,
+    },
     /// The Ayo rules engine.
     #[command(subcommand)]
     Ayo(AyoCommand),
@@ -85,12 +91,35 @@ pub enum CliError {
     Rules(#[from] RulesError),
     #[error("i/o: {0}")]
     Io(#[from] io::Error),
+    #[error("cannot start: {0}")]
+    Startup(#[from] crate::app::StartupError),
+}
+
+/// Serves until SIGINT or SIGTERM.
+fn serve(settings: Settings) -> Result<(), CliError> {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("LOUNGE_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).try_init();
+    actix_web::rt::System::new().block_on(async move {
+        let app = crate::app::Application::build(&settings).await?;
+        tracing::info!(bind = %settings.server.bind, port = app.port(), "the lounge is open");
+        app.run_until_stopped().await?;
+        tracing::info!("the lounge is closed");
+        Ok(())
+    })
 }
 
 /// Runs a parsed command line; the exit code follows the command's own rules.
 pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
-    let settings = Settings::load()?;
-    match cli.command {
+    let mut settings = Settings::load()?;
+    match cli.command.unwrap_or(Command::Serve { bind: None }) {
+        Command::Serve { bind } => {
+            if let Some(bind) = bind {
+                settings.server.bind = bind;
+            }
+            serve(settings)?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Ayo(AyoCommand::Replay { rules, trace }) => {
             let rules = rules.resolve(&settings)?;
             let stdin = io::stdin().lock();

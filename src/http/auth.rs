@@ -42,18 +42,18 @@ pub struct Auth {
 }
 
 impl Auth {
-    pub fn new(settings: &AuthSettings) -> Auth {
+    pub fn new(settings: &AuthSettings) -> Result<Auth, jsonwebtoken::errors::Error> {
         let mut validation = Validation::new(Algorithm::HS256);
         validation.set_issuer(&[settings.issuer.as_str()]);
         validation.set_required_spec_claims(&["exp", "iss", "sub"]);
         validation.leeway = 5;
-        Auth {
-            encoding: EncodingKey::from_secret(settings.secret.as_bytes()),
-            decoding: DecodingKey::from_secret(settings.secret.as_bytes()),
+        Ok(Auth {
+            encoding: EncodingKey::from_secret(settings.secret.as_bytes())?,
+            decoding: DecodingKey::from_secret(settings.secret.as_bytes())?,
             validation,
             issuer: settings.issuer.clone(),
             ttl: Duration::from_secs(settings.token_ttl_secs),
-        }
+        })
     }
 
     /// A token for `sub` with `role`, valid for `ttl` (the configured one when `None`).

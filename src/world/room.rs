@@ -199,7 +199,6 @@ impl Room {
                 self.give_up_seat(t, side).await;
             }
         }
-        let _ = member.outbox.try_send(ServerMessage::Left { room: self.info.id.clone() }.to_frame());
         self.broadcast(&ServerMessage::OccupantLeft { room: self.info.id.clone(), user: member.user });
     }
 

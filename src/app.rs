@@ -1,0 +1,119 @@
+//! Startup: settings in, a served application out; tests drive it on a free port.
+
+use std::net::TcpListener;
+use std::sync::Arc;
+
+use actix_web::dev::Server;
+use actix_web::{web, App, HttpServer};
+use thiserror::Error;
+
+use crate::ayo::Rules;
+use crate::config::{Settings, DEVELOPMENT_SECRET};
+use crate::http::{self, auth::Auth, AppState};
+use crate::store::{self, DatabaseUrl, RoomRow, Store, StoreError, TableRow};
+use crate::world::World;
+
+#[derive(Debug, Error)]
+pub enum StartupError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("cannot listen on {addr}: {source}")]
+    Bind { addr: String, source: std::io::Error },
+    #[error("configuration `auth.secret`: {0}")]
+    Auth(#[from] jsonwebtoken::errors::Error),
+    #[error("configuration `ayo.rules`: {0}")]
+    Rules(#[from] crate::ayo::RulesError),
+}
+
+/// A running service.
+pub struct Application {
+    port: u16,
+    server: Server,
+    pub store: Store,
+}
+
+impl Application {
+    /// Opens the database (migrating it), seeds the hotel, starts the rooms and binds.
+    /// Must run inside the actix system that will run the server.
+    pub async fn build(settings: &Settings) -> Result<Application, StartupError> {
+        let url: DatabaseUrl = settings.database.url.parse()?;
+        tracing::info!(database = %url, "opening the database");
+        let max = settings.database.max_connections;
+        let opened = url.clone();
+        let store = tokio::task::spawn_blocking(move || Store::open(&opened, max))
+            .await
+            .map_err(|e| StoreError::Task(e.to_string()))??;
+        let default_rules = settings.default_preset()?.rules();
+        let rooms = {
+            let store = store.clone();
+            let seeds = settings.hotel.rooms.clone();
+            tokio::task::spawn_blocking(move || seed_hotel(&store, &seeds, default_rules))
+                .await
+                .map_err(|e| StoreError::Task(e.to_string()))??
+        };
+        if settings.auth.secret == DEVELOPMENT_SECRET {
+            tracing::warn!("auth.secret is the development default: set LOUNGE_AUTH__SECRET in production");
+        }
+        let world = World::start(rooms, store.clone(), default_rules);
+        let state = web::Data::new(AppState { store: store.clone(), world, auth: Arc::new(Auth::new(&settings.auth)?) });
+        let addr = settings.server.bind.clone();
+        let listener = TcpListener::bind(&addr).map_err(|source| StartupError::Bind { addr: addr.clone(), source })?;
+        let port = listener.local_addr().map_err(|source| StartupError::Bind { addr, source })?.port();
+        let mut server = HttpServer::new(move || App::new().app_data(state.clone()).configure(http::routes))
+            .shutdown_timeout(settings.server.shutdown_timeout_secs);
+        if settings.server.workers > 0 {
+            server = server.workers(settings.server.workers);
+        }
+        let server = server
+            .listen(listener)
+            .map_err(|source| StartupError::Bind { addr: settings.server.bind.clone(), source })?
+            .run();
+        Ok(Application { port, server, store })
+    }
+
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// Serves until SIGINT or SIGTERM, then drains (actix-web's graceful shutdown).
+    pub async fn run_until_stopped(self) -> std::io::Result<()> {
+        self.server.await
+    }
+}
+
+/// Makes the configured rooms that are not stored yet; returns every room with its tables.
+fn seed_hotel(
+    store: &Store,
+    seeds: &[crate::config::RoomSeed],
+    rules: Rules,
+) -> Result<Vec<(RoomRow, Vec<TableRow>)>, StoreError> {
+    let rules_json = serde_json::to_string(&rules).unwrap_or_default();
+    for seed in seeds {
+        let room = RoomRow {
+            id: seed.id.clone(),
+            name: seed.name.clone(),
+            kind: seed.kind.clone(),
+            owner_id: None,
+            created_at: store::now(),
+        };
+        let tables: Vec<TableRow> = (1..=seed.tables)
+            .map(|n| TableRow {
+                id: format!("{}-{n}", seed.id),
+                room_id: seed.id.clone(),
+                position: i32::try_from(n).unwrap_or(i32::MAX),
+                rules: rules_json.clone(),
+            })
+            .collect();
+        if store.ensure_room(&room, &tables)? {
+            tracing::info!(room = %room.id, tables = tables.len(), "seeded a room");
+        }
+    }
+    store
+        .rooms()?
+        .into_iter()
+        .map(|room| {
+            let tables = store.tables(&room.id)?;
+            Ok((room, tables))
+        })
+        .collect()
+}

@@ -1,0 +1,196 @@
+//! `GET /ws`: one task per connection, between the socket and the room it is in.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use actix_web::{web, HttpRequest, HttpResponse};
+use actix_ws::{AggregatedMessage, CloseCode, CloseReason, Session};
+use futures_util::StreamExt;
+use tokio::sync::mpsc;
+
+use super::auth::Role;
+use super::error::ApiError;
+use super::AppState;
+use crate::world::protocol::{parse_frame, ClientMessage, ServerMessage};
+use crate::world::{RoomCommand, RoomHandle, User, World};
+
+/// The largest text frame a client may send.
+pub const MAX_FRAME_BYTES: usize = 16 * 1024;
+/// Frames a room may queue for one client before the client is dropped as too slow.
+const OUTBOX_FRAMES: usize = 256;
+/// How often the server pings, and how long a silent client lives.
+const HEARTBEAT: Duration = Duration::from_secs(10);
+const CLIENT_TIMEOUT: Duration = Duration::from_secs(30);
+/// Messages a second a client may send on average, and in a burst.
+const RATE_PER_SEC: f64 = 20.0;
+const RATE_BURST: f64 = 40.0;
+/// Refused messages over the limit after which the connection is closed (1008).
+const FLOOD_STRIKES: u32 = 50;
+
+/// Refuses a missing, forged or expired token with 401 before the upgrade.
+pub async fn connect(req: HttpRequest, body: web::Payload, state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+    let claims = state.auth.from_request(&req)?;
+    if claims.role != Role::Player {
+        return Err(ApiError::Unauthorized("the lounge takes player tokens".into()));
+    }
+    let user = User { id: claims.sub, name: claims.name, house: false };
+    let (response, session, stream) =
+        actix_ws::handle(&req, body).map_err(|e| ApiError::BadRequest { code: "not_websocket", message: e.to_string() })?;
+    let stream = stream.max_frame_size(MAX_FRAME_BYTES).aggregate_continuations().max_continuation_size(MAX_FRAME_BYTES);
+    actix_web::rt::spawn(run(user, session, stream, state.world.clone()));
+    Ok(response)
+}
+
+/// A token bucket.
+struct Rate {
+    tokens: f64,
+    at: Instant,
+    strikes: u32,
+}
+
+impl Rate {
+    fn allow(&mut self) -> bool {
+        let now = Instant::now();
+        self.tokens = (self.tokens + now.duration_since(self.at).as_secs_f64() * RATE_PER_SEC).min(RATE_BURST);
+        self.at = now;
+        if self.tokens >= 1.0 {
+            self.tokens -= 1.0;
+            true
+        } else {
+            self.strikes += 1;
+            false
+        }
+    }
+}
+
+struct Connection {
+    user: User,
+    session: Session,
+    world: World,
+    room: Option<RoomHandle>,
+    /// Frames from the room; `None` out of a room. The room holds the only sender, so a closed
+    /// channel means the room dropped us.
+    inbox: Option<mpsc::Receiver<Arc<str>>>,
+}
+
+async fn run(user: User, session: Session, mut stream: actix_ws::AggregatedMessageStream, world: World) {
+    let mut conn = Connection { user, session, world, room: None, inbox: None };
+    let mut rate = Rate { tokens: RATE_BURST, at: Instant::now(), strikes: 0 };
+    let mut heartbeat = tokio::time::interval(HEARTBEAT);
+    let mut last_heard = Instant::now();
+    let welcome = ServerMessage::Welcome { user: conn.user.clone() };
+    let mut close: Option<CloseReason> = if conn.send(&welcome).await { None } else { Some(CloseCode::Away.into()) };
+    while close.is_none() {
+        tokio::select! {
+            frame = next_frame(&mut conn.inbox) => match frame {
+                Some(frame) => if conn.session.text(&*frame).await.is_err() { break },
+                None => {
+                    // The room dropped us: our queue was full.
+                    close = Some(CloseReason { code: CloseCode::Again, description: Some("too slow to keep up".into()) });
+                }
+            },
+            message = stream.next() => {
+                last_heard = Instant::now();
+                match message {
+                    Some(Ok(AggregatedMessage::Text(text))) => {
+                        if !rate.allow() {
+                            if rate.strikes >= FLOOD_STRIKES {
+                                close = Some(CloseReason { code: CloseCode::Policy, description: Some("flooding".into()) });
+                            } else {
+                                conn.send(&ServerMessage::error("rate_limited", "slow down: too many messages", None)).await;
+                            }
+                            continue;
+                        }
+                        conn.on_text(&text).await;
+                    }
+                    Some(Ok(AggregatedMessage::Binary(_))) => {
+                        conn.send(&ServerMessage::error("bad_json", "frames are JSON text, not binary", None)).await;
+                    }
+                    Some(Ok(AggregatedMessage::Ping(bytes))) => {
+                        if conn.session.pong(&bytes).await.is_err() { break }
+                    }
+                    Some(Ok(AggregatedMessage::Pong(_))) => {}
+                    Some(Ok(AggregatedMessage::Close(_))) | None => break,
+                    Some(Err(e)) => {
+                        close = Some(CloseReason { code: CloseCode::Size, description: Some(e.to_string()) });
+                    }
+                }
+            }
+            _ = heartbeat.tick() => {
+                if last_heard.elapsed() > CLIENT_TIMEOUT || conn.session.ping(b"").await.is_err() {
+                    break;
+                }
+            }
+        }
+    }
+    conn.leave_room().await;
+    let _ = conn.session.close(close).await;
+}
+
+async fn next_frame(inbox: &mut Option<mpsc::Receiver<Arc<str>>>) -> Option<Arc<str>> {
+    match inbox {
+        Some(rx) => rx.recv().await,
+        None => std::future::pending().await,
+    }
+}
+
+impl Connection {
+    /// Sends one message; false when the socket is gone.
+    async fn send(&mut self, message: &ServerMessage) -> bool {
+        self.session.text(&*message.to_frame()).await.is_ok()
+    }
+
+    async fn on_text(&mut self, text: &str) {
+        let (message, r#ref) = match parse_frame(text) {
+            Ok(parsed) => parsed,
+            Err(e) => {
+                self.send(&ServerMessage::error(e.code, e.message, e.r#ref)).await;
+                return;
+            }
+        };
+        match message {
+            ClientMessage::Ping {} => {
+                self.send(&ServerMessage::Pong { r#ref }).await;
+            }
+            ClientMessage::Enter { room } => {
+                let Some(handle) = self.world.room(&room).cloned() else {
+                    self.send(&ServerMessage::error("no_such_room", format!("there is no room `{room}`"), r#ref)).await;
+                    return;
+                };
+                self.leave_room().await;
+                let (outbox, inbox) = mpsc::channel(OUTBOX_FRAMES);
+                if handle.send(RoomCommand::Enter { user: self.user.clone(), outbox }).await {
+                    self.room = Some(handle);
+                    self.inbox = Some(inbox);
+                } else {
+                    self.send(&ServerMessage::error("internal", "that room is closed", r#ref)).await;
+                }
+            }
+            ClientMessage::Leave {} => match self.leave_room().await {
+                Some(room) => {
+                    self.send(&ServerMessage::Left { room }).await;
+                }
+                None => {
+                    self.send(&ServerMessage::error("not_in_room", "you are not in a room", r#ref)).await;
+                }
+            },
+            message => match &self.room {
+                Some(room) => {
+                    let act = RoomCommand::Act { user_id: self.user.id.clone(), message, r#ref };
+                    room.send(act).await;
+                }
+                None => {
+                    self.send(&ServerMessage::error("not_in_room", "enter a room first", r#ref)).await;
+                }
+            },
+        }
+    }
+
+    /// Leaves the current room, if any; returns its id.
+    async fn leave_room(&mut self) -> Option<String> {
+        self.inbox = None;
+        let room = self.room.take()?;
+        room.send(RoomCommand::Leave { user_id: self.user.id.clone() }).await;
+        Some(room.info.id.clone())
+    }
+}
