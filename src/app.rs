@@ -18,7 +18,10 @@ pub enum StartupError {
     #[error(transparent)]
     Store(#[from] StoreError),
     #[error("cannot listen on {addr}: {source}")]
-    Bind { addr: String, source: std::io::Error },
+    Bind {
+        addr: String,
+        source: std::io::Error,
+    },
     #[error("configuration `auth.secret`: {0}")]
     Auth(#[from] jsonwebtoken::errors::Error),
     #[error("configuration `ayo.rules`: {0}")]
@@ -52,23 +55,47 @@ impl Application {
                 .map_err(|e| StoreError::Task(e.to_string()))??
         };
         if settings.auth.secret == DEVELOPMENT_SECRET {
-            tracing::warn!("auth.secret is the development default: set LOUNGE_AUTH__SECRET in production");
+            tracing::warn!(
+                "auth.secret is the development default: set LOUNGE_AUTH__SECRET in production"
+            );
         }
         let world = World::start(rooms, store.clone(), default_rules);
-        let state = web::Data::new(AppState { store: store.clone(), world, auth: Arc::new(Auth::new(&settings.auth)?) });
+        let state = web::Data::new(AppState {
+            store: store.clone(),
+            world,
+            auth: Arc::new(Auth::new(&settings.auth)?),
+            ws_rate: (
+                settings.server.ws_messages_per_sec,
+                settings.server.ws_burst,
+            ),
+        });
         let addr = settings.server.bind.clone();
-        let listener = TcpListener::bind(&addr).map_err(|source| StartupError::Bind { addr: addr.clone(), source })?;
-        let port = listener.local_addr().map_err(|source| StartupError::Bind { addr, source })?.port();
-        let mut server = HttpServer::new(move || App::new().app_data(state.clone()).configure(http::routes))
-            .shutdown_timeout(settings.server.shutdown_timeout_secs);
+        let listener = TcpListener::bind(&addr).map_err(|source| StartupError::Bind {
+            addr: addr.clone(),
+            source,
+        })?;
+        let port = listener
+            .local_addr()
+            .map_err(|source| StartupError::Bind { addr, source })?
+            .port();
+        let mut server =
+            HttpServer::new(move || App::new().app_data(state.clone()).configure(http::routes))
+                .shutdown_timeout(settings.server.shutdown_timeout_secs);
         if settings.server.workers > 0 {
             server = server.workers(settings.server.workers);
         }
         let server = server
             .listen(listener)
-            .map_err(|source| StartupError::Bind { addr: settings.server.bind.clone(), source })?
+            .map_err(|source| StartupError::Bind {
+                addr: settings.server.bind.clone(),
+                source,
+            })?
             .run();
-        Ok(Application { port, server, store })
+        Ok(Application {
+            port,
+            server,
+            store,
+        })
     }
 
     pub fn port(&self) -> u16 {

@@ -26,6 +26,8 @@ pub struct ServerSettings {
     pub bind: String,
     pub workers: usize,
     pub shutdown_timeout_secs: u64,
+    pub ws_messages_per_sec: f64,
+    pub ws_burst: f64,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -95,7 +97,9 @@ impl Settings {
 
     /// The `LOUNGE_SECTION__KEY` environment layer.
     pub fn environment() -> config::Environment {
-        config::Environment::with_prefix("LOUNGE").prefix_separator("_").separator("__")
+        config::Environment::with_prefix("LOUNGE")
+            .prefix_separator("_")
+            .separator("__")
     }
 
     /// Reads the layers with `env` as the environment layer (tests pass their own).

@@ -57,7 +57,13 @@ impl Auth {
     }
 
     /// A token for `sub` with `role`, valid for `ttl` (the configured one when `None`).
-    pub fn issue(&self, sub: &str, name: &str, role: Role, ttl: Option<Duration>) -> Result<String, ApiError> {
+    pub fn issue(
+        &self,
+        sub: &str,
+        name: &str,
+        role: Role,
+        ttl: Option<Duration>,
+    ) -> Result<String, ApiError> {
         let now = Utc::now().timestamp();
         let ttl = i64::try_from(ttl.unwrap_or(self.ttl).as_secs()).unwrap_or(i64::MAX / 2);
         let claims = Claims {

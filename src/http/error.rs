@@ -68,5 +68,9 @@ impl ResponseError for ApiError {
 
 /// Malformed JSON bodies and query strings answer in the same shape.
 pub fn bad_json(err: impl std::fmt::Display) -> actix_web::Error {
-    ApiError::BadRequest { code: "bad_request", message: err.to_string() }.into()
+    ApiError::BadRequest {
+        code: "bad_request",
+        message: err.to_string(),
+    }
+    .into()
 }

@@ -23,23 +23,29 @@ pub struct AppState {
     pub store: Store,
     pub world: World,
     pub auth: Arc<Auth>,
+    /// Messages a second a WebSocket client may send, and in a burst.
+    pub ws_rate: (f64, f64),
 }
 
 /// Every route.
 pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.app_data(web::JsonConfig::default().limit(16 * 1024).error_handler(|e, _| bad_json(e)))
-        .app_data(web::QueryConfig::default().error_handler(|e, _| bad_json(e)))
-        .route("/healthz", web::get().to(healthz))
-        .route("/readyz", web::get().to(readyz))
-        .route("/ws", web::get().to(ws::connect))
-        .service(
-            web::scope("/api/v1")
-                .route("/auth/guest", web::post().to(guest))
-                .route("/rooms", web::get().to(rooms)),
-        )
-        .default_service(web::to(|| async {
-            Err::<HttpResponse, _>(ApiError::NotFound("no such endpoint".into()))
-        }));
+    cfg.app_data(
+        web::JsonConfig::default()
+            .limit(16 * 1024)
+            .error_handler(|e, _| bad_json(e)),
+    )
+    .app_data(web::QueryConfig::default().error_handler(|e, _| bad_json(e)))
+    .route("/healthz", web::get().to(healthz))
+    .route("/readyz", web::get().to(readyz))
+    .route("/ws", web::get().to(ws::connect))
+    .service(
+        web::scope("/api/v1")
+            .route("/auth/guest", web::post().to(guest))
+            .route("/rooms", web::get().to(rooms)),
+    )
+    .default_service(web::to(|| async {
+        Err::<HttpResponse, _>(ApiError::NotFound("no such endpoint".into()))
+    }));
 }
 
 async fn healthz() -> HttpResponse {
@@ -62,15 +68,29 @@ struct GuestRequest {
 }
 
 /// Makes a user with an avatar and returns a player token.
-async fn guest(state: web::Data<AppState>, body: web::Json<GuestRequest>) -> Result<HttpResponse, ApiError> {
-    let name = UserName::parse(&body.name)
-        .map_err(|e| ApiError::BadRequest { code: "invalid_name", message: e.to_string() })?;
-    let row = UserRow { id: store::new_id(), name: name.to_string(), house: false, created_at: store::now() };
+async fn guest(
+    state: web::Data<AppState>,
+    body: web::Json<GuestRequest>,
+) -> Result<HttpResponse, ApiError> {
+    let name = UserName::parse(&body.name).map_err(|e| ApiError::BadRequest {
+        code: "invalid_name",
+        message: e.to_string(),
+    })?;
+    let row = UserRow {
+        id: store::new_id(),
+        name: name.to_string(),
+        house: false,
+        created_at: store::now(),
+    };
     let store = state.store.clone();
     let stored = row.clone();
     web::block(move || store.insert_user(&stored)).await??;
     let token = state.auth.issue(&row.id, &row.name, Role::Player, None)?;
-    let user = User { id: row.id, name: row.name, house: false };
+    let user = User {
+        id: row.id,
+        name: row.name,
+        house: false,
+    };
     Ok(HttpResponse::Created().json(json!({"token": token, "user": user})))
 }
 
@@ -78,7 +98,12 @@ async fn guest(state: web::Data<AppState>, body: web::Json<GuestRequest>) -> Res
 async fn rooms(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     let mut rooms = Vec::new();
     for handle in state.world.rooms() {
-        rooms.push(handle.summary().await.ok_or_else(|| ApiError::Internal(format!("room {} is gone", handle.info.id)))?);
+        rooms.push(
+            handle
+                .summary()
+                .await
+                .ok_or_else(|| ApiError::Internal(format!("room {} is gone", handle.info.id)))?,
+        );
     }
     Ok(HttpResponse::Ok().json(json!({"rooms": rooms})))
 }

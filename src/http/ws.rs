@@ -21,28 +21,51 @@ const OUTBOX_FRAMES: usize = 256;
 /// How often the server pings, and how long a silent client lives.
 const HEARTBEAT: Duration = Duration::from_secs(10);
 const CLIENT_TIMEOUT: Duration = Duration::from_secs(30);
-/// Messages a second a client may send on average, and in a burst.
-const RATE_PER_SEC: f64 = 20.0;
-const RATE_BURST: f64 = 40.0;
 /// Refused messages over the limit after which the connection is closed (1008).
 const FLOOD_STRIKES: u32 = 50;
 
 /// Refuses a missing, forged or expired token with 401 before the upgrade.
-pub async fn connect(req: HttpRequest, body: web::Payload, state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+pub async fn connect(
+    req: HttpRequest,
+    body: web::Payload,
+    state: web::Data<AppState>,
+) -> Result<HttpResponse, ApiError> {
     let claims = state.auth.from_request(&req)?;
     if claims.role != Role::Player {
-        return Err(ApiError::Unauthorized("the lounge takes player tokens".into()));
+        return Err(ApiError::Unauthorized(
+            "the lounge takes player tokens".into(),
+        ));
     }
-    let user = User { id: claims.sub, name: claims.name, house: false };
+    let user = User {
+        id: claims.sub,
+        name: claims.name,
+        house: false,
+    };
     let (response, session, stream) =
-        actix_ws::handle(&req, body).map_err(|e| ApiError::BadRequest { code: "not_websocket", message: e.to_string() })?;
-    let stream = stream.max_frame_size(MAX_FRAME_BYTES).aggregate_continuations().max_continuation_size(MAX_FRAME_BYTES);
-    actix_web::rt::spawn(run(user, session, stream, state.world.clone()));
+        actix_ws::handle(&req, body).map_err(|e| ApiError::BadRequest {
+            code: "not_websocket",
+            message: e.to_string(),
+        })?;
+    let stream = stream
+        .max_frame_size(MAX_FRAME_BYTES)
+        .aggregate_continuations()
+        .max_continuation_size(MAX_FRAME_BYTES);
+    let (per_sec, burst) = state.ws_rate;
+    let rate = Rate {
+        per_sec,
+        burst,
+        tokens: burst,
+        at: Instant::now(),
+        strikes: 0,
+    };
+    actix_web::rt::spawn(run(user, session, stream, state.world.clone(), rate));
     Ok(response)
 }
 
 /// A token bucket.
 struct Rate {
+    per_sec: f64,
+    burst: f64,
     tokens: f64,
     at: Instant,
     strikes: u32,
@@ -51,7 +74,8 @@ struct Rate {
 impl Rate {
     fn allow(&mut self) -> bool {
         let now = Instant::now();
-        self.tokens = (self.tokens + now.duration_since(self.at).as_secs_f64() * RATE_PER_SEC).min(RATE_BURST);
+        self.tokens = (self.tokens + now.duration_since(self.at).as_secs_f64() * self.per_sec)
+            .min(self.burst);
         self.at = now;
         if self.tokens >= 1.0 {
             self.tokens -= 1.0;
@@ -73,13 +97,30 @@ struct Connection {
     inbox: Option<mpsc::Receiver<Arc<str>>>,
 }
 
-async fn run(user: User, session: Session, mut stream: actix_ws::AggregatedMessageStream, world: World) {
-    let mut conn = Connection { user, session, world, room: None, inbox: None };
-    let mut rate = Rate { tokens: RATE_BURST, at: Instant::now(), strikes: 0 };
+async fn run(
+    user: User,
+    session: Session,
+    mut stream: actix_ws::AggregatedMessageStream,
+    world: World,
+    mut rate: Rate,
+) {
+    let mut conn = Connection {
+        user,
+        session,
+        world,
+        room: None,
+        inbox: None,
+    };
     let mut heartbeat = tokio::time::interval(HEARTBEAT);
     let mut last_heard = Instant::now();
-    let welcome = ServerMessage::Welcome { user: conn.user.clone() };
-    let mut close: Option<CloseReason> = if conn.send(&welcome).await { None } else { Some(CloseCode::Away.into()) };
+    let welcome = ServerMessage::Welcome {
+        user: conn.user.clone(),
+    };
+    let mut close: Option<CloseReason> = if conn.send(&welcome).await {
+        None
+    } else {
+        Some(CloseCode::Away.into())
+    };
     while close.is_none() {
         tokio::select! {
             frame = next_frame(&mut conn.inbox) => match frame {
@@ -144,7 +185,8 @@ impl Connection {
         let (message, r#ref) = match parse_frame(text) {
             Ok(parsed) => parsed,
             Err(e) => {
-                self.send(&ServerMessage::error(e.code, e.message, e.r#ref)).await;
+                self.send(&ServerMessage::error(e.code, e.message, e.r#ref))
+                    .await;
                 return;
             }
         };
@@ -154,16 +196,32 @@ impl Connection {
             }
             ClientMessage::Enter { room } => {
                 let Some(handle) = self.world.room(&room).cloned() else {
-                    self.send(&ServerMessage::error("no_such_room", format!("there is no room `{room}`"), r#ref)).await;
+                    self.send(&ServerMessage::error(
+                        "no_such_room",
+                        format!("there is no room `{room}`"),
+                        r#ref,
+                    ))
+                    .await;
                     return;
                 };
                 self.leave_room().await;
                 let (outbox, inbox) = mpsc::channel(OUTBOX_FRAMES);
-                if handle.send(RoomCommand::Enter { user: self.user.clone(), outbox }).await {
+                if handle
+                    .send(RoomCommand::Enter {
+                        user: self.user.clone(),
+                        outbox,
+                    })
+                    .await
+                {
                     self.room = Some(handle);
                     self.inbox = Some(inbox);
                 } else {
-                    self.send(&ServerMessage::error("internal", "that room is closed", r#ref)).await;
+                    self.send(&ServerMessage::error(
+                        "internal",
+                        "that room is closed",
+                        r#ref,
+                    ))
+                    .await;
                 }
             }
             ClientMessage::Leave {} => match self.leave_room().await {
@@ -171,16 +229,30 @@ impl Connection {
                     self.send(&ServerMessage::Left { room }).await;
                 }
                 None => {
-                    self.send(&ServerMessage::error("not_in_room", "you are not in a room", r#ref)).await;
+                    self.send(&ServerMessage::error(
+                        "not_in_room",
+                        "you are not in a room",
+                        r#ref,
+                    ))
+                    .await;
                 }
             },
             message => match &self.room {
                 Some(room) => {
-                    let act = RoomCommand::Act { user_id: self.user.id.clone(), message, r#ref };
+                    let act = RoomCommand::Act {
+                        user_id: self.user.id.clone(),
+                        message,
+                        r#ref,
+                    };
                     room.send(act).await;
                 }
                 None => {
-                    self.send(&ServerMessage::error("not_in_room", "enter a room first", r#ref)).await;
+                    self.send(&ServerMessage::error(
+                        "not_in_room",
+                        "enter a room first",
+                        r#ref,
+                    ))
+                    .await;
                 }
             },
         }
@@ -190,7 +262,10 @@ impl Connection {
     async fn leave_room(&mut self) -> Option<String> {
         self.inbox = None;
         let room = self.room.take()?;
-        room.send(RoomCommand::Leave { user_id: self.user.id.clone() }).await;
+        room.send(RoomCommand::Leave {
+            user_id: self.user.id.clone(),
+        })
+        .await;
         Some(room.info.id.clone())
     }
 }

@@ -24,20 +24,41 @@ pub struct World {
 
 impl World {
     /// Starts a task for every stored room. Must run inside a tokio runtime.
-    pub fn start(rooms: Vec<(RoomRow, Vec<TableRow>)>, store: Store, default_rules: Rules) -> World {
-        let config = RoomConfig { invitation_ttl: Duration::from_secs(60), chat_max_chars: 500 };
+    pub fn start(
+        rooms: Vec<(RoomRow, Vec<TableRow>)>,
+        store: Store,
+        default_rules: Rules,
+    ) -> World {
+        let config = RoomConfig {
+            invitation_ttl: Duration::from_secs(60),
+            chat_max_chars: 500,
+        };
         let handles = rooms
             .into_iter()
             .map(|(room, tables)| {
                 let tables = tables
                     .into_iter()
-                    .map(|t| (t.id, serde_json::from_str(&t.rules).unwrap_or(default_rules)))
+                    .map(|t| {
+                        (
+                            t.id,
+                            serde_json::from_str(&t.rules).unwrap_or(default_rules),
+                        )
+                    })
                     .collect();
-                let info = RoomInfo { id: room.id.clone(), name: room.name, kind: room.kind };
-                (room.id, room::Room::spawn(info, tables, store.clone(), config.clone()))
+                let info = RoomInfo {
+                    id: room.id.clone(),
+                    name: room.name,
+                    kind: room.kind,
+                };
+                (
+                    room.id,
+                    room::Room::spawn(info, tables, store.clone(), config.clone()),
+                )
             })
             .collect();
-        World { rooms: std::sync::Arc::new(handles) }
+        World {
+            rooms: std::sync::Arc::new(handles),
+        }
     }
 
     pub fn room(&self, id: &str) -> Option<&RoomHandle> {

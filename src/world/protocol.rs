@@ -27,8 +27,18 @@ pub enum ClientMessage {
 
 /// The message types a client may send, for the `unknown_type` error.
 pub const CLIENT_TYPES: [&str; 12] = [
-    "enter", "leave", "sit", "stand", "invite", "respond", "move", "resign", "offer_draw",
-    "answer_draw", "chat", "ping",
+    "enter",
+    "leave",
+    "sit",
+    "stand",
+    "invite",
+    "respond",
+    "move",
+    "resign",
+    "offer_draw",
+    "answer_draw",
+    "chat",
+    "ping",
 ];
 
 /// Why a frame could not be read as a message.
@@ -48,17 +58,27 @@ pub fn parse_frame(text: &str) -> Result<(ClientMessage, Option<Value>), FrameEr
     })?;
     let r#ref = value.get("ref").cloned();
     let Some(kind) = value.get("type").and_then(Value::as_str).map(str::to_owned) else {
-        return Err(FrameError { code: "bad_message", message: "a message needs a \"type\"".into(), r#ref });
+        return Err(FrameError {
+            code: "bad_message",
+            message: "a message needs a \"type\"".into(),
+            r#ref,
+        });
     };
     if !CLIENT_TYPES.contains(&kind.as_str()) {
         return Err(FrameError {
             code: "unknown_type",
-            message: format!("unknown message type `{kind}`; expected one of {}", CLIENT_TYPES.join(", ")),
+            message: format!(
+                "unknown message type `{kind}`; expected one of {}",
+                CLIENT_TYPES.join(", ")
+            ),
             r#ref,
         });
     }
-    let message = serde_json::from_value(value)
-        .map_err(|e| FrameError { code: "bad_message", message: format!("`{kind}`: {e}"), r#ref: r#ref.clone() })?;
+    let message = serde_json::from_value(value).map_err(|e| FrameError {
+        code: "bad_message",
+        message: format!("`{kind}`: {e}"),
+        r#ref: r#ref.clone(),
+    })?;
     Ok((message, r#ref))
 }
 
@@ -112,37 +132,111 @@ pub struct LastMove {
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ServerMessage {
-    Welcome { user: User },
-    Room { room: RoomInfo, occupants: Vec<User>, tables: Vec<TableView> },
-    OccupantJoined { room: String, user: User },
-    OccupantLeft { room: String, user: User },
+    Welcome {
+        user: User,
+    },
+    Room {
+        room: RoomInfo,
+        occupants: Vec<User>,
+        tables: Vec<TableView>,
+    },
+    OccupantJoined {
+        room: String,
+        user: User,
+    },
+    OccupantLeft {
+        room: String,
+        user: User,
+    },
     Table(TableView),
-    Invitation { id: String, from: User, table: String, room: String },
+    Invitation {
+        id: String,
+        from: User,
+        table: String,
+        room: String,
+    },
     /// To the one who invited (an addition): the invitation's id, for the record.
-    InvitationSent { id: String, to: String, table: String, r#ref: Option<Value> },
-    InvitationDeclined { id: String, table: String },
-    InvitationExpired { id: String, table: String },
-    GameStarted { table: String, game_id: String, players: Players, house: bool, rules: crate::ayo::Rules, state: State },
-    GameState { table: String, game_id: String, last_move: LastMove, captured: u8, state: State },
-    GameOver { table: String, game_id: String, result: Status, reason: crate::ayo::EndReason, state: State, counts_for_champions: bool },
+    InvitationSent {
+        id: String,
+        to: String,
+        table: String,
+        r#ref: Option<Value>,
+    },
+    InvitationDeclined {
+        id: String,
+        table: String,
+    },
+    InvitationExpired {
+        id: String,
+        table: String,
+    },
+    GameStarted {
+        table: String,
+        game_id: String,
+        players: Players,
+        house: bool,
+        rules: crate::ayo::Rules,
+        state: State,
+    },
+    GameState {
+        table: String,
+        game_id: String,
+        last_move: LastMove,
+        captured: u8,
+        state: State,
+    },
+    GameOver {
+        table: String,
+        game_id: String,
+        result: Status,
+        reason: crate::ayo::EndReason,
+        state: State,
+        counts_for_champions: bool,
+    },
     /// To the opponent of one who offers a draw (an addition).
-    DrawOffered { table: String, from: User },
+    DrawOffered {
+        table: String,
+        from: User,
+    },
     /// To the one who offered, when the offer is turned down (an addition).
-    DrawDeclined { table: String },
-    Chat { room: String, user: User, text: String },
+    DrawDeclined {
+        table: String,
+    },
+    Chat {
+        room: String,
+        user: User,
+        text: String,
+    },
     /// The direct reply to `leave` (an addition).
-    Left { room: String },
-    Pong { #[serde(rename = "ref", skip_serializing_if = "Option::is_none")] r#ref: Option<Value> },
-    Error { code: String, message: String, r#ref: Option<Value> },
+    Left {
+        room: String,
+    },
+    Pong {
+        #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+        r#ref: Option<Value>,
+    },
+    Error {
+        code: String,
+        message: String,
+        r#ref: Option<Value>,
+    },
 }
 
 impl ServerMessage {
     pub fn error(code: &str, message: impl Into<String>, r#ref: Option<Value>) -> ServerMessage {
-        ServerMessage::Error { code: code.to_owned(), message: message.into(), r#ref }
+        ServerMessage::Error {
+            code: code.to_owned(),
+            message: message.into(),
+            r#ref,
+        }
     }
 
     /// The message as one text frame.
     pub fn to_frame(&self) -> std::sync::Arc<str> {
-        serde_json::to_string(self).unwrap_or_else(|e| format!("{{\"type\":\"error\",\"code\":\"internal\",\"message\":\"{e}\"}}")).into()
+        serde_json::to_string(self)
+            .unwrap_or_else(|e| {
+                format!("{{\"type\":\"error\",\"code\":\"internal\",\"message\":\"{e}\"}}")
+            })
+            .into()
     }
 }

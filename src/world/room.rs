@@ -23,10 +23,21 @@ pub type Outbox = mpsc::Sender<Arc<str>>;
 /// What a session asks of a room.
 pub enum RoomCommand {
     /// Join (or rejoin from a new connection); the room answers with its `room` snapshot.
-    Enter { user: User, outbox: Outbox },
-    Leave { user_id: String },
-    Act { user_id: String, message: ClientMessage, r#ref: Option<Value> },
-    Summary { reply: oneshot::Sender<RoomSummary> },
+    Enter {
+        user: User,
+        outbox: Outbox,
+    },
+    Leave {
+        user_id: String,
+    },
+    Act {
+        user_id: String,
+        message: ClientMessage,
+        r#ref: Option<Value>,
+    },
+    Summary {
+        reply: oneshot::Sender<RoomSummary>,
+    },
 }
 
 /// A room as `GET /api/v1/rooms` shows it.
@@ -119,7 +130,12 @@ pub struct Room {
 
 impl Room {
     /// Starts the room's task; `tables` are (id, rules).
-    pub fn spawn(info: RoomInfo, tables: Vec<(String, Rules)>, store: Store, config: RoomConfig) -> RoomHandle {
+    pub fn spawn(
+        info: RoomInfo,
+        tables: Vec<(String, Rules)>,
+        store: Store,
+        config: RoomConfig,
+    ) -> RoomHandle {
         let (inbox, commands) = mpsc::channel(1024);
         let occupants = Arc::new(AtomicUsize::new(0));
         let room = Room {
@@ -127,7 +143,13 @@ impl Room {
             members: HashMap::new(),
             tables: tables
                 .into_iter()
-                .map(|(id, rules)| Table { id, rules, seats: [None, None], game: None, version: 0 })
+                .map(|(id, rules)| Table {
+                    id,
+                    rules,
+                    seats: [None, None],
+                    game: None,
+                    version: 0,
+                })
                 .collect(),
             invitations: Vec::new(),
             store,
@@ -135,7 +157,11 @@ impl Room {
             occupants: occupants.clone(),
         };
         tokio::spawn(room.run(commands));
-        RoomHandle { info: Arc::new(info), inbox, occupants }
+        RoomHandle {
+            info: Arc::new(info),
+            inbox,
+            occupants,
+        }
     }
 
     async fn run(mut self, mut commands: mpsc::Receiver<RoomCommand>) {
@@ -162,7 +188,11 @@ impl Room {
                     tables: self.tables.iter().map(|t| self.view(t)).collect(),
                 });
             }
-            RoomCommand::Act { user_id, message, r#ref } => {
+            RoomCommand::Act {
+                user_id,
+                message,
+                r#ref,
+            } => {
                 if !self.members.contains_key(&user_id) {
                     return;
                 }
@@ -175,7 +205,13 @@ impl Room {
 
     fn enter(&mut self, user: User, outbox: Outbox) {
         let rejoin = self.members.contains_key(&user.id);
-        self.members.insert(user.id.clone(), Member { user: user.clone(), outbox });
+        self.members.insert(
+            user.id.clone(),
+            Member {
+                user: user.clone(),
+                outbox,
+            },
+        );
         self.occupants.store(self.members.len(), Ordering::Relaxed);
         let snapshot = ServerMessage::Room {
             room: self.info.clone(),
@@ -185,39 +221,78 @@ impl Room {
         self.send_to(&user.id, &snapshot);
         if !rejoin {
             let id = user.id.clone();
-            self.broadcast_except(&id, &ServerMessage::OccupantJoined { room: self.info.id.clone(), user });
+            self.broadcast_except(
+                &id,
+                &ServerMessage::OccupantJoined {
+                    room: self.info.id.clone(),
+                    user,
+                },
+            );
         }
     }
 
     async fn leave(&mut self, user_id: &str) {
-        let Some(member) = self.members.remove(user_id) else { return };
+        let Some(member) = self.members.remove(user_id) else {
+            return;
+        };
         self.occupants.store(self.members.len(), Ordering::Relaxed);
-        self.invitations.retain(|i| i.from.id != user_id && i.to != user_id);
+        self.invitations
+            .retain(|i| i.from.id != user_id && i.to != user_id);
         // Leaving the room gives up any seat, resigning a game in play.
         for t in 0..self.tables.len() {
             if let Some(side) = self.seat_of(t, user_id) {
                 self.give_up_seat(t, side).await;
             }
         }
-        self.broadcast(&ServerMessage::OccupantLeft { room: self.info.id.clone(), user: member.user });
+        self.broadcast(&ServerMessage::OccupantLeft {
+            room: self.info.id.clone(),
+            user: member.user,
+        });
     }
 
-    async fn act(&mut self, user_id: &str, message: ClientMessage, r#ref: Option<Value>) -> Result<(), Refusal> {
+    async fn act(
+        &mut self,
+        user_id: &str,
+        message: ClientMessage,
+        r#ref: Option<Value>,
+    ) -> Result<(), Refusal> {
         let user = self.members[user_id].user.clone();
         match message {
             ClientMessage::Chat { text } => {
                 let text = text.trim();
                 if text.is_empty() || text.chars().count() > self.config.chat_max_chars {
-                    return refuse("bad_chat", format!("a chat line is 1 to {} characters", self.config.chat_max_chars));
+                    return refuse(
+                        "bad_chat",
+                        format!(
+                            "a chat line is 1 to {} characters",
+                            self.config.chat_max_chars
+                        ),
+                    );
                 }
-                self.broadcast(&ServerMessage::Chat { room: self.info.id.clone(), user, text: text.to_owned() });
+                self.broadcast(&ServerMessage::Chat {
+                    room: self.info.id.clone(),
+                    user,
+                    text: text.to_owned(),
+                });
             }
             ClientMessage::Sit { table, seat } => {
                 let t = self.table_index(&table)?;
-                if self.tables.iter().enumerate().any(|(i, _)| self.seat_of(i, user_id).is_some()) {
-                    return refuse("already_seated", "you already have a seat in this room: stand first");
+                if self
+                    .tables
+                    .iter()
+                    .enumerate()
+                    .any(|(i, _)| self.seat_of(i, user_id).is_some())
+                {
+                    return refuse(
+                        "already_seated",
+                        "you already have a seat in this room: stand first",
+                    );
                 }
-                if self.tables[t].game.as_ref().is_some_and(|g| !g.game.is_over()) {
+                if self.tables[t]
+                    .game
+                    .as_ref()
+                    .is_some_and(|g| !g.game.is_over())
+                {
                     return refuse("game_in_play", "a game is in play at this table");
                 }
                 if self.tables[t].seats[seat.index()].is_some() {
@@ -237,7 +312,10 @@ impl Room {
                 };
                 self.give_up_seat(t, side).await;
             }
-            ClientMessage::Invite { table, user: invitee } => {
+            ClientMessage::Invite {
+                table,
+                user: invitee,
+            } => {
                 let t = self.table_index(&table)?;
                 let Some(side) = self.seat_of(t, user_id) else {
                     return refuse("not_seated", "sit at the table before you invite someone");
@@ -253,32 +331,70 @@ impl Room {
                 }
                 let id = store::new_id();
                 let expires = Instant::now() + self.config.invitation_ttl;
-                self.send_to(&invitee, &ServerMessage::Invitation {
-                    id: id.clone(),
-                    from: user.clone(),
-                    table: table.clone(),
-                    room: self.info.id.clone(),
+                self.send_to(
+                    &invitee,
+                    &ServerMessage::Invitation {
+                        id: id.clone(),
+                        from: user.clone(),
+                        table: table.clone(),
+                        room: self.info.id.clone(),
+                    },
+                );
+                self.send_to(
+                    user_id,
+                    &ServerMessage::InvitationSent {
+                        id: id.clone(),
+                        to: invitee.clone(),
+                        table: table.clone(),
+                        r#ref,
+                    },
+                );
+                self.invitations.push(Invitation {
+                    id,
+                    from: user,
+                    to: invitee,
+                    table,
+                    expires,
                 });
-                self.send_to(user_id, &ServerMessage::InvitationSent { id: id.clone(), to: invitee.clone(), table: table.clone(), r#ref });
-                self.invitations.push(Invitation { id, from: user, to: invitee, table, expires });
             }
             ClientMessage::Respond { invitation, accept } => {
-                let Some(i) = self.invitations.iter().position(|inv| inv.id == invitation && inv.to == user_id) else {
-                    return refuse("no_such_invitation", "that invitation is not open for you (it may have expired)");
+                let Some(i) = self
+                    .invitations
+                    .iter()
+                    .position(|inv| inv.id == invitation && inv.to == user_id)
+                else {
+                    return refuse(
+                        "no_such_invitation",
+                        "that invitation is not open for you (it may have expired)",
+                    );
                 };
                 let inv = self.invitations.remove(i);
                 if !accept {
-                    let declined = ServerMessage::InvitationDeclined { id: inv.id.clone(), table: inv.table.clone() };
+                    let declined = ServerMessage::InvitationDeclined {
+                        id: inv.id.clone(),
+                        table: inv.table.clone(),
+                    };
                     self.send_to(&inv.from.id, &declined);
                     self.send_to(user_id, &declined);
                     return Ok(());
                 }
                 let t = self.table_index(&inv.table)?;
                 let Some(side) = self.seat_of(t, &inv.from.id) else {
-                    return refuse("invitation_void", "the one who invited you has left the table");
+                    return refuse(
+                        "invitation_void",
+                        "the one who invited you has left the table",
+                    );
                 };
-                if self.tables.iter().enumerate().any(|(i, _)| self.seat_of(i, user_id).is_some()) {
-                    return refuse("already_seated", "you already have a seat in this room: stand first");
+                if self
+                    .tables
+                    .iter()
+                    .enumerate()
+                    .any(|(i, _)| self.seat_of(i, user_id).is_some())
+                {
+                    return refuse(
+                        "already_seated",
+                        "you already have a seat in this room: stand first",
+                    );
                 }
                 if self.tables[t].seats[side.opponent().index()].is_some() {
                     return refuse("seat_taken", "the seat was taken meanwhile");
@@ -291,18 +407,25 @@ impl Room {
             ClientMessage::Move { table, pit } => self.play(user_id, &table, pit).await?,
             ClientMessage::Resign { table } => {
                 let (t, side) = self.player_in_game(&table, user_id)?;
-                self.end_off_board(t, |g| g.forfeit(side, Forfeit::Resigned)).await;
+                self.end_off_board(t, |g| g.forfeit(side, Forfeit::Resigned))
+                    .await;
             }
             ClientMessage::OfferDraw { table } => {
                 let (t, side) = self.player_in_game(&table, user_id)?;
-                let live = self.tables[t].game.as_mut().expect("player_in_game checked");
+                let live = self.tables[t]
+                    .game
+                    .as_mut()
+                    .expect("player_in_game checked");
                 live.draw_offer = Some(side);
                 let opponent = live.players[side.opponent().index()].id.clone();
                 self.send_to(&opponent, &ServerMessage::DrawOffered { table, from: user });
             }
             ClientMessage::AnswerDraw { table, accept } => {
                 let (t, side) = self.player_in_game(&table, user_id)?;
-                let live = self.tables[t].game.as_mut().expect("player_in_game checked");
+                let live = self.tables[t]
+                    .game
+                    .as_mut()
+                    .expect("player_in_game checked");
                 if live.draw_offer != Some(side.opponent()) {
                     return refuse("no_draw_offer", "your opponent has not offered a draw");
                 }
@@ -322,18 +445,28 @@ impl Room {
     fn table_index(&self, id: &str) -> Result<usize, Refusal> {
         match self.tables.iter().position(|t| t.id == id) {
             Some(t) => Ok(t),
-            None => refuse("no_such_table", format!("there is no table `{id}` in this room")),
+            None => refuse(
+                "no_such_table",
+                format!("there is no table `{id}` in this room"),
+            ),
         }
     }
 
     fn seat_of(&self, t: usize, user_id: &str) -> Option<Side> {
-        Side::BOTH.into_iter().find(|s| self.tables[t].seats[s.index()].as_ref().is_some_and(|u| u.id == user_id))
+        Side::BOTH.into_iter().find(|s| {
+            self.tables[t].seats[s.index()]
+                .as_ref()
+                .is_some_and(|u| u.id == user_id)
+        })
     }
 
     /// The table and seat of a player in a game in play there.
     fn player_in_game(&self, table: &str, user_id: &str) -> Result<(usize, Side), Refusal> {
         let t = self.table_index(table)?;
-        let playing = self.tables[t].game.as_ref().is_some_and(|g| !g.game.is_over());
+        let playing = self.tables[t]
+            .game
+            .as_ref()
+            .is_some_and(|g| !g.game.is_over());
         match (playing, self.seat_of(t, user_id)) {
             (true, Some(side)) => Ok((t, side)),
             (false, _) => refuse("no_game", "no game is in play at this table"),
@@ -342,8 +475,13 @@ impl Room {
     }
 
     async fn give_up_seat(&mut self, t: usize, side: Side) {
-        if self.tables[t].game.as_ref().is_some_and(|g| !g.game.is_over()) {
-            self.end_off_board(t, |g| g.forfeit(side, Forfeit::Resigned)).await;
+        if self.tables[t]
+            .game
+            .as_ref()
+            .is_some_and(|g| !g.game.is_over())
+        {
+            self.end_off_board(t, |g| g.forfeit(side, Forfeit::Resigned))
+                .await;
         }
         self.tables[t].seats[side.index()] = None;
         self.table_changed(t);
@@ -377,7 +515,10 @@ impl Room {
             return refuse("internal", "the game could not be stored; try again");
         }
         let game = Game::new(table.rules);
-        let players = Players { south: south.clone(), north: north.clone() };
+        let players = Players {
+            south: south.clone(),
+            north: north.clone(),
+        };
         let started = ServerMessage::GameStarted {
             table: table.id.clone(),
             game_id: row.id.clone(),
@@ -386,7 +527,12 @@ impl Room {
             rules: table.rules,
             state: game.state(),
         };
-        self.tables[t].game = Some(LiveGame { id: row.id, game, players: [south, north], draw_offer: None });
+        self.tables[t].game = Some(LiveGame {
+            id: row.id,
+            game,
+            players: [south, north],
+            draw_offer: None,
+        });
         self.table_changed(t);
         self.broadcast(&started);
         Ok(())
@@ -394,25 +540,36 @@ impl Room {
 
     async fn play(&mut self, user_id: &str, table: &str, pit: Pit) -> Result<(), Refusal> {
         let (t, side) = self.player_in_game(table, user_id)?;
-        let live = self.tables[t].game.as_ref().expect("player_in_game checked");
+        let live = self.tables[t]
+            .game
+            .as_ref()
+            .expect("player_in_game checked");
         if live.game.to_move() != Some(side) {
             return refuse("not_your_turn", "it is not your turn");
         }
         // Play on a copy: the move is stored before it is applied and announced.
         let mut next = live.game.clone();
-        let played = next.play(pit).map_err(|e| Refusal("illegal_move", e.to_string()))?;
+        let played = next
+            .play(pit)
+            .map_err(|e| Refusal("illegal_move", e.to_string()))?;
         let (store, game_id, ply) = (self.store.clone(), live.id.clone(), next.ply());
         if let Err(e) = blocking(move || store.record_move(&game_id, ply, pit.number())).await {
             tracing::error!(error = %e, "storing a move");
             return refuse("internal", "the move could not be stored; try again");
         }
-        let live = self.tables[t].game.as_mut().expect("still there: the room is ours");
+        let live = self.tables[t]
+            .game
+            .as_mut()
+            .expect("still there: the room is ours");
         live.game = next;
         live.draw_offer = None;
         let update = ServerMessage::GameState {
             table: table.to_owned(),
             game_id: live.id.clone(),
-            last_move: LastMove { seat: played.side, pit },
+            last_move: LastMove {
+                seat: played.side,
+                pit,
+            },
             captured: played.captured,
             state: live.game.state(),
         };
@@ -427,7 +584,9 @@ impl Room {
 
     /// Ends the game at table `t` off the board (resign, draw) with `end`.
     async fn end_off_board(&mut self, t: usize, end: impl FnOnce(&mut Game) -> bool) {
-        let Some(live) = self.tables[t].game.as_mut() else { return };
+        let Some(live) = self.tables[t].game.as_mut() else {
+            return;
+        };
         if end(&mut live.game) {
             self.game_over(t).await;
         }
@@ -436,12 +595,19 @@ impl Room {
     /// Stores and announces the end of the game at table `t`, and frees the table.
     async fn game_over(&mut self, t: usize) {
         let table = &self.tables[t];
-        let Some(live) = table.game.as_ref() else { return };
-        let (status, reason) = (live.game.status(), live.game.end_reason().unwrap_or(EndReason::Abandoned));
+        let Some(live) = table.game.as_ref() else {
+            return;
+        };
+        let (status, reason) = (
+            live.game.status(),
+            live.game.end_reason().unwrap_or(EndReason::Abandoned),
+        );
         let (store, game_id) = (self.store.clone(), live.id.clone());
         let status_text = json_word(&status);
         let reason_text = json_word(&reason);
-        if let Err(e) = blocking(move || store.finish_game(&game_id, &status_text, &reason_text)).await {
+        if let Err(e) =
+            blocking(move || store.finish_game(&game_id, &status_text, &reason_text)).await
+        {
             tracing::error!(error = %e, "storing the end of a game");
         }
         let over = ServerMessage::GameOver {
@@ -461,10 +627,14 @@ impl Room {
 
     fn expire_invitations(&mut self) {
         let now = Instant::now();
-        let (gone, open): (Vec<_>, Vec<_>) = self.invitations.drain(..).partition(|i| i.expires <= now);
+        let (gone, open): (Vec<_>, Vec<_>) =
+            self.invitations.drain(..).partition(|i| i.expires <= now);
         self.invitations = open;
         for inv in gone {
-            let expired = ServerMessage::InvitationExpired { id: inv.id, table: inv.table };
+            let expired = ServerMessage::InvitationExpired {
+                id: inv.id,
+                table: inv.table,
+            };
             self.send_to(&inv.from.id, &expired);
             self.send_to(&inv.to, &expired);
         }
@@ -474,11 +644,17 @@ impl Room {
         TableView {
             id: table.id.clone(),
             room: self.info.id.clone(),
-            seats: Seats { south: table.seats[0].clone(), north: table.seats[1].clone() },
+            seats: Seats {
+                south: table.seats[0].clone(),
+                north: table.seats[1].clone(),
+            },
             rules: table.rules,
             game: table.game.as_ref().map(|g| TableGame {
                 id: g.id.clone(),
-                players: Players { south: g.players[0].clone(), north: g.players[1].clone() },
+                players: Players {
+                    south: g.players[0].clone(),
+                    north: g.players[1].clone(),
+                },
                 state: g.game.state(),
             }),
             version: table.version,
@@ -492,7 +668,9 @@ impl Room {
     }
 
     fn send_to(&mut self, user_id: &str, message: &ServerMessage) {
-        let Some(member) = self.members.get(user_id) else { return };
+        let Some(member) = self.members.get(user_id) else {
+            return;
+        };
         if member.outbox.try_send(message.to_frame()).is_err() {
             self.drop_members(vec![user_id.to_owned()]);
         }
@@ -521,7 +699,10 @@ impl Room {
             if let Some(member) = self.members.remove(&id) {
                 self.occupants.store(self.members.len(), Ordering::Relaxed);
                 tracing::info!(room = %self.info.id, user = %id, "dropping a slow or gone reader");
-                self.broadcast(&ServerMessage::OccupantLeft { room: self.info.id.clone(), user: member.user });
+                self.broadcast(&ServerMessage::OccupantLeft {
+                    room: self.info.id.clone(),
+                    user: member.user,
+                });
             }
         }
     }
@@ -529,7 +710,10 @@ impl Room {
 
 /// The word serde gives a value (`"south_won"`, `"resigned"`), for the database.
 fn json_word<T: serde::Serialize>(value: &T) -> String {
-    serde_json::to_value(value).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
+    serde_json::to_value(value)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
 }
 
 /// Runs a store call on the blocking pool.
@@ -540,4 +724,3 @@ async fn blocking<T: Send + 'static>(
         .await
         .unwrap_or_else(|e| Err(store::StoreError::Task(e.to_string())))
 }
-

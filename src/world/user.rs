@@ -29,7 +29,9 @@ impl UserName {
             return Err(NameError::Length);
         }
         let first_ok = name.chars().next().is_some_and(char::is_alphanumeric);
-        let all_ok = name.chars().all(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_' | '.' | '\''));
+        let all_ok = name
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_' | '.' | '\''));
         if !first_ok || !all_ok || name.contains("  ") {
             return Err(NameError::Characters);
         }

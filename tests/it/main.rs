@@ -6,5 +6,6 @@ mod perft;
 mod properties;
 mod replay;
 mod rules;
+mod server;
 mod store;
 mod support;

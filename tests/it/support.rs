@@ -98,6 +98,14 @@ impl TestDb {
         [TestDb::sqlite(), TestDb::postgres()]
     }
 
+    /// The URL as `DATABASE_URL` would give it.
+    pub fn url_string(&self) -> String {
+        match &self.url {
+            lounge::store::DatabaseUrl::Postgres(u) => u.clone(),
+            lounge::store::DatabaseUrl::Sqlite(p) => p.to_string_lossy().into_owned(),
+        }
+    }
+
     pub fn store(&self) -> &lounge::store::Store {
         self.store.as_ref().expect("open until dropped")
     }

@@ -1,0 +1,438 @@
+//! The service over HTTP and WebSocket, on SQLite and PostgreSQL: a real server on a free port,
+//! real clients.
+
+use std::time::Duration;
+
+use awc::ws::{Frame, Message};
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{json, Value};
+
+use crate::support::TestDb;
+
+type Socket = actix_codec::Framed<awc::BoxedSocket, awc::ws::Codec>;
+
+/// A running lounge on a fresh database.
+pub struct TestApp {
+    pub port: u16,
+    pub db: TestDb,
+    client: awc::Client,
+}
+
+impl TestApp {
+    pub async fn spawn(db: TestDb) -> TestApp {
+        TestApp::spawn_with(db, &[("LOUNGE_SERVER__WS_MESSAGES_PER_SEC", "1000")]).await
+    }
+
+    /// With extra `LOUNGE_*` settings.
+    pub async fn spawn_with(db: TestDb, extra: &[(&str, &str)]) -> TestApp {
+        let env = lounge::config::Settings::environment().source(Some(
+            [
+                ("LOUNGE_SERVER__BIND".to_owned(), "127.0.0.1:0".to_owned()),
+                ("LOUNGE_SERVER__WORKERS".to_owned(), "1".to_owned()),
+                ("LOUNGE_DATABASE__URL".to_owned(), db.url_string()),
+                (
+                    "LOUNGE_DATABASE__MAX_CONNECTIONS".to_owned(),
+                    "4".to_owned(),
+                ),
+            ]
+            .into_iter()
+            .chain(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())))
+            .collect(),
+        ));
+        let settings = lounge::config::Settings::load_from(env).expect("settings");
+        let app = lounge::app::Application::build(&settings)
+            .await
+            .expect("the app starts");
+        let port = app.port();
+        actix_web::rt::spawn(app.run_until_stopped());
+        TestApp {
+            port,
+            db,
+            client: awc::Client::default(),
+        }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}{path}", self.port)
+    }
+
+    pub async fn post(&self, path: &str, body: Value) -> (u16, Value) {
+        let mut resp = self
+            .client
+            .post(self.url(path))
+            .send_json(&body)
+            .await
+            .expect("request");
+        let status = resp.status().as_u16();
+        (
+            status,
+            resp.json().limit(1 << 20).await.unwrap_or(Value::Null),
+        )
+    }
+
+    pub async fn get(&self, path: &str) -> (u16, Value) {
+        let mut resp = self
+            .client
+            .get(self.url(path))
+            .send()
+            .await
+            .expect("request");
+        let status = resp.status().as_u16();
+        (
+            status,
+            resp.json().limit(1 << 20).await.unwrap_or(Value::Null),
+        )
+    }
+
+    /// Signs a guest in; returns (token, user id).
+    pub async fn guest(&self, name: &str) -> (String, String) {
+        let (status, body) = self.post("/api/v1/auth/guest", json!({"name": name})).await;
+        assert_eq!(status, 201, "{body}");
+        (
+            body["token"].as_str().unwrap().to_owned(),
+            body["user"]["id"].as_str().unwrap().to_owned(),
+        )
+    }
+
+    pub async fn ws(&self, token: &str) -> Ws {
+        let (_, socket) = self
+            .client
+            .ws(format!("ws://127.0.0.1:{}/ws?token={token}", self.port))
+            .connect()
+            .await
+            .expect("the socket opens");
+        let mut ws = Ws { socket };
+        assert_eq!(ws.next().await["type"], "welcome");
+        ws
+    }
+
+    /// The status the upgrade gets with this request's token.
+    pub async fn ws_status(&self, query: &str, bearer: Option<&str>) -> u16 {
+        let mut req = self
+            .client
+            .ws(format!("ws://127.0.0.1:{}/ws{query}", self.port));
+        if let Some(token) = bearer {
+            req = req.bearer_auth(token);
+        }
+        match req.connect().await {
+            Ok((resp, _)) => resp.status().as_u16(),
+            Err(awc::error::WsClientError::InvalidResponseStatus(s)) => s.as_u16(),
+            Err(e) => panic!("{e}"),
+        }
+    }
+}
+
+/// A WebSocket client speaking the protocol.
+pub struct Ws {
+    socket: Socket,
+}
+
+impl Ws {
+    pub async fn send(&mut self, message: Value) {
+        self.socket
+            .send(Message::Text(message.to_string().into()))
+            .await
+            .expect("send");
+    }
+
+    pub async fn send_raw(&mut self, text: &str) {
+        self.socket
+            .send(Message::Text(text.to_owned().into()))
+            .await
+            .expect("send");
+    }
+
+    /// The next JSON message (pings answered on the way); panics after 5 s.
+    pub async fn next(&mut self) -> Value {
+        loop {
+            let frame = tokio::time::timeout(Duration::from_secs(5), self.socket.next())
+                .await
+                .expect("a message within 5 s")
+                .expect("the socket is open")
+                .expect("a good frame");
+            match frame {
+                Frame::Text(bytes) => return serde_json::from_slice(&bytes).expect("JSON"),
+                Frame::Ping(b) => self.socket.send(Message::Pong(b)).await.expect("pong"),
+                Frame::Close(reason) => panic!("closed: {reason:?}"),
+                _ => {}
+            }
+        }
+    }
+
+    /// Skips messages until one of `kind`.
+    pub async fn next_of(&mut self, kind: &str) -> Value {
+        loop {
+            let m = self.next().await;
+            if m["type"] == kind {
+                return m;
+            }
+        }
+    }
+
+    /// Reads until the socket closes; the close code.
+    pub async fn closed(&mut self) -> Option<u16> {
+        loop {
+            match tokio::time::timeout(Duration::from_secs(5), self.socket.next())
+                .await
+                .expect("closes within 5 s")
+            {
+                Some(Ok(Frame::Close(reason))) => return reason.map(|r| u16::from(r.code)),
+                Some(Ok(_)) => continue,
+                _ => return None,
+            }
+        }
+    }
+}
+
+async fn on_both<F, Fut>(test: F)
+where
+    F: Fn(TestApp) -> Fut,
+    Fut: std::future::Future<Output = ()>,
+{
+    test(TestApp::spawn(TestDb::sqlite()).await).await;
+    test(TestApp::spawn(TestDb::postgres()).await).await;
+}
+
+#[actix_web::test]
+async fn health_readiness_and_a_json_404() {
+    on_both(|app| async move {
+        assert_eq!(app.get("/healthz").await.0, 200);
+        assert_eq!(app.get("/readyz").await, (200, json!({"status": "ready"})));
+        let (status, body) = app.get("/api/v1/nothing").await;
+        assert_eq!(status, 404);
+        assert_eq!(body["error"]["code"], "not_found");
+    })
+    .await;
+}
+
+#[actix_web::test]
+async fn guests_sign_in_with_a_valid_name() {
+    on_both(|app| async move {
+        let (status, body) = app
+            .post("/api/v1/auth/guest", json!({"name": " Tunde "}))
+            .await;
+        assert_eq!(status, 201);
+        assert_eq!(body["user"]["name"], "Tunde");
+        assert!(body["token"].as_str().unwrap().split('.').count() == 3);
+        for bad in [
+            "",
+            "x",
+            "a name far too long for any avatar",
+            "<script>",
+            "two  spaces",
+        ] {
+            let (status, body) = app.post("/api/v1/auth/guest", json!({"name": bad})).await;
+            assert_eq!(status, 400, "{bad}");
+            assert_eq!(body["error"]["code"], "invalid_name", "{bad}");
+        }
+        let (status, body) = app
+            .post("/api/v1/auth/guest", json!({"nom": "Tunde"}))
+            .await;
+        assert_eq!(status, 400);
+        assert_eq!(body["error"]["code"], "bad_request");
+    })
+    .await;
+}
+
+#[actix_web::test]
+async fn the_hotel_is_seeded_with_the_lounge_and_its_three_tables() {
+    on_both(|app| async move {
+        let (status, body) = app.get("/api/v1/rooms").await;
+        assert_eq!(status, 200);
+        let rooms = body["rooms"].as_array().unwrap();
+        let lounge = rooms
+            .iter()
+            .find(|r| r["id"] == "surulere-games-lounge")
+            .expect("the lounge");
+        assert_eq!(lounge["kind"], "lounge");
+        assert_eq!(lounge["tables"].as_array().unwrap().len(), 3);
+        let gist = rooms
+            .iter()
+            .find(|r| r["id"] == "gist-lounge")
+            .expect("the Gist Lounge");
+        assert_eq!(gist["tables"], json!([]));
+    })
+    .await;
+}
+
+#[actix_web::test]
+async fn the_socket_refuses_missing_forged_and_expired_tokens_before_the_upgrade() {
+    on_both(|app| async move {
+        let (token, _) = app.guest("Tunde").await;
+        assert_eq!(app.ws_status("", None).await, 401);
+        assert_eq!(app.ws_status("?token=not.a.jwt", None).await, 401);
+        let mut forged = token.clone();
+        forged.pop();
+        forged.push(if token.ends_with('A') { 'B' } else { 'A' });
+        assert_eq!(app.ws_status(&format!("?token={forged}"), None).await, 401);
+        // Signed with another secret.
+        let other = lounge::http::auth::Auth::new(&lounge::config::AuthSettings {
+            secret: "another-secret-of-enough-length".into(),
+            issuer: "lagos-hotel-lounge".into(),
+            token_ttl_secs: 60,
+        })
+        .unwrap();
+        let alien = other
+            .issue("u", "Tunde", lounge::http::auth::Role::Player, None)
+            .unwrap();
+        assert_eq!(app.ws_status(&format!("?token={alien}"), None).await, 401);
+        assert_eq!(app.ws_status("", Some(&token)).await, 101);
+        assert_eq!(app.ws_status(&format!("?token={token}"), None).await, 101);
+    })
+    .await;
+}
+
+#[actix_web::test]
+async fn two_players_meet_in_the_lounge_and_play_a_whole_game_an_onlooker_sees_every_move() {
+    on_both(|app| async move {
+        let (ta, a_id) = app.guest("Ade").await;
+        let (tb, b_id) = app.guest("Bisi").await;
+        let (tc, _) = app.guest("Chidi").await;
+        let (mut a, mut b, mut c) = (app.ws(&ta).await, app.ws(&tb).await, app.ws(&tc).await);
+        for ws in [&mut a, &mut b, &mut c] {
+            ws.send(json!({"type": "enter", "room": "surulere-games-lounge", "ref": 1}))
+                .await;
+            let room = ws.next_of("room").await;
+            assert_eq!(room["tables"].as_array().unwrap().len(), 3);
+        }
+        a.send(json!({"type": "chat", "text": "who plays?"})).await;
+        assert_eq!(c.next_of("chat").await["text"], "who plays?");
+
+        let table = "surulere-games-lounge-1";
+        a.send(json!({"type": "sit", "table": table, "seat": "south"}))
+            .await;
+        a.send(json!({"type": "invite", "table": table, "user": b_id, "ref": "inv"}))
+            .await;
+        let sent = a.next_of("invitation_sent").await;
+        assert_eq!(sent["ref"], "inv");
+        let invitation = b.next_of("invitation").await;
+        assert_eq!(invitation["from"]["id"], a_id);
+        b.send(json!({"type": "respond", "invitation": invitation["id"], "accept": true}))
+            .await;
+
+        let started = c.next_of("game_started").await;
+        let game_id = started["game_id"].as_str().unwrap().to_owned();
+        let south = started["players"]["south"]["id"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let mut state = started["state"].clone();
+        let mut moves = 0;
+        // Play to the end: each side sows its first legal pit.
+        let a_is_south = south == a_id;
+        while state["status"] == "playing" {
+            let south_to_move = state["to_move"] == "south";
+            let player = if south_to_move == a_is_south {
+                &mut a
+            } else {
+                &mut b
+            };
+            let pit = state["legal"][0].clone();
+            player
+                .send(json!({"type": "move", "table": table, "pit": pit, "ref": moves}))
+                .await;
+            let update = c.next_of("game_state").await;
+            assert_eq!(update["game_id"], game_id.as_str());
+            assert_eq!(update["last_move"]["pit"], pit);
+            state = update["state"].clone();
+            moves += 1;
+            assert!(moves < 2000, "the game ends");
+        }
+        let over = c.next_of("game_over").await;
+        assert_eq!(over["game_id"], game_id.as_str());
+        assert_eq!(over["result"], state["status"]);
+        assert_eq!(over["counts_for_champions"], false);
+        let stored = app.db.store().moves(&game_id).unwrap();
+        assert_eq!(stored.len(), moves, "every move is stored");
+        let row = app.db.store().game(&game_id).unwrap().unwrap();
+        assert_eq!(row.status, state["status"].as_str().unwrap());
+    })
+    .await;
+}
+
+#[actix_web::test]
+async fn bad_input_gets_an_error_with_its_ref_and_the_connection_stays() {
+    on_both(|app| async move {
+        let (token, _) = app.guest("Tunde").await;
+        let mut ws = app.ws(&token).await;
+        ws.send_raw("{not json").await;
+        assert_eq!(ws.next().await["code"], "bad_json");
+        ws.send(json!({"type": "dance", "ref": 7})).await;
+        let e = ws.next().await;
+        assert_eq!(
+            (e["code"].clone(), e["ref"].clone()),
+            (json!("unknown_type"), json!(7))
+        );
+        ws.send(json!({"type": "sit", "ref": "s"})).await;
+        let e = ws.next().await;
+        assert_eq!(
+            (e["code"].clone(), e["ref"].clone()),
+            (json!("bad_message"), json!("s"))
+        );
+        ws.send(json!({"type": "sit", "table": "t", "seat": "south", "ref": 1}))
+            .await;
+        assert_eq!(ws.next().await["code"], "not_in_room");
+        ws.send(json!({"type": "enter", "room": "nowhere"})).await;
+        assert_eq!(ws.next().await["code"], "no_such_room");
+        ws.send(json!({"type": "enter", "room": "surulere-games-lounge"}))
+            .await;
+        ws.next_of("room").await;
+        ws.send(json!({"type": "sit", "table": "no-table", "seat": "south", "ref": 2}))
+            .await;
+        assert_eq!(ws.next().await["code"], "no_such_table");
+        ws.send(json!({"type": "move", "table": "surulere-games-lounge-1", "pit": 9, "ref": 3}))
+            .await;
+        assert_eq!(ws.next().await["code"], "bad_message");
+        ws.send(json!({"type": "move", "table": "surulere-games-lounge-1", "pit": 1, "ref": 4}))
+            .await;
+        let e = ws.next().await;
+        assert_eq!(
+            (e["code"].clone(), e["ref"].clone()),
+            (json!("no_game"), json!(4))
+        );
+        ws.send(json!({"type": "ping", "ref": "p"})).await;
+        assert_eq!(ws.next().await, json!({"type": "pong", "ref": "p"}));
+    })
+    .await;
+}
+
+#[actix_web::test]
+async fn a_frame_over_the_size_limit_closes_the_connection() {
+    let app = TestApp::spawn(TestDb::sqlite()).await;
+    let (token, _) = app.guest("Tunde").await;
+    let mut ws = app.ws(&token).await;
+    let big = format!(
+        "{{\"type\":\"chat\",\"text\":\"{}\"}}",
+        "x".repeat(lounge::http::MAX_FRAME_BYTES + 10)
+    );
+    ws.send_raw(&big).await;
+    assert_eq!(ws.closed().await, Some(1009));
+}
+
+#[actix_web::test]
+async fn a_flooding_client_is_told_then_closed_with_1008() {
+    let app = TestApp::spawn_with(TestDb::sqlite(), &[]).await;
+    let (token, _) = app.guest("Tunde").await;
+    let mut ws = app.ws(&token).await;
+    for i in 0..200 {
+        ws.send(json!({"type": "ping", "ref": i})).await;
+    }
+    let mut limited = false;
+    loop {
+        match tokio::time::timeout(Duration::from_secs(5), ws.socket.next())
+            .await
+            .unwrap()
+        {
+            Some(Ok(Frame::Text(t))) => {
+                limited |= serde_json::from_slice::<Value>(&t).unwrap()["code"] == "rate_limited"
+            }
+            Some(Ok(Frame::Close(reason))) => {
+                assert_eq!(reason.map(|r| u16::from(r.code)), Some(1008));
+                break;
+            }
+            Some(Ok(_)) => {}
+            other => panic!("{other:?}"),
+        }
+    }
+    assert!(limited);
+}
