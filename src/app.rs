@@ -11,7 +11,8 @@ use crate::ayo::Rules;
 use crate::config::{Settings, DEVELOPMENT_SECRET};
 use crate::http::{self, auth::Auth, AppState};
 use crate::store::{self, DatabaseUrl, RoomRow, Store, StoreError, TableRow};
-use crate::world::World;
+use crate::world::{RoomConfig, World};
+use std::time::Duration;
 
 #[derive(Debug, Error)]
 pub enum StartupError {
@@ -59,7 +60,12 @@ impl Application {
                 "auth.secret is the development default: set LOUNGE_AUTH__SECRET in production"
             );
         }
-        let world = World::start(rooms, store.clone(), default_rules);
+        let room_config = RoomConfig {
+            invitation_ttl: Duration::from_secs(settings.world.invitation_ttl_secs),
+            grace: Duration::from_secs(settings.world.grace_secs),
+            chat_max_chars: settings.world.chat_max_chars,
+        };
+        let world = World::start(rooms, store.clone(), default_rules, room_config);
         let state = web::Data::new(AppState {
             store: store.clone(),
             world,

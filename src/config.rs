@@ -17,8 +17,16 @@ pub struct Settings {
     pub server: ServerSettings,
     pub database: DatabaseSettings,
     pub auth: AuthSettings,
+    pub world: WorldSettings,
     pub ayo: AyoSettings,
     pub hotel: HotelSettings,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct WorldSettings {
+    pub invitation_ttl_secs: u64,
+    pub grace_secs: u64,
+    pub chat_max_chars: usize,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -89,6 +89,7 @@ impl Rate {
 
 struct Connection {
     user: User,
+    conn: u64,
     session: Session,
     world: World,
     room: Option<RoomHandle>,
@@ -106,11 +107,20 @@ async fn run(
 ) {
     let mut conn = Connection {
         user,
+        conn: World::next_connection(),
         session,
         world,
         room: None,
         inbox: None,
     };
+    // A second connection of a user in a room takes the first one over, in that room.
+    if let Some(room) = conn
+        .world
+        .room_of(&conn.user.id)
+        .and_then(|r| conn.world.room(&r).cloned())
+    {
+        conn.enter_room(room).await;
+    }
     let mut heartbeat = tokio::time::interval(HEARTBEAT);
     let mut last_heard = Instant::now();
     let welcome = ServerMessage::Welcome {
@@ -164,7 +174,7 @@ async fn run(
             }
         }
     }
-    conn.leave_room().await;
+    conn.leave_room(true).await;
     let _ = conn.session.close(close).await;
 }
 
@@ -204,18 +214,8 @@ impl Connection {
                     .await;
                     return;
                 };
-                self.leave_room().await;
-                let (outbox, inbox) = mpsc::channel(OUTBOX_FRAMES);
-                if handle
-                    .send(RoomCommand::Enter {
-                        user: self.user.clone(),
-                        outbox,
-                    })
-                    .await
-                {
-                    self.room = Some(handle);
-                    self.inbox = Some(inbox);
-                } else {
+                self.leave_room(false).await;
+                if !self.enter_room(handle).await {
                     self.send(&ServerMessage::error(
                         "internal",
                         "that room is closed",
@@ -224,7 +224,7 @@ impl Connection {
                     .await;
                 }
             }
-            ClientMessage::Leave {} => match self.leave_room().await {
+            ClientMessage::Leave {} => match self.leave_room(false).await {
                 Some(room) => {
                     self.send(&ServerMessage::Left { room }).await;
                 }
@@ -258,14 +258,37 @@ impl Connection {
         }
     }
 
-    /// Leaves the current room, if any; returns its id.
-    async fn leave_room(&mut self) -> Option<String> {
+    /// Enters a room through this connection; false when the room is gone.
+    async fn enter_room(&mut self, handle: RoomHandle) -> bool {
+        let (outbox, inbox) = mpsc::channel(OUTBOX_FRAMES);
+        let enter = RoomCommand::Enter {
+            user: self.user.clone(),
+            outbox,
+            conn: self.conn,
+        };
+        if !handle.send(enter).await {
+            return false;
+        }
+        self.world
+            .set_presence(&self.user.id, &handle.info.id, self.conn);
+        self.room = Some(handle);
+        self.inbox = Some(inbox);
+        true
+    }
+
+    /// Leaves the current room, if any, on purpose or because the connection dropped; returns
+    /// its id.
+    async fn leave_room(&mut self, dropped: bool) -> Option<String> {
         self.inbox = None;
         let room = self.room.take()?;
-        room.send(RoomCommand::Leave {
-            user_id: self.user.id.clone(),
-        })
-        .await;
+        self.world.clear_presence(&self.user.id, self.conn);
+        let (user_id, conn) = (self.user.id.clone(), self.conn);
+        let command = if dropped {
+            RoomCommand::Disconnect { user_id, conn }
+        } else {
+            RoomCommand::Leave { user_id, conn }
+        };
+        room.send(command).await;
         Some(room.info.id.clone())
     }
 }

@@ -6,8 +6,9 @@ pub mod protocol;
 mod room;
 mod user;
 
-use std::collections::BTreeMap;
-use std::time::Duration;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 pub use room::{Outbox, RoomCommand, RoomConfig, RoomHandle, RoomSummary};
 pub use user::{NameError, User, UserName};
@@ -16,10 +17,12 @@ use crate::ayo::Rules;
 use crate::store::{RoomRow, Store, TableRow};
 use protocol::RoomInfo;
 
-/// Every room, by id.
+/// Every room, by id, and which room each connected user is in.
 #[derive(Clone)]
 pub struct World {
-    rooms: std::sync::Arc<BTreeMap<String, RoomHandle>>,
+    rooms: Arc<BTreeMap<String, RoomHandle>>,
+    /// user id → (room id, connection): so a second connection can take the first one over.
+    presence: Arc<Mutex<HashMap<String, (String, u64)>>>,
 }
 
 impl World {
@@ -28,11 +31,8 @@ impl World {
         rooms: Vec<(RoomRow, Vec<TableRow>)>,
         store: Store,
         default_rules: Rules,
+        config: RoomConfig,
     ) -> World {
-        let config = RoomConfig {
-            invitation_ttl: Duration::from_secs(60),
-            chat_max_chars: 500,
-        };
         let handles = rooms
             .into_iter()
             .map(|(room, tables)| {
@@ -57,7 +57,8 @@ impl World {
             })
             .collect();
         World {
-            rooms: std::sync::Arc::new(handles),
+            rooms: Arc::new(handles),
+            presence: Arc::default(),
         }
     }
 
@@ -67,5 +68,37 @@ impl World {
 
     pub fn rooms(&self) -> impl Iterator<Item = &RoomHandle> {
         self.rooms.values()
+    }
+
+    /// A new connection id.
+    pub fn next_connection() -> u64 {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// The room `user_id` is in, through whichever connection.
+    pub fn room_of(&self, user_id: &str) -> Option<String> {
+        self.presence().get(user_id).map(|(room, _)| room.clone())
+    }
+
+    /// `conn` of `user_id` is now in `room`.
+    pub fn set_presence(&self, user_id: &str, room: &str, conn: u64) {
+        self.presence()
+            .insert(user_id.to_owned(), (room.to_owned(), conn));
+    }
+
+    /// `conn` of `user_id` is in no room (unless another connection took over).
+    pub fn clear_presence(&self, user_id: &str, conn: u64) {
+        let mut presence = self.presence();
+        if presence.get(user_id).is_some_and(|(_, c)| *c == conn) {
+            presence.remove(user_id);
+        }
+    }
+
+    fn presence(&self) -> std::sync::MutexGuard<'_, HashMap<String, (String, u64)>> {
+        // A panic elsewhere while holding it leaves a map that is still whole.
+        self.presence
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }

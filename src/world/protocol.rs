@@ -207,6 +207,9 @@ pub enum ServerMessage {
         user: User,
         text: String,
     },
+    /// To a connection another connection of the same user took over (an addition); it is
+    /// closed next.
+    Replaced {},
     /// The direct reply to `leave` (an addition).
     Left {
         room: String,

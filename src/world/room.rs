@@ -22,13 +22,22 @@ pub type Outbox = mpsc::Sender<Arc<str>>;
 
 /// What a session asks of a room.
 pub enum RoomCommand {
-    /// Join (or rejoin from a new connection); the room answers with its `room` snapshot.
+    /// Join (or rejoin from a new connection, which replaces the old one); the room answers
+    /// with its `room` snapshot.
     Enter {
         user: User,
         outbox: Outbox,
+        conn: u64,
     },
+    /// Leave on purpose: any seat is given up, a game in play resigned.
     Leave {
         user_id: String,
+        conn: u64,
+    },
+    /// The connection dropped: a player in a game keeps the seat for the grace period.
+    Disconnect {
+        user_id: String,
+        conn: u64,
     },
     Act {
         user_id: String,
@@ -80,12 +89,16 @@ impl RoomHandle {
 #[derive(Clone, Debug)]
 pub struct RoomConfig {
     pub invitation_ttl: Duration,
+    /// How long a player who dropped keeps the seat of a game in play.
+    pub grace: Duration,
     pub chat_max_chars: usize,
 }
 
 struct Member {
     user: User,
     outbox: Outbox,
+    /// The connection this member speaks through; commands from an older one are ignored.
+    conn: u64,
 }
 
 struct LiveGame {
@@ -123,6 +136,8 @@ pub struct Room {
     members: HashMap<String, Member>,
     tables: Vec<Table>,
     invitations: Vec<Invitation>,
+    /// Players who dropped out of a game in play, with the end of their grace.
+    absent: HashMap<String, Instant>,
     store: Store,
     config: RoomConfig,
     occupants: Arc<AtomicUsize>,
@@ -152,6 +167,7 @@ impl Room {
                 })
                 .collect(),
             invitations: Vec::new(),
+            absent: HashMap::new(),
             store,
             config,
             occupants: occupants.clone(),
@@ -172,15 +188,27 @@ impl Room {
                     Some(command) => self.handle(command).await,
                     None => break,
                 },
-                _ = tick.tick() => self.expire_invitations(),
+                _ = tick.tick() => {
+                    self.expire_invitations();
+                    self.abandon_absent().await;
+                }
             }
         }
     }
 
     async fn handle(&mut self, command: RoomCommand) {
         match command {
-            RoomCommand::Enter { user, outbox } => self.enter(user, outbox),
-            RoomCommand::Leave { user_id } => self.leave(&user_id).await,
+            RoomCommand::Enter { user, outbox, conn } => self.enter(user, outbox, conn),
+            RoomCommand::Leave { user_id, conn } => {
+                if self.members.get(&user_id).is_some_and(|m| m.conn == conn) {
+                    self.leave(&user_id).await;
+                }
+            }
+            RoomCommand::Disconnect { user_id, conn } => {
+                if self.members.get(&user_id).is_some_and(|m| m.conn == conn) {
+                    self.disconnect(&user_id).await;
+                }
+            }
             RoomCommand::Summary { reply } => {
                 let _ = reply.send(RoomSummary {
                     room: self.info.clone(),
@@ -203,15 +231,21 @@ impl Room {
         }
     }
 
-    fn enter(&mut self, user: User, outbox: Outbox) {
-        let rejoin = self.members.contains_key(&user.id);
-        self.members.insert(
+    fn enter(&mut self, user: User, outbox: Outbox, conn: u64) {
+        self.absent.remove(&user.id);
+        let old = self.members.insert(
             user.id.clone(),
             Member {
                 user: user.clone(),
                 outbox,
+                conn,
             },
         );
+        let rejoin = old.is_some();
+        if let Some(old) = old.filter(|m| m.conn != conn) {
+            // The older connection is told, then hears nothing more: its outbox is gone.
+            let _ = old.outbox.try_send(ServerMessage::Replaced {}.to_frame());
+        }
         self.occupants.store(self.members.len(), Ordering::Relaxed);
         let snapshot = ServerMessage::Room {
             room: self.info.clone(),
@@ -248,6 +282,61 @@ impl Room {
             room: self.info.id.clone(),
             user: member.user,
         });
+    }
+
+    /// A member's connection dropped. Seats without a game in play are freed; a player in a
+    /// game keeps the seat until the grace runs out.
+    async fn disconnect(&mut self, user_id: &str) {
+        let mut in_game = false;
+        for t in 0..self.tables.len() {
+            if let Some(side) = self.seat_of(t, user_id) {
+                if self.tables[t]
+                    .game
+                    .as_ref()
+                    .is_some_and(|g| !g.game.is_over())
+                {
+                    in_game = true;
+                } else {
+                    self.give_up_seat(t, side).await;
+                }
+            }
+        }
+        if in_game {
+            self.absent
+                .insert(user_id.to_owned(), Instant::now() + self.config.grace);
+        }
+        let Some(member) = self.members.remove(user_id) else {
+            return;
+        };
+        self.occupants.store(self.members.len(), Ordering::Relaxed);
+        self.invitations
+            .retain(|i| i.from.id != user_id && i.to != user_id);
+        self.broadcast(&ServerMessage::OccupantLeft {
+            room: self.info.id.clone(),
+            user: member.user,
+        });
+    }
+
+    /// Players whose grace ran out lose their game as `abandoned` and their seat.
+    async fn abandon_absent(&mut self) {
+        let now = Instant::now();
+        let gone: Vec<String> = self
+            .absent
+            .iter()
+            .filter(|(_, end)| **end <= now)
+            .map(|(id, _)| id.clone())
+            .collect();
+        for user_id in gone {
+            self.absent.remove(&user_id);
+            for t in 0..self.tables.len() {
+                if let Some(side) = self.seat_of(t, &user_id) {
+                    self.end_off_board(t, |g| g.forfeit(side, Forfeit::Abandoned))
+                        .await;
+                    self.tables[t].seats[side.index()] = None;
+                    self.table_changed(t);
+                }
+            }
+        }
     }
 
     async fn act(

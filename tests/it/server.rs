@@ -436,3 +436,114 @@ async fn a_flooding_client_is_told_then_closed_with_1008() {
     }
     assert!(limited);
 }
+
+/// Ade and Bisi in the lounge, a game started between them at table 1; (ade, bisi, onlooker,
+/// ade's token, ade's id, the game_started message).
+async fn game_between_two(app: &TestApp) -> (Ws, Ws, Ws, String, String, Value) {
+    let (ta, a_id) = app.guest("Ade").await;
+    let (tb, b_id) = app.guest("Bisi").await;
+    let (tc, _) = app.guest("Chidi").await;
+    let (mut a, mut b, mut c) = (app.ws(&ta).await, app.ws(&tb).await, app.ws(&tc).await);
+    for ws in [&mut a, &mut b, &mut c] {
+        ws.send(json!({"type": "enter", "room": "surulere-games-lounge"}))
+            .await;
+        ws.next_of("room").await;
+    }
+    let table = "surulere-games-lounge-1";
+    a.send(json!({"type": "sit", "table": table, "seat": "south"}))
+        .await;
+    a.send(json!({"type": "invite", "table": table, "user": b_id}))
+        .await;
+    let invitation = b.next_of("invitation").await;
+    b.send(json!({"type": "respond", "invitation": invitation["id"], "accept": true}))
+        .await;
+    let started = c.next_of("game_started").await;
+    (a, b, c, ta, a_id, started)
+}
+
+#[actix_web::test]
+async fn a_second_connection_takes_the_first_over_and_gets_the_room() {
+    let app = TestApp::spawn(TestDb::sqlite()).await;
+    let (token, _) = app.guest("Tunde").await;
+    let mut first = app.ws(&token).await;
+    first
+        .send(json!({"type": "enter", "room": "gist-lounge"}))
+        .await;
+    first.next_of("room").await;
+    let mut second = app.ws(&token).await;
+    let room = second.next_of("room").await;
+    assert_eq!(room["room"]["id"], "gist-lounge");
+    assert_eq!(first.next_of("replaced").await["type"], "replaced");
+    first.closed().await;
+    second
+        .send(json!({"type": "chat", "text": "still here"}))
+        .await;
+    assert_eq!(second.next_of("chat").await["text"], "still here");
+}
+
+#[actix_web::test]
+async fn a_player_who_drops_keeps_the_seat_for_the_grace_then_loses_as_abandoned() {
+    let app = TestApp::spawn_with(
+        TestDb::sqlite(),
+        &[
+            ("LOUNGE_WORLD__GRACE_SECS", "1"),
+            ("LOUNGE_SERVER__WS_MESSAGES_PER_SEC", "1000"),
+        ],
+    )
+    .await;
+    let (a, _b, mut c, _, a_id, started) = game_between_two(&app).await;
+    let a_side = if started["players"]["south"]["id"] == a_id.as_str() {
+        "south"
+    } else {
+        "north"
+    };
+    drop(a);
+    let left = c.next_of("occupant_left").await;
+    assert_eq!(left["user"]["id"], a_id.as_str());
+    let over = c.next_of("game_over").await;
+    assert_eq!(over["reason"], "abandoned");
+    let winner = if a_side == "south" {
+        "north_won"
+    } else {
+        "south_won"
+    };
+    assert_eq!(over["result"], winner);
+    let stored = app
+        .db
+        .store()
+        .game(over["game_id"].as_str().unwrap())
+        .unwrap()
+        .unwrap();
+    assert_eq!(stored.end_reason.as_deref(), Some("abandoned"));
+}
+
+#[actix_web::test]
+async fn a_player_back_within_the_grace_finds_the_game_and_plays_on() {
+    on_both(|app| async move {
+        let (mut a, mut b, _c, token, a_id, started) = game_between_two(&app).await;
+        let a_is_south = started["players"]["south"]["id"] == a_id.as_str();
+        let table = "surulere-games-lounge-1";
+        let south = if a_is_south { &mut a } else { &mut b };
+        south
+            .send(json!({"type": "move", "table": table, "pit": 3}))
+            .await;
+        south.next_of("game_state").await;
+        drop(a);
+        let mut back = app.ws(&token).await;
+        back.send(json!({"type": "enter", "room": "surulere-games-lounge"}))
+            .await;
+        let room = back.next_of("room").await;
+        let game = &room["tables"][0]["game"];
+        assert_eq!(
+            game["state"]["ply"], 1,
+            "the game is there at the same ply: {room}"
+        );
+        // North moves next: Ade (back) or Bisi; either way Ade sees it.
+        let north = if a_is_south { &mut b } else { &mut back };
+        north
+            .send(json!({"type": "move", "table": table, "pit": 1}))
+            .await;
+        assert_eq!(back.next_of("game_state").await["state"]["ply"], 2);
+    })
+    .await;
+}
