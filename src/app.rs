@@ -11,7 +11,7 @@ use crate::ayo::Rules;
 use crate::config::{Settings, DEVELOPMENT_SECRET};
 use crate::http::{self, auth::Auth, AppState};
 use crate::store::{self, DatabaseUrl, RoomRow, Store, StoreError, TableRow};
-use crate::world::{RoomConfig, World};
+use crate::world::{ResumedGame, RoomConfig, User, World};
 use std::time::Duration;
 
 #[derive(Debug, Error)]
@@ -65,7 +65,16 @@ impl Application {
             grace: Duration::from_secs(settings.world.grace_secs),
             chat_max_chars: settings.world.chat_max_chars,
         };
-        let world = World::start(rooms, store.clone(), default_rules, room_config);
+        let games = {
+            let store = store.clone();
+            tokio::task::spawn_blocking(move || resume_games(&store, default_rules))
+                .await
+                .map_err(|e| StoreError::Task(e.to_string()))??
+        };
+        if !games.is_empty() {
+            tracing::info!(games = games.len(), "resuming the games in play");
+        }
+        let world = World::start(rooms, games, store.clone(), default_rules, room_config);
         let state = web::Data::new(AppState {
             store: store.clone(),
             world,
@@ -149,4 +158,40 @@ fn seed_hotel(
             Ok((room, tables))
         })
         .collect()
+}
+
+/// Every game in play, replayed from its stored moves.
+fn resume_games(store: &Store, default_rules: Rules) -> Result<Vec<ResumedGame>, StoreError> {
+    let mut resumed = Vec::new();
+    for stored in store.games_in_play()? {
+        let row = &stored.game;
+        let rules: Rules = serde_json::from_str(&row.rules).unwrap_or(default_rules);
+        let moves = stored.moves.iter().filter_map(|&n| crate::ayo::Pit::new(n));
+        let game = match crate::ayo::Game::replay(rules, moves) {
+            Ok(game) if !game.is_over() && game.moves().len() == stored.moves.len() => game,
+            _ => {
+                // Stored moves that do not make a game in play: end it rather than guess.
+                tracing::error!(game = %row.id, "a stored game does not replay; marking it abandoned");
+                store.finish_game(&row.id, "draw", "abandoned")?;
+                continue;
+            }
+        };
+        let player = |id: &str| -> Result<User, StoreError> {
+            let user = store
+                .user(id)?
+                .ok_or_else(|| StoreError::NotFound(format!("user {id}")))?;
+            Ok(User {
+                id: user.id,
+                name: user.name,
+                house: user.house,
+            })
+        };
+        resumed.push(ResumedGame {
+            table_id: row.table_id.clone(),
+            game_id: row.id.clone(),
+            game,
+            players: [player(&row.south_id)?, player(&row.north_id)?],
+        });
+    }
+    Ok(resumed)
 }

@@ -99,7 +99,11 @@ pub enum CliError {
 fn serve(settings: Settings) -> Result<(), CliError> {
     let filter = tracing_subscriber::EnvFilter::try_from_env("LOUNGE_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let _ = tracing_subscriber::fmt().with_env_filter(filter).try_init();
+    let ansi = std::io::IsTerminal::is_terminal(&io::stdout());
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_ansi(ansi)
+        .try_init();
     actix_web::rt::System::new().block_on(async move {
         let app = crate::app::Application::build(&settings).await?;
         tracing::info!(bind = %settings.server.bind, port = app.port(), "the lounge is open");

@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-pub use room::{Outbox, RoomCommand, RoomConfig, RoomHandle, RoomSummary};
+pub use room::{Outbox, ResumedGame, RoomCommand, RoomConfig, RoomHandle, RoomSummary};
 pub use user::{NameError, User, UserName};
 
 use crate::ayo::Rules;
@@ -29,13 +29,25 @@ impl World {
     /// Starts a task for every stored room. Must run inside a tokio runtime.
     pub fn start(
         rooms: Vec<(RoomRow, Vec<TableRow>)>,
+        games: Vec<ResumedGame>,
         store: Store,
         default_rules: Rules,
         config: RoomConfig,
     ) -> World {
+        let mut games_at: HashMap<String, Vec<ResumedGame>> = HashMap::new();
+        for game in games {
+            games_at
+                .entry(game.table_id.clone())
+                .or_default()
+                .push(game);
+        }
         let handles = rooms
             .into_iter()
             .map(|(room, tables)| {
+                let games: Vec<ResumedGame> = tables
+                    .iter()
+                    .flat_map(|t| games_at.remove(&t.id).unwrap_or_default())
+                    .collect();
                 let tables = tables
                     .into_iter()
                     .map(|t| {
@@ -52,7 +64,7 @@ impl World {
                 };
                 (
                     room.id,
-                    room::Room::spawn(info, tables, store.clone(), config.clone()),
+                    room::Room::spawn(info, tables, games, store.clone(), config.clone()),
                 )
             })
             .collect();

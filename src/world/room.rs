@@ -85,6 +85,15 @@ impl RoomHandle {
     }
 }
 
+/// A game in play read back from the store at start.
+pub struct ResumedGame {
+    pub table_id: String,
+    pub game_id: String,
+    pub game: Game,
+    /// South, North.
+    pub players: [User; 2],
+}
+
 /// How a room behaves.
 #[derive(Clone, Debug)]
 pub struct RoomConfig {
@@ -148,12 +157,13 @@ impl Room {
     pub fn spawn(
         info: RoomInfo,
         tables: Vec<(String, Rules)>,
+        games: Vec<ResumedGame>,
         store: Store,
         config: RoomConfig,
     ) -> RoomHandle {
         let (inbox, commands) = mpsc::channel(1024);
         let occupants = Arc::new(AtomicUsize::new(0));
-        let room = Room {
+        let mut room = Room {
             info: info.clone(),
             members: HashMap::new(),
             tables: tables
@@ -172,12 +182,40 @@ impl Room {
             config,
             occupants: occupants.clone(),
         };
+        for resumed in games {
+            room.resume(resumed);
+        }
         tokio::spawn(room.run(commands));
         RoomHandle {
             info: Arc::new(info),
             inbox,
             occupants,
         }
+    }
+
+    /// Puts a game in play back on its table after a restart. Its players sit again and have
+    /// the grace period to come back.
+    fn resume(&mut self, resumed: ResumedGame) {
+        let Some(t) = self.tables.iter().position(|t| t.id == resumed.table_id) else {
+            tracing::warn!(game = %resumed.game_id, table = %resumed.table_id, "a game in play at a table that is gone");
+            return;
+        };
+        let back = Instant::now() + self.config.grace;
+        for player in &resumed.players {
+            self.absent.insert(player.id.clone(), back);
+        }
+        let table = &mut self.tables[t];
+        table.seats = [
+            Some(resumed.players[0].clone()),
+            Some(resumed.players[1].clone()),
+        ];
+        table.game = Some(LiveGame {
+            id: resumed.game_id,
+            game: resumed.game,
+            players: resumed.players,
+            draw_offer: None,
+        });
+        table.version += 1;
     }
 
     async fn run(mut self, mut commands: mpsc::Receiver<RoomCommand>) {

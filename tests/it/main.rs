@@ -5,6 +5,7 @@ mod config;
 mod perft;
 mod properties;
 mod replay;
+mod restart;
 mod rules;
 mod server;
 mod store;

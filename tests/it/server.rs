@@ -52,6 +52,15 @@ impl TestApp {
         }
     }
 
+    /// A lounge served by another process on `port`.
+    pub fn attach(db: TestDb, port: u16) -> TestApp {
+        TestApp {
+            port,
+            db,
+            client: awc::Client::default(),
+        }
+    }
+
     pub fn url(&self, path: &str) -> String {
         format!("http://127.0.0.1:{}{path}", self.port)
     }
@@ -439,7 +448,7 @@ async fn a_flooding_client_is_told_then_closed_with_1008() {
 
 /// Ade and Bisi in the lounge, a game started between them at table 1; (ade, bisi, onlooker,
 /// ade's token, ade's id, the game_started message).
-async fn game_between_two(app: &TestApp) -> (Ws, Ws, Ws, String, String, Value) {
+pub async fn game_between_two(app: &TestApp) -> (Ws, Ws, Ws, String, String, Value, String) {
     let (ta, a_id) = app.guest("Ade").await;
     let (tb, b_id) = app.guest("Bisi").await;
     let (tc, _) = app.guest("Chidi").await;
@@ -458,7 +467,7 @@ async fn game_between_two(app: &TestApp) -> (Ws, Ws, Ws, String, String, Value) 
     b.send(json!({"type": "respond", "invitation": invitation["id"], "accept": true}))
         .await;
     let started = c.next_of("game_started").await;
-    (a, b, c, ta, a_id, started)
+    (a, b, c, ta, a_id, started, tb)
 }
 
 #[actix_web::test]
@@ -491,7 +500,7 @@ async fn a_player_who_drops_keeps_the_seat_for_the_grace_then_loses_as_abandoned
         ],
     )
     .await;
-    let (a, _b, mut c, _, a_id, started) = game_between_two(&app).await;
+    let (a, _b, mut c, _, a_id, started, _) = game_between_two(&app).await;
     let a_side = if started["players"]["south"]["id"] == a_id.as_str() {
         "south"
     } else {
@@ -520,7 +529,7 @@ async fn a_player_who_drops_keeps_the_seat_for_the_grace_then_loses_as_abandoned
 #[actix_web::test]
 async fn a_player_back_within_the_grace_finds_the_game_and_plays_on() {
     on_both(|app| async move {
-        let (mut a, mut b, _c, token, a_id, started) = game_between_two(&app).await;
+        let (mut a, mut b, _c, token, a_id, started, _) = game_between_two(&app).await;
         let a_is_south = started["players"]["south"]["id"] == a_id.as_str();
         let table = "surulere-games-lounge-1";
         let south = if a_is_south { &mut a } else { &mut b };

@@ -1,0 +1,100 @@
+//! Kill the real binary with SIGKILL in the middle of a game, start it again: the game is
+//! there at the same ply and goes on.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+
+use serde_json::json;
+
+use crate::server::{game_between_two, TestApp};
+use crate::support::TestDb;
+
+/// `lounge serve` on a free port over `db`, once it says it is open; the child and its port.
+/// (Port 0 and the log line, not a port picked beforehand: tests run side by side.)
+fn serve(db: &TestDb) -> (Child, u16) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_lounge"))
+        .args(["serve", "--bind", "127.0.0.1:0"])
+        .env("DATABASE_URL", db.url_string())
+        .env("LOUNGE_LOG", "info")
+        .env("LOUNGE_SERVER__WS_MESSAGES_PER_SEC", "1000")
+        .current_dir(std::env::temp_dir())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("lounge serve starts");
+    let stdout = child.stdout.take().unwrap();
+    let mut lines = BufReader::new(stdout).lines();
+    let port = loop {
+        let line = lines.next().expect("lounge serve says it is open").unwrap();
+        if line.contains("the lounge is open") {
+            let port = line
+                .split("port=")
+                .nth(1)
+                .and_then(|p| p.split_whitespace().next());
+            break port
+                .and_then(|p| p.parse().ok())
+                .expect("a port in the log line");
+        }
+    };
+    // Keep reading the log so the child never blocks on a full pipe.
+    std::thread::spawn(move || lines.for_each(drop));
+    (child, port)
+}
+
+async fn killed_mid_game_and_back(db: TestDb) {
+    let (mut first, first_port) = serve(&db);
+    let mut app = TestApp::attach(db, first_port);
+    let (mut a, mut b, _c, ta, a_id, started, tb) = game_between_two(&app).await;
+    let a_is_south = started["players"]["south"]["id"] == a_id.as_str();
+    let game_id = started["game_id"].as_str().unwrap().to_owned();
+    let table = "surulere-games-lounge-1";
+    let (south, north) = if a_is_south {
+        (&mut a, &mut b)
+    } else {
+        (&mut b, &mut a)
+    };
+    south
+        .send(json!({"type": "move", "table": table, "pit": 3}))
+        .await;
+    north.next_of("game_state").await;
+    north
+        .send(json!({"type": "move", "table": table, "pit": 1}))
+        .await;
+    // South also holds the news of its own move: wait for the second ply.
+    while south.next_of("game_state").await["state"]["ply"] != 2 {}
+
+    first.kill().expect("SIGKILL");
+    first.wait().unwrap();
+    drop((a, b));
+
+    let (mut second, second_port) = serve(&app.db);
+    app.port = second_port;
+    let south_token = if a_is_south { &ta } else { &tb };
+    let mut south = app.ws(south_token).await;
+    south
+        .send(json!({"type": "enter", "room": "surulere-games-lounge"}))
+        .await;
+    let room = south.next_of("room").await;
+    let game = &room["tables"][0]["game"];
+    assert_eq!(game["id"], game_id.as_str(), "{room}");
+    assert_eq!(game["state"]["ply"], 2);
+    assert_eq!(game["state"]["to_move"], "south");
+    let pit = game["state"]["legal"][0].clone();
+    south
+        .send(json!({"type": "move", "table": table, "pit": pit}))
+        .await;
+    assert_eq!(south.next_of("game_state").await["state"]["ply"], 3);
+    assert_eq!(app.db.store().moves(&game_id).unwrap().len(), 3);
+    second.kill().unwrap();
+    second.wait().unwrap();
+}
+
+#[actix_web::test]
+async fn a_game_survives_sigkill_on_sqlite() {
+    killed_mid_game_and_back(TestDb::sqlite()).await;
+}
+
+#[actix_web::test]
+async fn a_game_survives_sigkill_on_postgres() {
+    killed_mid_game_and_back(TestDb::postgres()).await;
+}
