@@ -6,5 +6,6 @@ pub mod ayo;
 pub mod cli;
 pub mod config;
 pub mod http;
+pub mod metrics;
 pub mod store;
 pub mod world;

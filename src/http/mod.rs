@@ -37,6 +37,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     .app_data(web::QueryConfig::default().error_handler(|e, _| bad_json(e)))
     .route("/healthz", web::get().to(healthz))
     .route("/readyz", web::get().to(readyz))
+    .route("/metrics", web::get().to(metrics))
     .route("/ws", web::get().to(ws::connect))
     .service(
         web::scope("/api/v1")
@@ -50,6 +51,16 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
 
 async fn healthz() -> HttpResponse {
     HttpResponse::Ok().json(json!({"status": "ok"}))
+}
+
+/// Prometheus metrics.
+async fn metrics(state: web::Data<AppState>) -> HttpResponse {
+    let m = &*crate::metrics::METRICS;
+    m.occupants
+        .set(state.world.rooms().map(|r| r.occupants() as i64).sum());
+    HttpResponse::Ok()
+        .content_type("text/plain; version=0.0.4")
+        .body(m.render())
 }
 
 /// Ready when the database answers.

@@ -105,6 +105,8 @@ async fn run(
     world: World,
     mut rate: Rate,
 ) {
+    let metrics = &*crate::metrics::METRICS;
+    metrics.connections.inc();
     let mut conn = Connection {
         user,
         conn: World::next_connection(),
@@ -175,6 +177,7 @@ async fn run(
         }
     }
     conn.leave_room(true).await;
+    metrics.connections.dec();
     let _ = conn.session.close(close).await;
 }
 
@@ -188,6 +191,12 @@ async fn next_frame(inbox: &mut Option<mpsc::Receiver<Arc<str>>>) -> Option<Arc<
 impl Connection {
     /// Sends one message; false when the socket is gone.
     async fn send(&mut self, message: &ServerMessage) -> bool {
+        if let ServerMessage::Error { code, .. } = message {
+            crate::metrics::METRICS
+                .errors
+                .with_label_values(&[code.as_str()])
+                .inc();
+        }
         self.session.text(&*message.to_frame()).await.is_ok()
     }
 

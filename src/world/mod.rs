@@ -41,7 +41,7 @@ impl World {
                 .or_default()
                 .push(game);
         }
-        let handles = rooms
+        let handles: BTreeMap<String, RoomHandle> = rooms
             .into_iter()
             .map(|(room, tables)| {
                 let games: Vec<ResumedGame> = tables
@@ -68,6 +68,7 @@ impl World {
                 )
             })
             .collect();
+        crate::metrics::METRICS.rooms.add(handles.len() as i64);
         World {
             rooms: Arc::new(handles),
             presence: Arc::default(),

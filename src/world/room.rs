@@ -209,6 +209,7 @@ impl Room {
             Some(resumed.players[0].clone()),
             Some(resumed.players[1].clone()),
         ];
+        crate::metrics::METRICS.games_in_play.inc();
         table.game = Some(LiveGame {
             id: resumed.game_id,
             game: resumed.game,
@@ -263,6 +264,10 @@ impl Room {
                     return;
                 }
                 if let Err(Refusal(code, text)) = self.act(&user_id, message, r#ref.clone()).await {
+                    crate::metrics::METRICS
+                        .errors
+                        .with_label_values(&[code])
+                        .inc();
                     self.send_to(&user_id, &ServerMessage::error(code, text, r#ref));
                 }
             }
@@ -654,6 +659,7 @@ impl Room {
             rules: table.rules,
             state: game.state(),
         };
+        crate::metrics::METRICS.games_in_play.inc();
         self.tables[t].game = Some(LiveGame {
             id: row.id,
             game,
@@ -689,6 +695,7 @@ impl Room {
             .as_mut()
             .expect("still there: the room is ours");
         live.game = next;
+        crate::metrics::METRICS.moves.inc();
         live.draw_offer = None;
         let update = ServerMessage::GameState {
             table: table.to_owned(),
@@ -725,6 +732,7 @@ impl Room {
         let Some(live) = table.game.as_ref() else {
             return;
         };
+        crate::metrics::METRICS.games_in_play.dec();
         let (status, reason) = (
             live.game.status(),
             live.game.end_reason().unwrap_or(EndReason::Abandoned),

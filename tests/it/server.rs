@@ -556,3 +556,38 @@ async fn a_player_back_within_the_grace_finds_the_game_and_plays_on() {
     })
     .await;
 }
+
+#[actix_web::test]
+async fn metrics_count_connections_games_and_moves() {
+    let app = TestApp::spawn(TestDb::sqlite()).await;
+    let (mut a, mut b, _c, _, a_id, started, _) = game_between_two(&app).await;
+    let south = if started["players"]["south"]["id"] == a_id.as_str() {
+        &mut a
+    } else {
+        &mut b
+    };
+    south
+        .send(json!({"type": "move", "table": "surulere-games-lounge-1", "pit": 3}))
+        .await;
+    south.next_of("game_state").await;
+    let mut resp = awc::Client::default()
+        .get(app.url("/metrics"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status().as_u16(), 200);
+    let text = String::from_utf8(resp.body().await.unwrap().to_vec()).unwrap();
+    let value = |name: &str| -> f64 {
+        text.lines()
+            .find(|l| l.starts_with(name) && l[name.len()..].starts_with(' '))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("{name} in {text}"))
+    };
+    // Other tests in this process count too: at least ours.
+    assert!(value("lounge_connections") >= 3.0);
+    assert!(value("lounge_games_in_play") >= 1.0);
+    assert!(value("lounge_moves_total") >= 1.0);
+    assert!(value("lounge_rooms") >= 2.0);
+    assert!(value("lounge_occupants") >= 3.0);
+}

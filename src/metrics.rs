@@ -1,0 +1,68 @@
+//! Prometheus metrics, served at `/metrics`. One set per process: every app in it counts here.
+
+use std::sync::LazyLock;
+
+use prometheus::{Encoder, IntCounter, IntCounterVec, IntGauge, Opts, Registry, TextEncoder};
+
+pub struct Metrics {
+    registry: Registry,
+    /// Open WebSocket connections.
+    pub connections: IntGauge,
+    /// People in rooms (set at each scrape).
+    pub occupants: IntGauge,
+    /// Rooms being served.
+    pub rooms: IntGauge,
+    /// Games in play.
+    pub games_in_play: IntGauge,
+    /// Moves played.
+    pub moves: IntCounter,
+    /// Errors sent to clients, by code.
+    pub errors: IntCounterVec,
+}
+
+fn gauge(registry: &Registry, name: &str, help: &str) -> IntGauge {
+    let g = IntGauge::new(name, help).expect("a valid metric name");
+    registry
+        .register(Box::new(g.clone()))
+        .expect("registered once");
+    g
+}
+
+pub static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
+    let registry = Registry::new();
+    let moves = IntCounter::new("lounge_moves_total", "Moves played").expect("valid");
+    registry
+        .register(Box::new(moves.clone()))
+        .expect("registered once");
+    let errors = IntCounterVec::new(
+        Opts::new("lounge_errors_total", "Errors sent to clients, by code"),
+        &["code"],
+    )
+    .expect("valid");
+    registry
+        .register(Box::new(errors.clone()))
+        .expect("registered once");
+    Metrics {
+        connections: gauge(
+            &registry,
+            "lounge_connections",
+            "Open WebSocket connections",
+        ),
+        occupants: gauge(&registry, "lounge_occupants", "People in rooms"),
+        rooms: gauge(&registry, "lounge_rooms", "Rooms being served"),
+        games_in_play: gauge(&registry, "lounge_games_in_play", "Games in play"),
+        moves,
+        errors,
+        registry,
+    }
+});
+
+impl Metrics {
+    /// The text exposition format.
+    pub fn render(&self) -> String {
+        let mut out = Vec::new();
+        // Encoding into a Vec cannot fail for the text format.
+        let _ = TextEncoder::new().encode(&self.registry.gather(), &mut out);
+        String::from_utf8(out).unwrap_or_default()
+    }
+}
