@@ -33,6 +33,7 @@ pub enum StartupError {
 pub struct Application {
     port: u16,
     server: Server,
+    world: World,
     pub store: Store,
 }
 
@@ -75,9 +76,10 @@ impl Application {
             tracing::info!(games = games.len(), "resuming the games in play");
         }
         let world = World::start(rooms, games, store.clone(), default_rules, room_config);
+        let rooms_world = world.clone();
         let state = web::Data::new(AppState {
             store: store.clone(),
-            world,
+            world: rooms_world,
             auth: Arc::new(Auth::new(&settings.auth)?),
             ws_rate: (
                 settings.server.ws_messages_per_sec,
@@ -95,7 +97,9 @@ impl Application {
             .port();
         let mut server =
             HttpServer::new(move || App::new().app_data(state.clone()).configure(http::routes))
-                .shutdown_timeout(settings.server.shutdown_timeout_secs);
+                .shutdown_timeout(settings.server.shutdown_timeout_secs)
+                // Our own handler tells the rooms first (see run_until_stopped).
+                .disable_signals();
         if settings.server.workers > 0 {
             server = server.workers(settings.server.workers);
         }
@@ -109,6 +113,7 @@ impl Application {
         Ok(Application {
             port,
             server,
+            world,
             store,
         })
     }
@@ -119,6 +124,14 @@ impl Application {
 
     /// Serves until SIGINT or SIGTERM, then drains (actix-web's graceful shutdown).
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
+        let handle = self.server.handle();
+        let world = self.world;
+        actix_web::rt::spawn(async move {
+            stop_signal().await;
+            tracing::info!("stopping: the rooms tell their people, then connections drain");
+            world.close().await;
+            handle.stop(true).await;
+        });
         self.server.await
     }
 }
@@ -194,4 +207,27 @@ fn resume_games(store: &Store, default_rules: Rules) -> Result<Vec<ResumedGame>,
         });
     }
     Ok(resumed)
+}
+
+/// SIGTERM or SIGINT.
+async fn stop_signal() {
+    let interrupt = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut terminate) => {
+                tokio::select! {
+                    _ = interrupt => {}
+                    _ = terminate.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = interrupt.await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = interrupt.await;
+    }
 }

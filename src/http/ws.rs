@@ -138,8 +138,9 @@ async fn run(
             frame = next_frame(&mut conn.inbox) => match frame {
                 Some(frame) => if conn.session.text(&*frame).await.is_err() { break },
                 None => {
-                    // The room dropped us: our queue was full.
-                    close = Some(CloseReason { code: CloseCode::Again, description: Some("too slow to keep up".into()) });
+                    // The room let us go: the service is stopping, another connection took
+                    // over, or our queue was full.
+                    close = Some(CloseReason { code: CloseCode::Away, description: Some("the room let this connection go".into()) });
                 }
             },
             message = stream.next() => {

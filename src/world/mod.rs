@@ -83,6 +83,16 @@ impl World {
         self.rooms.values()
     }
 
+    /// Tells every room the service is stopping and waits until each has let its people go.
+    pub async fn close(&self) {
+        for room in self.rooms.values() {
+            let (done, closed) = tokio::sync::oneshot::channel();
+            if room.send(RoomCommand::Close { done }).await {
+                let _ = closed.await;
+            }
+        }
+    }
+
     /// A new connection id.
     pub fn next_connection() -> u64 {
         static NEXT: AtomicU64 = AtomicU64::new(1);

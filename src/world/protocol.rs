@@ -210,6 +210,8 @@ pub enum ServerMessage {
     /// To a connection another connection of the same user took over (an addition); it is
     /// closed next.
     Replaced {},
+    /// The service is stopping (an addition): games in play resume when it is back.
+    ServerClosing {},
     /// The direct reply to `leave` (an addition).
     Left {
         room: String,

@@ -47,6 +47,8 @@ pub enum RoomCommand {
     Summary {
         reply: oneshot::Sender<RoomSummary>,
     },
+    /// The service is stopping: tell everyone, let them go, stop.
+    Close { done: oneshot::Sender<()> },
 }
 
 /// A room as `GET /api/v1/rooms` shows it.
@@ -224,6 +226,11 @@ impl Room {
         loop {
             tokio::select! {
                 command = commands.recv() => match command {
+                    Some(RoomCommand::Close { done }) => {
+                        self.close();
+                        let _ = done.send(());
+                        break;
+                    }
                     Some(command) => self.handle(command).await,
                     None => break,
                 },
@@ -247,6 +254,11 @@ impl Room {
                 if self.members.get(&user_id).is_some_and(|m| m.conn == conn) {
                     self.disconnect(&user_id).await;
                 }
+            }
+            // The run loop answers it; a stray one still closes the doors.
+            RoomCommand::Close { done } => {
+                self.close();
+                let _ = done.send(());
             }
             RoomCommand::Summary { reply } => {
                 let _ = reply.send(RoomSummary {
@@ -325,6 +337,14 @@ impl Room {
             room: self.info.id.clone(),
             user: member.user,
         });
+    }
+
+    /// Tells everyone the service is stopping and lets them go: their sessions close when
+    /// their outboxes are gone. Games in play stay stored and resume at the next start.
+    fn close(&mut self) {
+        self.broadcast(&ServerMessage::ServerClosing {});
+        self.members.clear();
+        self.occupants.store(0, Ordering::Relaxed);
     }
 
     /// A member's connection dropped. Seats without a game in play are freed; a player in a

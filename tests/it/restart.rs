@@ -98,3 +98,23 @@ async fn a_game_survives_sigkill_on_sqlite() {
 async fn a_game_survives_sigkill_on_postgres() {
     killed_mid_game_and_back(TestDb::postgres()).await;
 }
+
+#[actix_web::test]
+async fn sigterm_tells_everyone_and_exits_cleanly() {
+    let (mut child, port) = serve(&TestDb::sqlite());
+    let app = TestApp::attach(TestDb::sqlite(), port);
+    let (token, _) = app.guest("Tunde").await;
+    let mut ws = app.ws(&token).await;
+    ws.send(json!({"type": "enter", "room": "gist-lounge"}))
+        .await;
+    ws.next_of("room").await;
+    let status = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert_eq!(ws.next_of("server_closing").await["type"], "server_closing");
+    assert_eq!(ws.closed().await, Some(1001));
+    let exit = child.wait().unwrap();
+    assert!(exit.success(), "{exit:?}");
+}
