@@ -11,17 +11,45 @@ use super::user::User;
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ClientMessage {
-    Enter { room: String },
+    Enter {
+        room: String,
+    },
     Leave {},
-    Sit { table: String, seat: Side },
-    Stand { table: String },
-    Invite { table: String, user: String },
-    Respond { invitation: String, accept: bool },
-    Move { table: String, pit: Pit },
-    Resign { table: String },
-    OfferDraw { table: String },
-    AnswerDraw { table: String, accept: bool },
-    Chat { text: String },
+    Sit {
+        table: String,
+        seat: Side,
+    },
+    Stand {
+        table: String,
+    },
+    Invite {
+        table: String,
+        user: String,
+    },
+    Respond {
+        invitation: String,
+        accept: bool,
+    },
+    /// `version`, optional (an addition): the table version the client last saw; a move sent
+    /// again after a lost reply is then recognised and applied once.
+    Move {
+        table: String,
+        pit: Pit,
+        version: Option<u64>,
+    },
+    Resign {
+        table: String,
+    },
+    OfferDraw {
+        table: String,
+    },
+    AnswerDraw {
+        table: String,
+        accept: bool,
+    },
+    Chat {
+        text: String,
+    },
     Ping {},
 }
 
@@ -184,6 +212,10 @@ pub enum ServerMessage {
         last_move: LastMove,
         captured: u8,
         state: State,
+        /// The table's version after this move (an addition).
+        version: u64,
+        /// The `ref` the mover sent with the move (an addition): the mover's direct reply.
+        r#ref: Option<Value>,
     },
     GameOver {
         table: String,

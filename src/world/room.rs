@@ -48,7 +48,9 @@ pub enum RoomCommand {
         reply: oneshot::Sender<RoomSummary>,
     },
     /// The service is stopping: tell everyone, let them go, stop.
-    Close { done: oneshot::Sender<()> },
+    Close {
+        done: oneshot::Sender<()>,
+    },
 }
 
 /// A room as `GET /api/v1/rooms` shows it.
@@ -119,8 +121,18 @@ struct LiveGame {
     draw_offer: Option<Side>,
 }
 
+/// The last move played at a table, to answer it again if it is sent again.
+struct AppliedMove {
+    user_id: String,
+    r#ref: Option<Value>,
+    pit: Pit,
+    version_before: u64,
+    frame: Arc<str>,
+}
+
 struct Table {
     id: String,
+    last_move: Option<AppliedMove>,
     rules: Rules,
     seats: [Option<User>; 2],
     game: Option<LiveGame>,
@@ -172,6 +184,7 @@ impl Room {
                 .into_iter()
                 .map(|(id, rules)| Table {
                     id,
+                    last_move: None,
                     rules,
                     seats: [None, None],
                     game: None,
@@ -556,7 +569,11 @@ impl Room {
                 self.table_changed(t);
                 self.start_game(t).await?;
             }
-            ClientMessage::Move { table, pit } => self.play(user_id, &table, pit).await?,
+            ClientMessage::Move {
+                table,
+                pit,
+                version,
+            } => self.play(user_id, &table, pit, version, r#ref).await?,
             ClientMessage::Resign { table } => {
                 let (t, side) = self.player_in_game(&table, user_id)?;
                 self.end_off_board(t, |g| g.forfeit(side, Forfeit::Resigned))
@@ -691,7 +708,40 @@ impl Room {
         Ok(())
     }
 
-    async fn play(&mut self, user_id: &str, table: &str, pit: Pit) -> Result<(), Refusal> {
+    async fn play(
+        &mut self,
+        user_id: &str,
+        table: &str,
+        pit: Pit,
+        version: Option<u64>,
+        r#ref: Option<Value>,
+    ) -> Result<(), Refusal> {
+        let t = self.table_index(table)?;
+        // A move sent again after a lost reply (the same ref, or the same pit from the version
+        // it was played at) gets the reply again and is not played twice.
+        if let Some(last) = self.tables[t]
+            .last_move
+            .as_ref()
+            .filter(|m| m.user_id == user_id)
+        {
+            let same_ref = r#ref.is_some() && last.r#ref == r#ref;
+            let same_version = version == Some(last.version_before) && last.pit == pit;
+            if same_ref || same_version {
+                let frame = last.frame.clone();
+                if let Some(member) = self.members.get(user_id) {
+                    let _ = member.outbox.try_send(frame);
+                }
+                return Ok(());
+            }
+        }
+        if version.is_some_and(|v| v != self.tables[t].version) {
+            let view = self.view(&self.tables[t]);
+            self.send_to(user_id, &ServerMessage::Table(view));
+            return refuse(
+                "stale_version",
+                "the table has moved on: the current table follows",
+            );
+        }
         let (t, side) = self.player_in_game(table, user_id)?;
         let live = self.tables[t]
             .game
@@ -710,6 +760,7 @@ impl Room {
             tracing::error!(error = %e, "storing a move");
             return refuse("internal", "the move could not be stored; try again");
         }
+        let version_before = self.tables[t].version;
         let live = self.tables[t]
             .game
             .as_mut()
@@ -726,9 +777,18 @@ impl Room {
             },
             captured: played.captured,
             state: live.game.state(),
+            version: version_before + 1,
+            r#ref: r#ref.clone(),
         };
         let over = live.game.is_over();
         self.tables[t].version += 1;
+        self.tables[t].last_move = Some(AppliedMove {
+            user_id: user_id.to_owned(),
+            r#ref,
+            pit,
+            version_before,
+            frame: update.to_frame(),
+        });
         self.broadcast(&update);
         if over {
             self.game_over(t).await;

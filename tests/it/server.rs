@@ -591,3 +591,53 @@ async fn metrics_count_connections_games_and_moves() {
     assert!(value("lounge_rooms") >= 2.0);
     assert!(value("lounge_occupants") >= 3.0);
 }
+
+#[actix_web::test]
+async fn a_move_sent_again_after_a_lost_reply_is_played_once() {
+    on_both(|app| async move {
+        let (mut a, mut b, _c, _, a_id, started, _) = game_between_two(&app).await;
+        let a_is_south = started["players"]["south"]["id"] == a_id.as_str();
+        let game_id = started["game_id"].as_str().unwrap().to_owned();
+        let table = "surulere-games-lounge-1";
+        let south = if a_is_south { &mut a } else { &mut b };
+        let version = south.next_of("table").await["version"].clone();
+        // Read to the table the game started on, to learn its version.
+        let mut version = version;
+        loop {
+            let m = south.next().await;
+            if m["type"] == "table" {
+                version = m["version"].clone();
+            }
+            if m["type"] == "game_started" {
+                break;
+            }
+        }
+        let first =
+            json!({"type": "move", "table": table, "pit": 3, "ref": "m1", "version": version});
+        south.send(first.clone()).await;
+        let reply = south.next_of("game_state").await;
+        assert_eq!(reply["ref"], "m1");
+        // The same move again, by ref and by version: the same reply, nothing played.
+        south.send(first.clone()).await;
+        assert_eq!(south.next_of("game_state").await, reply);
+        south
+            .send(json!({"type": "move", "table": table, "pit": 3, "version": version}))
+            .await;
+        assert_eq!(south.next_of("game_state").await, reply);
+        assert_eq!(app.db.store().moves(&game_id).unwrap(), [3]);
+        // A different move from an old version is refused with the table as it is now.
+        south
+            .send(
+                json!({"type": "move", "table": table, "pit": 4, "version": version, "ref": "old"}),
+            )
+            .await;
+        let current = south.next_of("table").await;
+        assert_eq!(current["version"], reply["version"]);
+        let e = south.next_of("error").await;
+        assert_eq!(
+            (e["code"].clone(), e["ref"].clone()),
+            (json!("stale_version"), json!("old"))
+        );
+    })
+    .await;
+}
