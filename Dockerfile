@@ -18,4 +18,4 @@ COPY --from=build /src/target/release/lounge /usr/local/bin/lounge
 COPY config ./config
 USER lounge
 ENTRYPOINT ["lounge"]
-CMD ["--help"]
+CMD ["serve"]
