@@ -17,5 +17,7 @@ WORKDIR /app
 COPY --from=build /src/target/release/lounge /usr/local/bin/lounge
 COPY config ./config
 USER lounge
+ENV LOUNGE_SERVER__BIND=0.0.0.0:8080
+EXPOSE 8080
 ENTRYPOINT ["lounge"]
 CMD ["serve"]

@@ -6,6 +6,7 @@ mod perft;
 mod properties;
 mod replay;
 mod restart;
+mod room;
 mod rules;
 mod server;
 mod store;

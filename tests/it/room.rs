@@ -1,0 +1,241 @@
+//! The room logic without sockets: commands in, frames out of plain channels.
+
+use std::time::Duration;
+
+use lounge::store::{now, TableRow, UserRow};
+use lounge::world::protocol::parse_frame;
+use lounge::world::{RoomCommand, RoomConfig, RoomHandle, User, World};
+use serde_json::{json, Value};
+use tokio::sync::mpsc;
+
+use crate::support::TestDb;
+
+fn lounge_world(db: &TestDb, config: RoomConfig) -> World {
+    let store = db.store().clone();
+    let room = lounge::store::RoomRow {
+        id: "lounge".into(),
+        name: "Lounge".into(),
+        kind: "lounge".into(),
+        owner_id: None,
+        created_at: now(),
+    };
+    let table = TableRow {
+        id: "t1".into(),
+        room_id: "lounge".into(),
+        position: 1,
+        rules: "{}".into(),
+    };
+    store
+        .ensure_room(&room, std::slice::from_ref(&table))
+        .unwrap();
+    World::start(
+        vec![(room, vec![table])],
+        vec![],
+        store,
+        Default::default(),
+        config,
+    )
+}
+
+fn config() -> RoomConfig {
+    RoomConfig {
+        invitation_ttl: Duration::from_secs(60),
+        grace: Duration::from_secs(60),
+        chat_max_chars: 500,
+    }
+}
+
+fn user(db: &TestDb, name: &str) -> User {
+    let row = UserRow {
+        id: lounge::store::new_id(),
+        name: name.into(),
+        house: false,
+        created_at: now(),
+    };
+    db.store().insert_user(&row).unwrap();
+    User {
+        id: row.id,
+        name: row.name,
+        house: false,
+    }
+}
+
+struct Person {
+    user: User,
+    frames: mpsc::Receiver<std::sync::Arc<str>>,
+    conn: u64,
+}
+
+impl Person {
+    async fn enter(room: &RoomHandle, user: User, capacity: usize) -> Person {
+        let (outbox, frames) = mpsc::channel(capacity);
+        let conn = World::next_connection();
+        assert!(
+            room.send(RoomCommand::Enter {
+                user: user.clone(),
+                outbox,
+                conn
+            })
+            .await
+        );
+        Person { user, frames, conn }
+    }
+
+    async fn next(&mut self) -> Value {
+        let frame = tokio::time::timeout(Duration::from_secs(5), self.frames.recv())
+            .await
+            .unwrap()
+            .unwrap();
+        serde_json::from_str(&frame).unwrap()
+    }
+
+    async fn next_of(&mut self, kind: &str) -> Value {
+        loop {
+            let m = self.next().await;
+            if m["type"] == kind {
+                return m;
+            }
+        }
+    }
+
+    async fn act(&self, room: &RoomHandle, message: Value) {
+        let (message, r#ref) = parse_frame(&message.to_string()).unwrap();
+        assert!(
+            room.send(RoomCommand::Act {
+                user_id: self.user.id.clone(),
+                message,
+                r#ref
+            })
+            .await
+        );
+    }
+}
+
+#[actix_web::test]
+async fn a_taken_seat_is_refused_and_one_seat_per_person() {
+    let db = TestDb::sqlite();
+    let world = lounge_world(&db, config());
+    let room = world.room("lounge").unwrap().clone();
+    let mut a = Person::enter(&room, user(&db, "Ade"), 64).await;
+    let mut b = Person::enter(&room, user(&db, "Bisi"), 64).await;
+    a.next_of("room").await;
+    b.next_of("room").await;
+    a.act(
+        &room,
+        json!({"type": "sit", "table": "t1", "seat": "south"}),
+    )
+    .await;
+    assert_eq!(
+        b.next_of("table").await["seats"]["south"]["id"],
+        a.user.id.as_str()
+    );
+    b.act(
+        &room,
+        json!({"type": "sit", "table": "t1", "seat": "south", "ref": 1}),
+    )
+    .await;
+    assert_eq!(b.next_of("error").await["code"], "seat_taken");
+    a.act(
+        &room,
+        json!({"type": "sit", "table": "t1", "seat": "north", "ref": 2}),
+    )
+    .await;
+    assert_eq!(a.next_of("error").await["code"], "already_seated");
+    a.act(&room, json!({"type": "stand", "table": "t1"})).await;
+    assert_eq!(b.next_of("table").await["seats"]["south"], Value::Null);
+}
+
+#[actix_web::test]
+async fn an_invitation_expires_and_both_are_told() {
+    let db = TestDb::sqlite();
+    let world = lounge_world(
+        &db,
+        RoomConfig {
+            invitation_ttl: Duration::from_millis(300),
+            ..config()
+        },
+    );
+    let room = world.room("lounge").unwrap().clone();
+    let mut a = Person::enter(&room, user(&db, "Ade"), 64).await;
+    let mut b = Person::enter(&room, user(&db, "Bisi"), 64).await;
+    a.act(
+        &room,
+        json!({"type": "sit", "table": "t1", "seat": "south"}),
+    )
+    .await;
+    a.act(
+        &room,
+        json!({"type": "invite", "table": "t1", "user": b.user.id}),
+    )
+    .await;
+    let invitation = b.next_of("invitation").await;
+    let expired = b.next_of("invitation_expired").await;
+    assert_eq!(expired["id"], invitation["id"]);
+    assert_eq!(
+        a.next_of("invitation_expired").await["id"],
+        invitation["id"]
+    );
+    b.act(
+        &room,
+        json!({"type": "respond", "invitation": invitation["id"], "accept": true}),
+    )
+    .await;
+    assert_eq!(b.next_of("error").await["code"], "no_such_invitation");
+}
+
+#[actix_web::test]
+async fn a_reader_whose_queue_is_full_is_dropped_and_the_room_goes_on() {
+    let db = TestDb::sqlite();
+    let world = lounge_world(&db, config());
+    let room = world.room("lounge").unwrap().clone();
+    // Room for the snapshot and two more frames; this one never reads.
+    let slow = Person::enter(&room, user(&db, "Slow"), 3).await;
+    let mut a = Person::enter(&room, user(&db, "Ade"), 1024).await;
+    a.next_of("room").await;
+    for i in 0..10 {
+        a.act(&room, json!({"type": "chat", "text": format!("line {i}")}))
+            .await;
+    }
+    let left = a.next_of("occupant_left").await;
+    assert_eq!(left["user"]["id"], slow.user.id.as_str());
+    assert_eq!(room.occupants(), 1);
+    // Everyone else still hears everything.
+    a.act(&room, json!({"type": "chat", "text": "still here"}))
+        .await;
+    loop {
+        if a.next_of("chat").await["text"] == "still here" {
+            break;
+        }
+    }
+    drop(slow);
+}
+
+#[actix_web::test]
+async fn a_command_from_a_replaced_connection_changes_nothing() {
+    let db = TestDb::sqlite();
+    let world = lounge_world(&db, config());
+    let room = world.room("lounge").unwrap().clone();
+    let ade = user(&db, "Ade");
+    let old = Person::enter(&room, ade.clone(), 64).await;
+    let mut new = Person::enter(&room, ade.clone(), 64).await;
+    new.next_of("room").await;
+    // The old connection's late goodbye must not take the new one out.
+    assert!(
+        room.send(RoomCommand::Leave {
+            user_id: ade.id.clone(),
+            conn: old.conn
+        })
+        .await
+    );
+    assert!(
+        room.send(RoomCommand::Disconnect {
+            user_id: ade.id.clone(),
+            conn: old.conn
+        })
+        .await
+    );
+    new.act(&room, json!({"type": "chat", "text": "here"}))
+        .await;
+    assert_eq!(new.next_of("chat").await["text"], "here");
+    assert_eq!(room.occupants(), 1);
+}
