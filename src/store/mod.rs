@@ -335,30 +335,34 @@ impl Store {
 
     /// Stores move `ply` (from 1) of a game in play. The same ply twice is a `Conflict`, so a
     /// retried move is stored once.
+    ///
+    /// One plain INSERT, no read-then-write transaction: SQLite would refuse such a
+    /// transaction's upgrade to a writer under concurrent writers ("database is locked") instead
+    /// of waiting. The status check before it is a guard; the room task that owns the game is
+    /// the one that ends it, so nothing races it.
     pub fn record_move(&self, game_id: &str, ply: u32, pit: u8) -> Result<(), StoreError> {
         let ply = i32::try_from(ply).map_err(|_| StoreError::Conflict(format!("ply {ply}")))?;
-        self.conn()?.transaction(|conn| {
-            let status: Option<String> = games::table
-                .find(game_id)
-                .select(games::status)
-                .first(conn)
-                .optional()?;
-            match status.as_deref() {
-                None => return Err(StoreError::NotFound(format!("game {game_id}"))),
-                Some("playing") => {}
-                Some(_) => return Err(StoreError::Conflict(format!("game {game_id} is over"))),
-            }
-            let row = NewMove {
-                game_id,
-                ply,
-                pit: pit.into(),
-                played_at: now(),
-            };
-            diesel::insert_into(moves::table)
-                .values(&row)
-                .execute(conn)?;
-            Ok(())
-        })
+        let mut conn = self.conn()?;
+        let status: Option<String> = games::table
+            .find(game_id)
+            .select(games::status)
+            .first(&mut *conn)
+            .optional()?;
+        match status.as_deref() {
+            None => return Err(StoreError::NotFound(format!("game {game_id}"))),
+            Some("playing") => {}
+            Some(_) => return Err(StoreError::Conflict(format!("game {game_id} is over"))),
+        }
+        let row = NewMove {
+            game_id,
+            ply,
+            pit: pit.into(),
+            played_at: now(),
+        };
+        diesel::insert_into(moves::table)
+            .values(&row)
+            .execute(&mut *conn)?;
+        Ok(())
     }
 
     /// Marks a game in play as over; a game already over is left as it is (false).

@@ -190,3 +190,36 @@ fn each_backend_is_what_its_url_says() {
     assert_eq!(sqlite.store().backend(), Backend::Sqlite);
     assert_eq!(pg.store().backend(), Backend::Postgres);
 }
+
+#[test]
+fn moves_of_many_games_stored_at_once_all_land() {
+    for db in TestDb::both() {
+        let store = db.store().clone();
+        let (room, tables) = lounge_room();
+        store.ensure_room(&room, &tables).unwrap();
+        let games: Vec<GameRow> = (0..8)
+            .map(|_| {
+                let (a, b) = (user("Ada"), user("Bayo"));
+                store.insert_user(&a).unwrap();
+                store.insert_user(&b).unwrap();
+                let g = game(&tables[0].id, &a, &b);
+                store.insert_game(&g).unwrap();
+                g
+            })
+            .collect();
+        // Eight writers at once, as eight rooms would: none is refused for a busy database.
+        std::thread::scope(|scope| {
+            for g in &games {
+                let store = store.clone();
+                scope.spawn(move || {
+                    for ply in 1..=40 {
+                        store.record_move(&g.id, ply, (ply % 6 + 1) as u8).unwrap();
+                    }
+                });
+            }
+        });
+        for g in &games {
+            assert_eq!(store.moves(&g.id).unwrap().len(), 40);
+        }
+    }
+}
