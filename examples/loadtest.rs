@@ -173,7 +173,7 @@ async fn pair(
         // Learn who is South from b's game_started.
         let started = loop {
             match recv(&mut b).await {
-                Some(m) if m["type"] == "game_started" => break m,
+                Some(m) if m["type"] == "game_started" && m["table"] == table.as_str() => break m,
                 Some(_) => {}
                 None => return,
             }
@@ -201,10 +201,19 @@ async fn pair(
             .await;
             let reply = loop {
                 match recv(mover).await {
-                    Some(m) if m["type"] == "game_state" && m["ref"] == json!(ply) => {
+                    // Everyone in the room sees every table's moves: ours is the one at our
+                    // table carrying our ref.
+                    Some(m)
+                        if m["type"] == "game_state"
+                            && m["table"] == table.as_str()
+                            && m["ref"] == json!(ply) =>
+                    {
                         break Some(m)
                     }
                     Some(m) if m["type"] == "error" => {
+                        if stats.borrow().errors == 0 {
+                            eprintln!("first error: {m}");
+                        }
                         stats.borrow_mut().errors += 1;
                         break None;
                     }
@@ -228,7 +237,7 @@ async fn pair(
         let other_done = tokio::time::timeout(Duration::from_millis(200), async {
             loop {
                 match recv(&mut a).await {
-                    Some(m) if m["type"] == "game_over" => break,
+                    Some(m) if m["type"] == "game_over" && m["table"] == table.as_str() => break,
                     Some(_) => {}
                     None => break,
                 }

@@ -98,6 +98,9 @@ impl Application {
         let mut server =
             HttpServer::new(move || App::new().app_data(state.clone()).configure(http::routes))
                 .shutdown_timeout(settings.server.shutdown_timeout_secs)
+                // A move's reply is one small frame: Nagle would hold it for the peer's
+                // delayed ACK (about 40 ms on Linux).
+                .tcp_nodelay(true)
                 // Our own handler tells the rooms first (see run_until_stopped).
                 .disable_signals();
         if settings.server.workers > 0 {

@@ -697,6 +697,8 @@ impl Room {
             state: game.state(),
         };
         crate::metrics::METRICS.games_in_play.inc();
+        // A retry is matched against this game's moves only: refs may repeat across games.
+        self.tables[t].last_move = None;
         self.tables[t].game = Some(LiveGame {
             id: row.id,
             game,

@@ -239,3 +239,74 @@ async fn a_command_from_a_replaced_connection_changes_nothing() {
     assert_eq!(new.next_of("chat").await["text"], "here");
     assert_eq!(room.occupants(), 1);
 }
+
+/// Refs are the client's; a new game may reuse one from the last game. That is a new move,
+/// not a retry of the old one.
+#[actix_web::test]
+async fn a_ref_from_the_last_game_is_a_new_move_in_the_next() {
+    let db = TestDb::sqlite();
+    let world = lounge_world(&db, config());
+    let room = world.room("lounge").unwrap().clone();
+    let mut people = [
+        Person::enter(&room, user(&db, "Ade"), 1024).await,
+        Person::enter(&room, user(&db, "Bisi"), 1024).await,
+    ];
+    let mut last_mover: Option<String> = None;
+    // Who sows first is drawn by lot: play short games until the last game's mover sows
+    // first again (one in two each time).
+    for _ in 0..30 {
+        let [a, b] = &mut people;
+        a.act(
+            &room,
+            json!({"type": "sit", "table": "t1", "seat": "south"}),
+        )
+        .await;
+        a.act(
+            &room,
+            json!({"type": "invite", "table": "t1", "user": b.user.id}),
+        )
+        .await;
+        let invitation = b.next_of("invitation").await;
+        b.act(
+            &room,
+            json!({"type": "respond", "invitation": invitation["id"], "accept": true}),
+        )
+        .await;
+        let started = a.next_of("game_started").await;
+        let south_id = started["players"]["south"]["id"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let (south, north) = if south_id == a.user.id {
+            (a, b)
+        } else {
+            (b, a)
+        };
+        south
+            .act(
+                &room,
+                json!({"type": "move", "table": "t1", "pit": 1, "ref": "r"}),
+            )
+            .await;
+        let state = loop {
+            let m = south.next().await;
+            assert_ne!(m["type"], "error", "{m}");
+            if m["type"] == "game_state" {
+                break m;
+            }
+        };
+        assert_eq!(state["game_id"], started["game_id"]);
+        assert_eq!(state["state"]["ply"], 1, "played in the new game");
+        if last_mover.as_deref() == Some(south_id.as_str()) {
+            return;
+        }
+        last_mover = Some(south_id);
+        north
+            .act(&room, json!({"type": "resign", "table": "t1"}))
+            .await;
+        for p in people.iter_mut() {
+            p.next_of("game_over").await;
+        }
+    }
+    panic!("the same player never sowed first twice running in 30 lots");
+}
