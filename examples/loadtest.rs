@@ -1,13 +1,18 @@
-//! Load tool: signs in many users on loopback, pairs them at tables, and plays random legal
-//! games, reporting moves a second and the round trip of a move (p50, p99, max).
+//! Load tool: signs in many users on loopback, seats pairs of them at tables in many rooms,
+//! lets the rest watch, and plays random legal games, reporting moves a second, the round
+//! trip of a move (p50, p99, max), frames delivered, and the server's memory per connection.
 //!
 //! ```sh
 //! cargo run --release --example loadtest -- --url http://127.0.0.1:8080 --rooms load \
-//!     --tables-per-room 10 --users 2000 --seconds 60 [--server-pid PID]
+//!     --tables-per-room 10 --users 10000 --games 2000 --think-ms 0 --seconds 60 \
+//!     [--server-pid PID]
 //! ```
-//! Pair n plays at table `<rooms>-<r>-<t>` of room `<rooms>-<r>`, ten tables (by default) a room;
-//! the rooms must exist (`config/local.toml` can add them; see BENCHMARKS.md). Bounded in
-//! time; it stops by itself.
+//!
+//! Game n is played at table `<rooms>-<r>-<t>` of room `<rooms>-<r>` (`--tables-per-room`
+//! tables a room); users beyond the players enter those rooms in turn and watch. The rooms
+//! must exist: `config/local.toml` can add them (BENCHMARKS.md shows how). `--think-ms` is how
+//! long a player waits before each move (0: as fast as the server answers). Bounded in time;
+//! it stops by itself.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -15,41 +20,58 @@ use std::time::{Duration, Instant};
 
 use awc::ws::{Frame, Message};
 use futures_util::{SinkExt, StreamExt};
+use serde::Deserialize;
 use serde_json::{json, Value};
+use tokio::sync::mpsc;
 
 struct Args {
     url: String,
     rooms: String,
     tables_per_room: usize,
     users: usize,
+    games: Option<usize>,
+    think_ms: u64,
     seconds: u64,
     server_pid: Option<u32>,
 }
 
-fn args() -> Args {
+fn args() -> Result<Args, String> {
     let mut a = Args {
         url: "http://127.0.0.1:8080".into(),
         rooms: "load".into(),
         tables_per_room: 10,
         users: 200,
+        games: None,
+        think_ms: 0,
         seconds: 30,
         server_pid: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
-        let value = it.next().unwrap_or_default();
+        let value = it.next().ok_or(format!("{flag} wants a value"))?;
+        let number = || {
+            value
+                .parse::<u64>()
+                .map_err(|_| format!("{flag} wants a number, not {value:?}"))
+        };
         match flag.as_str() {
-            "--url" => a.url = value,
-            "--rooms" => a.rooms = value,
-            "--tables-per-room" => a.tables_per_room = value.parse().expect("--tables-per-room N"),
-            "--users" => a.users = value.parse().expect("--users N"),
-            "--seconds" => a.seconds = value.parse().expect("--seconds N"),
-            "--server-pid" => a.server_pid = value.parse().ok(),
-            other => panic!("unknown flag {other}"),
+            "--url" => a.url = value.clone(),
+            "--rooms" => a.rooms = value.clone(),
+            "--tables-per-room" => a.tables_per_room = number()?.max(1) as usize,
+            "--users" => a.users = number()? as usize,
+            "--games" => a.games = Some(number()? as usize),
+            "--think-ms" => a.think_ms = number()?,
+            "--seconds" => a.seconds = number()?,
+            "--server-pid" => a.server_pid = Some(number()? as u32),
+            other => return Err(format!("unknown flag {other}")),
         }
     }
-    a.users -= a.users % 2;
-    a
+    let games = a.games.unwrap_or(a.users / 2);
+    if games * 2 > a.users {
+        return Err(format!("{games} games need {} users", games * 2));
+    }
+    a.games = Some(games);
+    Ok(a)
 }
 
 fn rss_kib(pid: u32) -> Option<u64> {
@@ -69,64 +91,142 @@ struct Stats {
     games: u64,
     round_trips_us: Vec<u64>,
     errors: u64,
+    first_error: Option<String>,
+    frames: u64,
+    dropped: u64,
 }
 
-type Socket = actix_codec::Framed<awc::BoxedSocket, awc::ws::Codec>;
+type Shared = Rc<RefCell<Stats>>;
 
-async fn sign_in(client: &awc::Client, url: &str, name: &str) -> (String, String) {
+/// One connected user: frames out through a writer task; frames in, already sorted by a
+/// reader task that answers pings and keeps only what the player waits for.
+struct Conn {
+    id: String,
+    out: mpsc::UnboundedSender<Message>,
+    inbox: mpsc::UnboundedReceiver<Value>,
+}
+
+#[derive(Deserialize)]
+struct Head<'a> {
+    #[serde(rename = "type")]
+    kind: &'a str,
+    #[serde(default)]
+    table: Option<&'a str>,
+}
+
+async fn sign_in(client: &awc::Client, url: &str, name: &str) -> Result<(String, String), String> {
     let mut resp = client
         .post(format!("{url}/api/v1/auth/guest"))
         .send_json(&json!({"name": name}))
         .await
-        .expect("sign in");
-    let body: Value = resp.json().await.expect("JSON");
-    (
-        body["token"].as_str().unwrap().to_owned(),
-        body["user"]["id"].as_str().unwrap().to_owned(),
-    )
+        .map_err(|e| format!("sign in: {e}"))?;
+    let body: Value = resp.json().await.map_err(|e| format!("sign in: {e}"))?;
+    match (body["token"].as_str(), body["user"]["id"].as_str()) {
+        (Some(token), Some(id)) => Ok((token.to_owned(), id.to_owned())),
+        _ => Err(format!("sign in: {body}")),
+    }
 }
 
-async fn connect(client: &awc::Client, url: &str, token: &str) -> Socket {
+/// Connects; `table` is the one table whose messages this user's inbox keeps (players), or
+/// none (onlookers keep nothing but count).
+async fn connect(
+    client: &awc::Client,
+    url: &str,
+    name: &str,
+    table: Option<String>,
+    stats: Shared,
+) -> Result<Conn, String> {
+    let (token, id) = sign_in(client, url, name).await?;
     let ws_url = format!("{}/ws?token={token}", url.replacen("http", "ws", 1));
     let (_, socket) = client
         .ws(ws_url)
         .max_frame_size(1 << 20)
         .connect()
         .await
-        .expect("socket");
-    socket
+        .map_err(|e| format!("connect: {e}"))?;
+    let (mut sink, mut stream) = socket.split();
+    let (out, mut outgoing) = mpsc::unbounded_channel::<Message>();
+    let (deliver, inbox) = mpsc::unbounded_channel();
+    actix_web::rt::spawn(async move {
+        while let Some(m) = outgoing.recv().await {
+            if sink.send(m).await.is_err() {
+                break;
+            }
+        }
+    });
+    let pong = out.clone();
+    actix_web::rt::spawn(async move {
+        while let Some(frame) = stream.next().await {
+            match frame {
+                Ok(Frame::Text(bytes)) => {
+                    stats.borrow_mut().frames += 1;
+                    let Some(table) = &table else { continue };
+                    let Ok(head) = serde_json::from_slice::<Head>(&bytes) else {
+                        continue;
+                    };
+                    let ours = match head.kind {
+                        "invitation" | "error" => true,
+                        "game_started" | "game_state" | "game_over" => {
+                            head.table == Some(table.as_str())
+                        }
+                        _ => false,
+                    };
+                    if ours {
+                        if let Ok(v) = serde_json::from_slice(&bytes) {
+                            let _ = deliver.send(v);
+                        }
+                    }
+                }
+                Ok(Frame::Ping(b)) => {
+                    let _ = pong.send(Message::Pong(b));
+                }
+                Ok(Frame::Close(_)) | Err(_) => {
+                    stats.borrow_mut().dropped += 1;
+                    break;
+                }
+                _ => {}
+            }
+        }
+    });
+    Ok(Conn { id, out, inbox })
 }
 
-/// The next JSON message; `None` when the socket closes or stays silent for 10 s.
-async fn recv(socket: &mut Socket) -> Option<Value> {
-    loop {
-        let frame = tokio::time::timeout(Duration::from_secs(10), socket.next())
-            .await
-            .ok()??;
-        match frame {
-            Ok(Frame::Text(b)) => return serde_json::from_slice(&b).ok(),
-            Ok(Frame::Ping(b)) => {
-                let _ = socket.send(Message::Pong(b)).await;
+impl Conn {
+    fn send(&self, v: Value) {
+        let _ = self.out.send(Message::Text(v.to_string().into()));
+    }
+
+    /// The next kept message that `want` accepts; `None` when the socket closes, nothing comes
+    /// for 10 s, or `end` passes.
+    async fn wait(&mut self, end: Instant, want: impl Fn(&Value) -> bool) -> Option<Value> {
+        let deadline = (Instant::now() + Duration::from_secs(10)).min(end);
+        loop {
+            let m = tokio::time::timeout_at(deadline.into(), self.inbox.recv())
+                .await
+                .ok()??;
+            if want(&m) {
+                return Some(m);
             }
-            Ok(Frame::Close(_)) | Err(_) => return None,
-            _ => {}
         }
     }
 }
 
-async fn send(socket: &mut Socket, v: Value) {
-    let _ = socket.send(Message::Text(v.to_string().into())).await;
+fn error(stats: &Shared, m: &Value) {
+    let mut s = stats.borrow_mut();
+    s.errors += 1;
+    s.first_error.get_or_insert_with(|| m.to_string());
 }
 
-/// Plays games at one table until `end`; the two sockets belong to one pair.
+/// Plays games at one table until `end`.
+#[allow(clippy::too_many_arguments)]
 async fn pair(
-    mut a: Socket,
-    mut b: Socket,
-    b_id: String,
+    mut a: Conn,
+    mut b: Conn,
     room: String,
     table: String,
+    think: Duration,
     end: Instant,
-    stats: Rc<RefCell<Stats>>,
+    stats: Shared,
     seed: u64,
 ) {
     let mut rng = seed | 1;
@@ -136,52 +236,45 @@ async fn pair(
         rng ^= rng << 17;
         (rng % n as u64) as usize
     };
-    for s in [&mut a, &mut b] {
-        send(s, json!({"type": "enter", "room": room})).await;
-        // Both must be in the room before the invitation.
-        loop {
-            match recv(s).await {
-                Some(m) if m["type"] == "room" => break,
-                Some(_) => {}
-                None => return,
-            }
-        }
+    for c in [&a, &b] {
+        c.send(json!({"type": "enter", "room": room, "ref": "enter"}));
     }
+    // Both must be in the room before the invitation; a refusal to enter comes as an error.
+    // The games start spread over the first think time.
+    let stagger = 200 + next_rand(think.as_millis() as usize + 1) as u64;
+    tokio::time::sleep(Duration::from_millis(stagger)).await;
+    let is_error = |m: &Value| m["type"] == "error";
     while Instant::now() < end {
-        send(
-            &mut a,
-            json!({"type": "sit", "table": table, "seat": "south"}),
-        )
-        .await;
-        send(
-            &mut a,
-            json!({"type": "invite", "table": table, "user": b_id}),
-        )
-        .await;
-        let invitation = loop {
-            match recv(&mut b).await {
-                Some(m) if m["type"] == "invitation" => break m["id"].clone(),
-                Some(_) => {}
-                None => return,
-            }
+        a.send(json!({"type": "sit", "table": table, "seat": "south"}));
+        a.send(json!({"type": "invite", "table": table, "user": b.id}));
+        let invitation = match b
+            .wait(end, |m| m["type"] == "invitation" || is_error(m))
+            .await
+        {
+            Some(m) if m["type"] == "invitation" => m["id"].clone(),
+            Some(m) => return error(&stats, &m),
+            None => return,
         };
-        send(
-            &mut b,
-            json!({"type": "respond", "invitation": invitation, "accept": true}),
-        )
-        .await;
-        // Learn who is South from b's game_started.
-        let started = loop {
-            match recv(&mut b).await {
-                Some(m) if m["type"] == "game_started" && m["table"] == table.as_str() => break m,
-                Some(_) => {}
-                None => return,
-            }
+        b.send(json!({"type": "respond", "invitation": invitation, "accept": true}));
+        let started = match b
+            .wait(end, |m| m["type"] == "game_started" || is_error(m))
+            .await
+        {
+            Some(m) if m["type"] == "game_started" => m,
+            Some(m) => return error(&stats, &m),
+            None => return,
         };
-        let b_is_south = started["players"]["south"]["id"] == b_id.as_str();
+        let b_is_south = started["players"]["south"]["id"] == b.id.as_str();
         let mut state = started["state"].clone();
         let mut ply = 0u64;
         while state["status"] == "playing" && Instant::now() < end {
+            if !think.is_zero() {
+                // Between half and one and a half times the think time, so the games do not
+                // move in lockstep.
+                let ms = think.as_millis() as usize;
+                let wait = ms / 2 + next_rand(ms + 1);
+                tokio::time::sleep(Duration::from_millis(wait as u64)).await;
+            }
             let south_to_move = state["to_move"] == "south";
             let mover = if south_to_move == b_is_south {
                 &mut b
@@ -194,34 +287,18 @@ async fn pair(
             }
             let pit = legal[next_rand(legal.len())].clone();
             let sent = Instant::now();
-            send(
-                mover,
-                json!({"type": "move", "table": table, "pit": pit, "ref": ply}),
-            )
-            .await;
-            let reply = loop {
-                match recv(mover).await {
-                    // Everyone in the room sees every table's moves: ours is the one at our
-                    // table carrying our ref.
-                    Some(m)
-                        if m["type"] == "game_state"
-                            && m["table"] == table.as_str()
-                            && m["ref"] == json!(ply) =>
-                    {
-                        break Some(m)
-                    }
-                    Some(m) if m["type"] == "error" => {
-                        if stats.borrow().errors == 0 {
-                            eprintln!("first error: {m}");
-                        }
-                        stats.borrow_mut().errors += 1;
-                        break None;
-                    }
-                    Some(_) => {}
-                    None => return,
-                }
+            mover.send(json!({"type": "move", "table": table, "pit": pit, "ref": ply}));
+            // Everyone in the room sees every table's moves: ours carries our ref.
+            let reply = mover
+                .wait(end + Duration::from_secs(10), |m| {
+                    m["ref"] == json!(ply) && (m["type"] == "game_state" || is_error(m))
+                })
+                .await;
+            let reply = match reply {
+                Some(m) if m["type"] == "game_state" => m,
+                Some(m) => return error(&stats, &m),
+                None => return,
             };
-            let Some(reply) = reply else { return };
             {
                 let mut s = stats.borrow_mut();
                 s.moves += 1;
@@ -232,41 +309,70 @@ async fn pair(
         }
         if state["status"] != "playing" {
             stats.borrow_mut().games += 1;
-        }
-        // Drain what the other socket holds up to the end of the game, then play again.
-        let other_done = tokio::time::timeout(Duration::from_millis(200), async {
-            loop {
-                match recv(&mut a).await {
-                    Some(m) if m["type"] == "game_over" && m["table"] == table.as_str() => break,
-                    Some(_) => {}
-                    None => break,
+            // Both see the end before the next game begins.
+            for c in [&mut a, &mut b] {
+                if c.wait(end, |m| m["type"] == "game_over").await.is_none() {
+                    return;
                 }
             }
-        });
-        let _ = other_done.await;
+        }
     }
 }
 
 fn main() {
-    let args = args();
+    let args = match args() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("loadtest: {e}");
+            std::process::exit(2);
+        }
+    };
+    let games = args.games.unwrap_or(0);
     actix_web::rt::System::new().block_on(async move {
         // No cap on connections: each socket holds one.
         let client = awc::Client::builder()
             .connector(awc::Connector::new().limit(0))
             .timeout(Duration::from_secs(30))
             .finish();
+        let stats: Shared = Rc::default();
         let rss_before = args.server_pid.and_then(rss_kib);
         let started = Instant::now();
-        let mut sockets = Vec::with_capacity(args.users);
-        let mut ids = Vec::with_capacity(args.users);
-        for i in 0..args.users {
-            let (token, id) = sign_in(&client, &args.url, &format!("Load {i}")).await;
-            let mut socket = connect(&client, &args.url, &token).await;
-            let _welcome = recv(&mut socket).await;
-            sockets.push(socket);
-            ids.push(id);
+        let rooms_used = games.div_ceil(args.tables_per_room).max(1);
+        let place = |i: usize| {
+            let g = if i < games * 2 { i / 2 } else { i - games * 2 };
+            let room = format!(
+                "{}-{}",
+                args.rooms,
+                g / args.tables_per_room % rooms_used + 1
+            );
+            let table = format!("{room}-{}", g % args.tables_per_room + 1);
+            (room, table)
+        };
+        // Sign in and connect 64 at a time.
+        let conns: Vec<Result<Conn, String>> = futures_util::stream::iter(0..args.users)
+            .map(|i| {
+                let (client, url, stats) = (&client, &args.url, stats.clone());
+                let table = (i < games * 2).then(|| place(i).1);
+                async move { connect(client, url, &format!("Load {i}"), table, stats).await }
+            })
+            .buffered(64)
+            .collect()
+            .await;
+        let mut players = Vec::new();
+        let mut onlookers = Vec::new();
+        for (i, c) in conns.into_iter().enumerate() {
+            match c {
+                Ok(c) if i < games * 2 => players.push(c),
+                Ok(c) => onlookers.push((i, c)),
+                Err(e) => {
+                    eprintln!("loadtest: user {i}: {e}");
+                    std::process::exit(1);
+                }
+            }
         }
         let connected = started.elapsed();
+        // Let the welcomes land before reading the server's memory.
+        tokio::time::sleep(Duration::from_secs(1)).await;
         let rss_after = args.server_pid.and_then(rss_kib);
         println!(
             "connected {} users in {:.1} s",
@@ -275,67 +381,94 @@ fn main() {
         );
         if let (Some(b), Some(a)) = (rss_before, rss_after) {
             println!(
-                "server memory: {} MiB before, {} MiB after: {:.1} KiB a connection",
+                "server memory: {} MiB before, {} MiB connected: {:.1} KiB a connection",
                 b / 1024,
                 a / 1024,
-                (a.saturating_sub(b)) as f64 / args.users as f64
+                a.saturating_sub(b) as f64 / args.users.max(1) as f64
             );
         }
+        for (i, c) in &onlookers {
+            c.send(json!({"type": "enter", "room": place(*i).0}));
+        }
         let end = Instant::now() + Duration::from_secs(args.seconds);
-        let stats = Rc::new(RefCell::new(Stats::default()));
         let mut tasks = Vec::new();
-        let mut it = sockets.into_iter().zip(ids);
+        let mut it = players.into_iter();
         let mut n = 0;
-        while let (Some((a, _)), Some((b, b_id))) = (it.next(), it.next()) {
-            let room = format!("{}-{}", args.rooms, n / args.tables_per_room + 1);
-            let table = format!("{room}-{}", n % args.tables_per_room + 1);
+        while let (Some(a), Some(b)) = (it.next(), it.next()) {
+            let (room, table) = place(n * 2);
             n += 1;
             tasks.push(actix_web::rt::spawn(pair(
                 a,
                 b,
-                b_id,
                 room,
                 table,
+                Duration::from_millis(args.think_ms),
                 end,
                 stats.clone(),
                 n as u64 * 7919,
             )));
         }
         let play_start = Instant::now();
+        let frames_before = stats.borrow().frames;
+        let mut peak_rss = 0;
+        let sampler = {
+            let pid = args.server_pid;
+            async move {
+                loop {
+                    tokio::time::sleep(Duration::from_millis(500)).await;
+                    if let Some(rss) = pid.and_then(rss_kib) {
+                        peak_rss = peak_rss.max(rss);
+                    }
+                    if Instant::now() > end {
+                        return peak_rss;
+                    }
+                }
+            }
+        };
+        let sampler = actix_web::rt::spawn(sampler);
         for t in tasks {
             let _ = t.await;
         }
+        let peak_rss = sampler.await.unwrap_or(0);
         let elapsed = play_start.elapsed().as_secs_f64();
         let mut s = stats.borrow_mut();
         s.round_trips_us.sort_unstable();
         let pct = |p: f64| {
-            s.round_trips_us
-                .get(
-                    ((s.round_trips_us.len() as f64 * p) as usize)
-                        .min(s.round_trips_us.len().saturating_sub(1)),
-                )
+            let v = &s.round_trips_us;
+            v.get(((v.len() as f64 * p) as usize).min(v.len().saturating_sub(1)))
                 .copied()
-                .unwrap_or(0)
+                .unwrap_or(0) as f64
+                / 1000.0
         };
         println!(
-            "{} games at once, {:.0} s: {} moves ({:.0}/s), {} games finished, {} errors",
-            n,
-            elapsed,
+            "{n} games at once, {} onlookers, think {} ms, {elapsed:.0} s: {} moves ({:.0}/s), \
+             {} games finished, {} errors, {} connections dropped",
+            onlookers.len(),
+            args.think_ms,
             s.moves,
             s.moves as f64 / elapsed,
             s.games,
-            s.errors
+            s.errors,
+            s.dropped
+        );
+        println!(
+            "frames delivered: {:.0}/s",
+            (s.frames - frames_before) as f64 / elapsed
         );
         println!(
             "move round trip: p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
-            pct(0.50) as f64 / 1000.0,
-            pct(0.99) as f64 / 1000.0,
-            s.round_trips_us.last().copied().unwrap_or(0) as f64 / 1000.0
+            pct(0.50),
+            pct(0.99),
+            pct(1.0)
         );
-        if let Some(pid) = args.server_pid {
-            if let Some(rss) = rss_kib(pid) {
-                println!("server memory at the end: {} MiB", rss / 1024);
-            }
+        if let Some(e) = &s.first_error {
+            println!("first error: {e}");
+        }
+        if peak_rss > 0 {
+            println!(
+                "server memory at its peak while playing: {} MiB",
+                peak_rss / 1024
+            );
         }
     });
 }
