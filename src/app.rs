@@ -65,6 +65,7 @@ impl Application {
             invitation_ttl: Duration::from_secs(settings.world.invitation_ttl_secs),
             grace: Duration::from_secs(settings.world.grace_secs),
             chat_max_chars: settings.world.chat_max_chars,
+            table_log: settings.world.table_log_events,
         };
         let games = {
             let store = store.clone();

@@ -27,6 +27,7 @@ pub struct WorldSettings {
     pub invitation_ttl_secs: u64,
     pub grace_secs: u64,
     pub chat_max_chars: usize,
+    pub table_log_events: usize,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -1,5 +1,6 @@
 //! `GET /ws`: one task per connection, between the socket and the room it is in.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -121,7 +122,7 @@ async fn run(
         .room_of(&conn.user.id)
         .and_then(|r| conn.world.room(&r).cloned())
     {
-        conn.enter_room(room).await;
+        conn.enter_room(room, BTreeMap::new()).await;
     }
     let mut heartbeat = tokio::time::interval(HEARTBEAT);
     let mut last_heard = Instant::now();
@@ -214,7 +215,7 @@ impl Connection {
             ClientMessage::Ping {} => {
                 self.send(&ServerMessage::Pong { r#ref }).await;
             }
-            ClientMessage::Enter { room } => {
+            ClientMessage::Enter { room, since } => {
                 let Some(handle) = self.world.room(&room).cloned() else {
                     self.send(&ServerMessage::error(
                         "no_such_room",
@@ -224,8 +225,19 @@ impl Connection {
                     .await;
                     return;
                 };
+                // Entering the room one is in again is a resync, not leaving: a seat and a
+                // game in play are kept.
+                if self.room.as_ref().is_some_and(|r| r.info.id == room) {
+                    let act = RoomCommand::Act {
+                        user_id: self.user.id.clone(),
+                        message: ClientMessage::Enter { room, since },
+                        r#ref,
+                    };
+                    handle.send(act).await;
+                    return;
+                }
                 self.leave_room(false).await;
-                if !self.enter_room(handle).await {
+                if !self.enter_room(handle, since).await {
                     self.send(&ServerMessage::error(
                         "internal",
                         "that room is closed",
@@ -269,12 +281,13 @@ impl Connection {
     }
 
     /// Enters a room through this connection; false when the room is gone.
-    async fn enter_room(&mut self, handle: RoomHandle) -> bool {
+    async fn enter_room(&mut self, handle: RoomHandle, since: BTreeMap<String, u64>) -> bool {
         let (outbox, inbox) = mpsc::channel(OUTBOX_FRAMES);
         let enter = RoomCommand::Enter {
             user: self.user.clone(),
             outbox,
             conn: self.conn,
+            since,
         };
         if !handle.send(enter).await {
             return false;

@@ -1,6 +1,9 @@
 //! The WebSocket messages of `protocol.md`, as types.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::ayo::{Pit, Side, State, Status};
@@ -11,8 +14,12 @@ use super::user::User;
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ClientMessage {
+    /// `since`, optional (an addition): the last version the client saw of some tables of this
+    /// room; after the `room` snapshot it gets a `missed` message for each.
     Enter {
         room: String,
+        #[serde(default)]
+        since: BTreeMap<String, u64>,
     },
     Leave {},
     Sit {
@@ -51,10 +58,15 @@ pub enum ClientMessage {
         text: String,
     },
     Ping {},
+    /// What happened at a table since `version` (an addition); reply `missed`.
+    Sync {
+        table: String,
+        version: u64,
+    },
 }
 
 /// The message types a client may send, for the `unknown_type` error.
-pub const CLIENT_TYPES: [&str; 12] = [
+pub const CLIENT_TYPES: [&str; 13] = [
     "enter",
     "leave",
     "sit",
@@ -67,6 +79,7 @@ pub const CLIENT_TYPES: [&str; 12] = [
     "answer_draw",
     "chat",
     "ping",
+    "sync",
 ];
 
 /// Why a frame could not be read as a message.
@@ -205,6 +218,8 @@ pub enum ServerMessage {
         house: bool,
         rules: crate::ayo::Rules,
         state: State,
+        /// The table's version after this event (an addition).
+        version: u64,
     },
     GameState {
         table: String,
@@ -224,6 +239,23 @@ pub enum ServerMessage {
         reason: crate::ayo::EndReason,
         state: State,
         counts_for_champions: bool,
+        /// The table's version after this event (an addition).
+        version: u64,
+    },
+    /// The reply to `sync`, and to `enter` with `since` (an addition): the table events after
+    /// version `since` up to `version`, exactly as they were sent, oldest first; or, when
+    /// they are no longer all held (or `since` is not one of this table's versions),
+    /// `resync: true`, no events, and the whole table in `snapshot`.
+    Missed {
+        table: String,
+        since: u64,
+        version: u64,
+        resync: bool,
+        events: Vec<Box<RawValue>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        snapshot: Option<TableView>,
+        #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+        r#ref: Option<Value>,
     },
     /// To the opponent of one who offers a draw (an addition).
     DrawOffered {

@@ -1,9 +1,9 @@
 //! One room: its occupants, tables, invitations and games, owned by one task. Sessions talk to
 //! it through its inbox; it talks to them through their bounded outboxes and never waits for one.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -28,6 +28,8 @@ pub enum RoomCommand {
         user: User,
         outbox: Outbox,
         conn: u64,
+        /// Tables the client saw before, with the last version it saw: each gets `missed`.
+        since: BTreeMap<String, u64>,
     },
     /// Leave on purpose: any seat is given up, a game in play resigned.
     Leave {
@@ -105,6 +107,8 @@ pub struct RoomConfig {
     /// How long a player who dropped keeps the seat of a game in play.
     pub grace: Duration,
     pub chat_max_chars: usize,
+    /// Table events kept for clients that come back.
+    pub table_log: usize,
 }
 
 struct Member {
@@ -137,7 +141,20 @@ struct Table {
     seats: [Option<User>; 2],
     game: Option<LiveGame>,
     version: u64,
+    /// The latest table events as sent, with the version each brought the table to.
+    log: VecDeque<(u64, Arc<str>)>,
 }
+
+/// Where every table's version starts in this process: the start millisecond times 1024. A
+/// version from an earlier run is then always below any version of this one (a table would
+/// need over a million events a second to catch up), so a client that kept one gets a resync,
+/// never a wrong "nothing missed"; and it stays below 2^53, exact in JavaScript, until 2248.
+static VERSION_BASE: LazyLock<u64> = LazyLock::new(|| {
+    let millis = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64);
+    millis << 10
+});
 
 struct Invitation {
     id: String,
@@ -188,7 +205,8 @@ impl Room {
                     rules,
                     seats: [None, None],
                     game: None,
-                    version: 0,
+                    version: *VERSION_BASE,
+                    log: VecDeque::new(),
                 })
                 .collect(),
             invitations: Vec::new(),
@@ -257,7 +275,12 @@ impl Room {
 
     async fn handle(&mut self, command: RoomCommand) {
         match command {
-            RoomCommand::Enter { user, outbox, conn } => self.enter(user, outbox, conn),
+            RoomCommand::Enter {
+                user,
+                outbox,
+                conn,
+                since,
+            } => self.enter(user, outbox, conn, since),
             RoomCommand::Leave { user_id, conn } => {
                 if self.members.get(&user_id).is_some_and(|m| m.conn == conn) {
                     self.leave(&user_id).await;
@@ -299,7 +322,7 @@ impl Room {
         }
     }
 
-    fn enter(&mut self, user: User, outbox: Outbox, conn: u64) {
+    fn enter(&mut self, user: User, outbox: Outbox, conn: u64, since: BTreeMap<String, u64>) {
         self.absent.remove(&user.id);
         let old = self.members.insert(
             user.id.clone(),
@@ -315,12 +338,7 @@ impl Room {
             let _ = old.outbox.try_send(ServerMessage::Replaced {}.to_frame());
         }
         self.occupants.store(self.members.len(), Ordering::Relaxed);
-        let snapshot = ServerMessage::Room {
-            room: self.info.clone(),
-            occupants: self.members.values().map(|m| m.user.clone()).collect(),
-            tables: self.tables.iter().map(|t| self.view(t)).collect(),
-        };
-        self.send_to(&user.id, &snapshot);
+        self.send_snapshot(&user.id, since);
         if !rejoin {
             let id = user.id.clone();
             self.broadcast_except(
@@ -330,6 +348,23 @@ impl Room {
                     user,
                 },
             );
+        }
+    }
+
+    /// The `room` snapshot, then what the client missed at the tables it names.
+    fn send_snapshot(&mut self, user_id: &str, since: BTreeMap<String, u64>) {
+        let snapshot = ServerMessage::Room {
+            room: self.info.clone(),
+            occupants: self.members.values().map(|m| m.user.clone()).collect(),
+            tables: self.tables.iter().map(|t| self.view(t)).collect(),
+        };
+        self.send_to(user_id, &snapshot);
+        for (table, version) in since {
+            let reply = match self.table_index(&table) {
+                Ok(t) => self.missed(t, version, None),
+                Err(Refusal(code, text)) => ServerMessage::error(code, text, None),
+            };
+            self.send_to(user_id, &reply);
         }
     }
 
@@ -606,7 +641,14 @@ impl Room {
                     self.send_to(&offerer, &ServerMessage::DrawDeclined { table });
                 }
             }
-            ClientMessage::Enter { .. } | ClientMessage::Leave {} | ClientMessage::Ping {} => {}
+            ClientMessage::Sync { table, version } => {
+                let t = self.table_index(&table)?;
+                let missed = self.missed(t, version, r#ref);
+                self.send_to(user_id, &missed);
+            }
+            // The room one is in, entered again.
+            ClientMessage::Enter { since, .. } => self.send_snapshot(user_id, since),
+            ClientMessage::Leave {} | ClientMessage::Ping {} => {}
         }
         Ok(())
     }
@@ -695,6 +737,8 @@ impl Room {
             house: false,
             rules: table.rules,
             state: game.state(),
+            // After the `table` that shows the new game.
+            version: table.version + 2,
         };
         crate::metrics::METRICS.games_in_play.inc();
         // A retry is matched against this game's moves only: refs may repeat across games.
@@ -706,7 +750,7 @@ impl Room {
             draw_offer: None,
         });
         self.table_changed(t);
-        self.broadcast(&started);
+        self.publish(t, &started);
         Ok(())
     }
 
@@ -783,15 +827,14 @@ impl Room {
             r#ref: r#ref.clone(),
         };
         let over = live.game.is_over();
-        self.tables[t].version += 1;
+        let frame = self.publish(t, &update);
         self.tables[t].last_move = Some(AppliedMove {
             user_id: user_id.to_owned(),
             r#ref,
             pit,
             version_before,
-            frame: update.to_frame(),
+            frame,
         });
-        self.broadcast(&update);
         if over {
             self.game_over(t).await;
         }
@@ -835,8 +878,9 @@ impl Room {
             state: live.game.state(),
             // The champions wall comes with its own issue; until then nothing is counted.
             counts_for_champions: false,
+            version: table.version + 1,
         };
-        self.broadcast(&over);
+        self.publish(t, &over);
         // The players stand up; the finished game stays on the table until someone sits.
         self.tables[t].seats = [None, None];
         self.table_changed(t);
@@ -879,9 +923,49 @@ impl Room {
     }
 
     fn table_changed(&mut self, t: usize) {
-        self.tables[t].version += 1;
-        let view = self.view(&self.tables[t]);
-        self.broadcast(&ServerMessage::Table(view));
+        let mut view = self.view(&self.tables[t]);
+        view.version += 1;
+        self.publish(t, &ServerMessage::Table(view));
+    }
+
+    /// Sends a table event to everyone in the room and keeps it for those who come back.
+    /// `event` carries the table's next version.
+    fn publish(&mut self, t: usize, event: &ServerMessage) -> Arc<str> {
+        let frame = event.to_frame();
+        let table = &mut self.tables[t];
+        table.version += 1;
+        table.log.push_back((table.version, frame.clone()));
+        while table.log.len() > self.config.table_log {
+            table.log.pop_front();
+        }
+        self.broadcast_frame("", &frame);
+        frame
+    }
+
+    /// What a client that last saw `since` of table `t` missed: the events after it if all are
+    /// still held, else the whole table.
+    fn missed(&self, t: usize, since: u64, r#ref: Option<Value>) -> ServerMessage {
+        let table = &self.tables[t];
+        let held_from = table.log.front().map_or(table.version, |(v, _)| v - 1);
+        let events = (held_from..=table.version).contains(&since).then(|| {
+            table
+                .log
+                .iter()
+                .filter(|(v, _)| *v > since)
+                .filter_map(|(_, frame)| {
+                    serde_json::value::RawValue::from_string(frame.to_string()).ok()
+                })
+                .collect::<Vec<_>>()
+        });
+        ServerMessage::Missed {
+            table: table.id.clone(),
+            since,
+            version: table.version,
+            resync: events.is_none(),
+            snapshot: events.is_none().then(|| self.view(table)),
+            events: events.unwrap_or_default(),
+            r#ref,
+        }
     }
 
     fn send_to(&mut self, user_id: &str, message: &ServerMessage) {
@@ -899,7 +983,10 @@ impl Room {
 
     /// One serialisation, one `try_send` each; a reader whose queue is full is dropped.
     fn broadcast_except(&mut self, except: &str, message: &ServerMessage) {
-        let frame = message.to_frame();
+        self.broadcast_frame(except, &message.to_frame());
+    }
+
+    fn broadcast_frame(&mut self, except: &str, frame: &Arc<str>) {
         let slow: Vec<String> = self
             .members
             .iter()

@@ -61,7 +61,12 @@ async fn killed_mid_game_and_back(db: TestDb) {
         .send(json!({"type": "move", "table": table, "pit": 1}))
         .await;
     // South also holds the news of its own move: wait for the second ply.
-    while south.next_of("game_state").await["state"]["ply"] != 2 {}
+    let seen = loop {
+        let m = south.next_of("game_state").await;
+        if m["state"]["ply"] == 2 {
+            break m["version"].as_u64().unwrap();
+        }
+    };
 
     first.kill().expect("SIGKILL");
     first.wait().unwrap();
@@ -72,9 +77,14 @@ async fn killed_mid_game_and_back(db: TestDb) {
     let south_token = if a_is_south { &ta } else { &tb };
     let mut south = app.ws(south_token).await;
     south
-        .send(json!({"type": "enter", "room": "surulere-games-lounge"}))
+        .send(json!({"type": "enter", "room": "surulere-games-lounge", "since": {table: seen}}))
         .await;
     let room = south.next_of("room").await;
+    // The events of the last run are gone: the client is told to take the table as it is,
+    // whose version is past any it saw.
+    let missed = south.next_of("missed").await;
+    assert_eq!(missed["resync"], true, "{missed}");
+    assert!(room["tables"][0]["version"].as_u64().unwrap() > seen);
     let game = &room["tables"][0]["game"];
     assert_eq!(game["id"], game_id.as_str(), "{room}");
     assert_eq!(game["state"]["ply"], 2);

@@ -42,6 +42,7 @@ fn config() -> RoomConfig {
         invitation_ttl: Duration::from_secs(60),
         grace: Duration::from_secs(60),
         chat_max_chars: 500,
+        table_log: 8,
     }
 }
 
@@ -74,7 +75,8 @@ impl Person {
             room.send(RoomCommand::Enter {
                 user: user.clone(),
                 outbox,
-                conn
+                conn,
+                since: Default::default(),
             })
             .await
         );
@@ -309,4 +311,53 @@ async fn a_ref_from_the_last_game_is_a_new_move_in_the_next() {
         }
     }
     panic!("the same player never sowed first twice running in 30 lots");
+}
+
+/// The table keeps its last events (8 here); a client further behind gets the whole table.
+#[actix_web::test]
+async fn a_client_too_far_behind_gets_the_whole_table() {
+    let db = TestDb::sqlite();
+    let world = lounge_world(&db, config());
+    let room = world.room("lounge").unwrap().clone();
+    let mut a = Person::enter(&room, user(&db, "Ade"), 1024).await;
+    let first = a.next_of("room").await["tables"][0]["version"]
+        .as_u64()
+        .unwrap();
+    for _ in 0..5 {
+        a.act(
+            &room,
+            json!({"type": "sit", "table": "t1", "seat": "south"}),
+        )
+        .await;
+        a.act(&room, json!({"type": "stand", "table": "t1"})).await;
+    }
+    let mut last = 0;
+    for _ in 0..10 {
+        last = a.next_of("table").await["version"].as_u64().unwrap();
+    }
+    assert_eq!(last, first + 10, "one version per change");
+    a.act(
+        &room,
+        json!({"type": "sync", "table": "t1", "version": last - 8}),
+    )
+    .await;
+    let missed = a.next_of("missed").await;
+    assert_eq!(missed["resync"], false);
+    let versions: Vec<_> = missed["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["version"].as_u64().unwrap())
+        .collect();
+    assert_eq!(versions, ((last - 7)..=last).collect::<Vec<_>>());
+    for behind in [last - 9, first, last + 1] {
+        a.act(
+            &room,
+            json!({"type": "sync", "table": "t1", "version": behind}),
+        )
+        .await;
+        let missed = a.next_of("missed").await;
+        assert_eq!(missed["resync"], true, "{behind}: {missed}");
+        assert_eq!(missed["snapshot"]["version"], last);
+    }
 }

@@ -600,17 +600,8 @@ async fn a_move_sent_again_after_a_lost_reply_is_played_once() {
         let game_id = started["game_id"].as_str().unwrap().to_owned();
         let table = "surulere-games-lounge-1";
         let south = if a_is_south { &mut a } else { &mut b };
-        // The last table message before the game started carries the version to play from.
-        let mut version = Value::Null;
-        loop {
-            let m = south.next().await;
-            if m["type"] == "table" {
-                version = m["version"].clone();
-            }
-            if m["type"] == "game_started" {
-                break;
-            }
-        }
+        // Every table event carries the table's version; the latest is the one to play from.
+        let version = started["version"].clone();
         let first =
             json!({"type": "move", "table": table, "pit": 3, "ref": "m1", "version": version});
         south.send(first.clone()).await;
@@ -639,4 +630,99 @@ async fn a_move_sent_again_after_a_lost_reply_is_played_once() {
         );
     })
     .await;
+}
+
+#[actix_web::test]
+async fn an_onlooker_back_with_the_last_version_it_saw_gets_what_it_missed() {
+    on_both(|app| async move {
+        let (mut a, mut b, c, _, a_id, started, _) = game_between_two(&app).await;
+        let seen = started["version"]
+            .as_u64()
+            .expect("game_started has a version");
+        let (tc, _) = (app.guest("Chidi again").await.0, ());
+        drop(c);
+        let table = "surulere-games-lounge-1";
+        let a_is_south = started["players"]["south"]["id"] == a_id.as_str();
+        let (south, north) = if a_is_south {
+            (&mut a, &mut b)
+        } else {
+            (&mut b, &mut a)
+        };
+        south
+            .send(json!({"type": "move", "table": table, "pit": 3, "ref": "m1"}))
+            .await;
+        let first = south.next_of("game_state").await;
+        assert_eq!(first["ref"], "m1");
+        north
+            .send(json!({"type": "move", "table": table, "pit": 1, "ref": "m2"}))
+            .await;
+        let second = loop {
+            let m = north.next_of("game_state").await;
+            if m["ref"] == "m2" {
+                break m;
+            }
+        };
+
+        let mut back = app.ws(&tc).await;
+        back.send(
+            json!({"type": "enter", "room": "surulere-games-lounge", "since": {table: seen}}),
+        )
+        .await;
+        let room = back.next_of("room").await;
+        let missed = back.next_of("missed").await;
+        assert_eq!(missed["resync"], false, "{missed}");
+        assert_eq!(missed["since"], seen);
+        assert_eq!(missed["version"], room["tables"][0]["version"]);
+        let events = missed["events"].as_array().unwrap();
+        assert_eq!(events.len(), 2, "{missed}");
+        assert_eq!(events[0], first);
+        assert_eq!(events[1], second);
+
+        // Too old a version (or one this table never had): the whole table.
+        back.send(json!({"type": "sync", "table": table, "version": seen - 1000, "ref": 7}))
+            .await;
+        let resync = back.next_of("missed").await;
+        assert_eq!(resync["ref"], 7);
+        assert_eq!(resync["resync"], true);
+        assert_eq!(resync["events"], json!([]));
+        assert_eq!(resync["snapshot"]["game"]["state"], second["state"]);
+
+        // Up to date: nothing missed.
+        back.send(json!({"type": "sync", "table": table, "version": second["version"]}))
+            .await;
+        let nothing = back.next_of("missed").await;
+        assert_eq!(nothing["resync"], false);
+        assert_eq!(nothing["events"], json!([]));
+
+        back.send(json!({"type": "sync", "table": "nowhere", "version": 1, "ref": 8}))
+            .await;
+        let error = back.next_of("error").await;
+        assert_eq!(
+            (error["code"].clone(), error["ref"].clone()),
+            (json!("no_such_table"), json!(8))
+        );
+    })
+    .await;
+}
+
+#[actix_web::test]
+async fn entering_the_room_one_is_in_again_keeps_the_seat_and_the_game() {
+    let app = TestApp::spawn(TestDb::sqlite()).await;
+    let (mut a, _b, mut c, _, a_id, started, _) = game_between_two(&app).await;
+    a.send(json!({"type": "enter", "room": "surulere-games-lounge"}))
+        .await;
+    let room = a.next_of("room").await;
+    assert_eq!(room["tables"][0]["game"]["id"], started["game_id"]);
+    let seats = &room["tables"][0]["seats"];
+    assert!(seats["south"]["id"] == a_id.as_str() || seats["north"]["id"] == a_id.as_str());
+    // Nobody saw Ade leave.
+    c.send(json!({"type": "ping", "ref": "p"})).await;
+    loop {
+        let m = c.next().await;
+        assert_ne!(m["type"], "occupant_left", "{m}");
+        assert_ne!(m["type"], "game_over", "{m}");
+        if m["type"] == "pong" {
+            break;
+        }
+    }
 }
