@@ -400,7 +400,7 @@ impl Position {
         // Every whole lap drops one seed in it; a part lap ending there one more.
         (
             last,
-            self.pits[last] + seeds / 11 + u8::from(seeds % 11 != 0),
+            self.pits[last] + seeds / 11 + u8::from(!seeds.is_multiple_of(11)),
         )
     }
 

@@ -3,6 +3,7 @@
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
 
 use serde_json::json;
 
@@ -12,10 +13,16 @@ use crate::support::TestDb;
 /// `lounge serve` on a free port over `db`, once it says it is open; the child and its port.
 /// (Port 0 and the log line, not a port picked beforehand: tests run side by side.)
 fn serve(db: &TestDb) -> (Child, u16) {
+    let (child, port, _) = serve_logging(db, "info");
+    (child, port)
+}
+
+/// `serve` at a log level, with the log it writes.
+fn serve_logging(db: &TestDb, level: &str) -> (Child, u16, Arc<Mutex<Vec<String>>>) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_lounge"))
         .args(["serve", "--bind", "127.0.0.1:0"])
         .env("DATABASE_URL", db.url_string())
-        .env("LOUNGE_LOG", "info")
+        .env("LOUNGE_LOG", level)
         .env("LOUNGE_SERVER__WS_MESSAGES_PER_SEC", "1000")
         .current_dir(std::env::temp_dir())
         .stdout(Stdio::piped())
@@ -24,8 +31,10 @@ fn serve(db: &TestDb) -> (Child, u16) {
         .expect("lounge serve starts");
     let stdout = child.stdout.take().unwrap();
     let mut lines = BufReader::new(stdout).lines();
+    let log = Arc::new(Mutex::new(Vec::new()));
     let port = loop {
         let line = lines.next().expect("lounge serve says it is open").unwrap();
+        log.lock().unwrap().push(line.clone());
         if line.contains("the lounge is open") {
             let port = line
                 .split("port=")
@@ -37,8 +46,13 @@ fn serve(db: &TestDb) -> (Child, u16) {
         }
     };
     // Keep reading the log so the child never blocks on a full pipe.
-    std::thread::spawn(move || lines.for_each(drop));
-    (child, port)
+    let kept = log.clone();
+    std::thread::spawn(move || {
+        for line in lines.map_while(Result::ok) {
+            kept.lock().unwrap().push(line);
+        }
+    });
+    (child, port, log)
 }
 
 async fn killed_mid_game_and_back(db: TestDb) {
@@ -111,7 +125,8 @@ async fn a_game_survives_sigkill_on_postgres() {
 
 #[actix_web::test]
 async fn sigterm_tells_everyone_and_exits_cleanly() {
-    let (mut child, port) = serve(&TestDb::sqlite());
+    // At the most verbose level, so the token check below covers every log line there is.
+    let (mut child, port, log) = serve_logging(&TestDb::sqlite(), "trace");
     let app = TestApp::attach(TestDb::sqlite(), port);
     let (token, _) = app.guest("Tunde").await;
     let mut ws = app.ws(&token).await;
@@ -127,4 +142,10 @@ async fn sigterm_tells_everyone_and_exits_cleanly() {
     assert_eq!(ws.closed().await, Some(1001));
     let exit = child.wait().unwrap();
     assert!(exit.success(), "{exit:?}");
+    // The socket was opened with the token in its query string (TestApp::ws): no log line
+    // holds it, nor its signature.
+    let log = log.lock().unwrap().join("\n");
+    assert!(log.contains("the lounge is open"));
+    let signature = token.rsplit('.').next().unwrap();
+    assert!(!log.contains(signature), "the token reached the log");
 }
