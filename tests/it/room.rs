@@ -100,6 +100,18 @@ impl Person {
         }
     }
 
+    /// Sits South at t1 and invites `other`; the invitation as `other` gets it.
+    async fn invite(&self, room: &RoomHandle, other: &mut Person) -> Value {
+        self.act(room, json!({"type": "sit", "table": "t1", "seat": "south"}))
+            .await;
+        self.act(
+            room,
+            json!({"type": "invite", "table": "t1", "user": other.user.id}),
+        )
+        .await;
+        other.next_of("invitation").await
+    }
+
     async fn act(&self, room: &RoomHandle, message: Value) {
         let (message, r#ref) = parse_frame(&message.to_string()).unwrap();
         assert!(
@@ -160,17 +172,7 @@ async fn an_invitation_expires_and_both_are_told() {
     let room = world.room("lounge").unwrap().clone();
     let mut a = Person::enter(&room, user(&db, "Ade"), 64).await;
     let mut b = Person::enter(&room, user(&db, "Bisi"), 64).await;
-    a.act(
-        &room,
-        json!({"type": "sit", "table": "t1", "seat": "south"}),
-    )
-    .await;
-    a.act(
-        &room,
-        json!({"type": "invite", "table": "t1", "user": b.user.id}),
-    )
-    .await;
-    let invitation = b.next_of("invitation").await;
+    let invitation = a.invite(&room, &mut b).await;
     let expired = b.next_of("invitation_expired").await;
     assert_eq!(expired["id"], invitation["id"]);
     assert_eq!(
@@ -258,17 +260,7 @@ async fn a_ref_from_the_last_game_is_a_new_move_in_the_next() {
     // first again (one in two each time).
     for _ in 0..30 {
         let [a, b] = &mut people;
-        a.act(
-            &room,
-            json!({"type": "sit", "table": "t1", "seat": "south"}),
-        )
-        .await;
-        a.act(
-            &room,
-            json!({"type": "invite", "table": "t1", "user": b.user.id}),
-        )
-        .await;
-        let invitation = b.next_of("invitation").await;
+        let invitation = a.invite(&room, b).await;
         b.act(
             &room,
             json!({"type": "respond", "invitation": invitation["id"], "accept": true}),
