@@ -104,6 +104,12 @@ impl Game {
         &self.start
     }
 
+    /// Repetition keys of the positions since the last capture, this one last; kept only
+    /// where repetition ends the game.
+    pub fn seen_since_capture(&self) -> &[u128] {
+        &self.seen
+    }
+
     pub fn moves(&self) -> &[Pit] {
         &self.moves
     }

@@ -2,8 +2,11 @@
 //! module what a move does; nothing else decides.
 
 mod board;
+pub mod endgame;
+pub mod eval;
 mod game;
 mod rules;
+pub mod search;
 
 pub use board::{
     perft, EndReason, IllegalReason, Moves, Pit, PitError, Position, PositionError, Side, Sown,

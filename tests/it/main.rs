@@ -2,6 +2,7 @@
 
 mod alloc;
 mod config;
+mod engine;
 mod perft;
 mod properties;
 mod replay;

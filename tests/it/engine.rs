@@ -1,0 +1,266 @@
+//! Baba Ayo's search and endgame databases: legal moves always, forced wins found, database
+//! values equal to a search to the end. Nothing here times a search.
+
+use std::collections::HashMap;
+
+use lounge::ayo::endgame::Endgame;
+use lounge::ayo::search::{Limits, Searcher};
+use lounge::ayo::{Game, Pit, Position, Preset, Rules, Side};
+use proptest::prelude::*;
+
+fn position(pits: [u8; 12], stores: [u8; 2], to_move: Side) -> Position {
+    Position::new(pits, stores, to_move, 0).unwrap()
+}
+
+fn rules(preset: Preset, overrides: &[&str]) -> Rules {
+    let mut r = preset.rules();
+    for o in overrides {
+        r.set_pair(o).unwrap();
+    }
+    r
+}
+
+#[test]
+fn a_capture_that_wins_at_once_is_played() {
+    // South has 23; sowing pit 6 (one seed) lands on North's pit 1 making 2: 25, a majority.
+    // No other pit reaches North's row.
+    let p = position([3, 0, 0, 0, 1, 1, 1, 3, 0, 0, 0, 0], [23, 16], Side::South);
+    let game = Game::from_position(Rules::default(), p);
+    let mut searcher = Searcher::new(Rules::default(), 16, None);
+    let thought = searcher.think(&game, Limits::depth(4)).unwrap();
+    assert_eq!(thought.best, Pit::new(6).unwrap(), "{thought:?}");
+    assert!(thought.proven && thought.score > 0, "{thought:?}");
+}
+
+/// Whether the side to move can force a majority within `plies` of its own and the
+/// opponent's moves, by trying every line.
+fn forced_majority(rules: &Rules, p: &Position, plies: u32) -> bool {
+    let me = p.to_move();
+    let legal = p.legal_moves(rules);
+    if plies == 0 || legal.is_empty() || p.majority().is_some() {
+        return false;
+    }
+    legal.iter().any(|pit| {
+        let mut child = *p;
+        child.sow(rules, pit);
+        if child.majority() == Some(me) {
+            return true;
+        }
+        let replies = child.legal_moves(rules);
+        plies >= 3
+            && child.majority().is_none()
+            && !replies.is_empty()
+            && replies.iter().all(|reply| {
+                let mut next = child;
+                next.sow(rules, reply);
+                next.majority() != Some(me.opponent())
+                    && (next.majority() == Some(me) || forced_majority(rules, &next, plies - 2))
+            })
+    })
+}
+
+/// Puzzles: positions found by trying every line where the mover forces a majority in three
+/// plies but not in one. The engine must play a move that keeps the forced win.
+#[test]
+fn forced_wins_three_plies_deep_are_found() {
+    let rules = Rules::default();
+    let mut state = 99u64;
+    let mut puzzles = 0;
+    let mut tried = 0;
+    while puzzles < 25 && tried < 200_000 {
+        tried += 1;
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let mut pits = [0u8; 12];
+        let mut s = state;
+        let n = 4 + (state % 8) as u8;
+        for _ in 0..n {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            pits[((s >> 33) % 12) as usize] += 1;
+        }
+        let mine = 21 + ((state >> 8) % 4) as u8;
+        let Some(theirs) = (48 - n).checked_sub(mine).filter(|&t| t <= 24) else {
+            continue;
+        };
+        let p = position(pits, [mine, theirs], Side::South);
+        if forced_majority(&rules, &p, 1) || !forced_majority(&rules, &p, 3) {
+            continue;
+        }
+        puzzles += 1;
+        let game = Game::from_position(rules, p);
+        let mut searcher = Searcher::new(rules, 14, None);
+        let thought = searcher.think(&game, Limits::depth(5)).unwrap();
+        assert!(thought.proven && thought.score > 0, "{p:?}: {thought:?}");
+        let mut after = p;
+        after.sow(&rules, thought.best);
+        // Every reply leaves a winning capture.
+        let replies = after.legal_moves(&rules);
+        assert!(
+            replies.iter().all(|r| {
+                let mut next = after;
+                next.sow(&rules, r);
+                forced_majority(&rules, &next, 1)
+            }),
+            "{p:?}: {} lets the win go",
+            thought.best
+        );
+    }
+    assert!(puzzles >= 10, "only {puzzles} puzzles in {tried} tries");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// From random positions reached by random play, every preset: the move is legal and the
+    /// principal variation is a legal line.
+    #[test]
+    fn the_engine_always_plays_a_legal_move(
+        preset in prop::sample::select(vec![Preset::Lagos, Preset::Kontest, Preset::Oware, Preset::Ayoayo]),
+        choices in prop::collection::vec(0usize..6, 0..80),
+        depth in 1u32..5,
+    ) {
+        let rules = preset.rules();
+        let mut game = Game::new(rules);
+        for c in choices {
+            if game.is_over() { break; }
+            let legal = game.legal_moves();
+            let pit = legal.nth(c % legal.len()).unwrap();
+            game.play(pit).unwrap();
+        }
+        let mut searcher = Searcher::new(rules, 12, None);
+        match searcher.think(&game, Limits::depth(depth)) {
+            None => prop_assert!(game.is_over()),
+            Some(t) => {
+                prop_assert!(game.legal_moves().contains(t.best));
+                prop_assert_eq!(t.pv[0], t.best);
+                let mut line = game.clone();
+                for pit in &t.pv {
+                    prop_assert!(line.play(*pit).is_ok(), "pv {:?} from {:?}", t.pv, game.state());
+                }
+            }
+        }
+    }
+}
+
+/// The seeds the mover gains from the board with `left` capture-less plies to go, by plain
+/// recursion over every line: the definition the database must meet.
+fn brute(
+    rules: &Rules,
+    p: &Position,
+    left: u16,
+    memo: &mut HashMap<([u8; 12], Side, u16), i32>,
+) -> i32 {
+    let me = p.to_move();
+    let sweep = i32::from(p.row_seeds(me)) - i32::from(p.row_seeds(me.opponent()));
+    let legal = p.legal_moves(rules);
+    if left == 0 || legal.is_empty() {
+        return sweep;
+    }
+    if let Some(&v) = memo.get(&(p.pits(), me, left)) {
+        return v;
+    }
+    let v = legal
+        .iter()
+        .map(|pit| {
+            let mut child = *p;
+            let c = i32::from(child.sow(rules, pit).captured);
+            let next = if c > 0 {
+                rules.no_capture_limit
+            } else {
+                left - 1
+            };
+            c - brute(rules, &child, next, memo)
+        })
+        .max()
+        .unwrap();
+    memo.insert((p.pits(), me, left), v);
+    v
+}
+
+#[test]
+fn database_values_equal_a_search_of_every_line() {
+    for preset in [Preset::Lagos, Preset::Ayoayo] {
+        // A short limit keeps the plain recursion small.
+        let rules = rules(preset, &["no_capture_limit=12"]);
+        let db = Endgame::build(&rules, 5).unwrap();
+        let mut memo = HashMap::new();
+        let mut checked = 0;
+        let mut state = 12345u64;
+        while checked < 400 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let n = (state % 6) as u8;
+            let mut pits = [0u8; 12];
+            let mut s = state;
+            for _ in 0..n {
+                s = s
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                pits[((s >> 33) % 12) as usize] += 1;
+            }
+            let since = ((state >> 20) % 12) as u16;
+            let side = if state & 1 == 0 {
+                Side::South
+            } else {
+                Side::North
+            };
+            let p = Position::new(pits, [48 - n, 0], side, since).unwrap();
+            let want = brute(&rules, &p, rules.no_capture_limit - since, &mut memo);
+            assert_eq!(db.value(&p), Some(want), "{preset:?} {p:?}");
+            checked += 1;
+        }
+        assert_eq!(
+            db.value(&Position::start()),
+            None,
+            "48 seeds are past the database"
+        );
+    }
+}
+
+#[test]
+fn no_database_where_repetition_decides() {
+    assert!(Endgame::build(&Preset::Oware.rules(), 4).is_none());
+}
+
+#[test]
+fn a_database_is_read_back_as_it_was_written() {
+    let rules = Rules::default();
+    let db = Endgame::build(&rules, 6).unwrap();
+    let path = std::env::temp_dir().join(format!("lounge-eg-{}.db", std::process::id()));
+    db.save(&path).unwrap();
+    let back = Endgame::load(&path).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    assert_eq!(back.size(), db.size());
+    let p = position([1, 0, 2, 0, 0, 0, 0, 1, 0, 0, 2, 0], [22, 20], Side::North);
+    assert_eq!(back.value(&p), db.value(&p));
+    assert!(back.applies_to(&rules));
+}
+
+/// With the database, the search's proven result equals the database's.
+#[test]
+fn the_search_with_a_database_agrees_with_it() {
+    let rules = Rules::default();
+    let db = std::sync::Arc::new(Endgame::build(&rules, 8).unwrap());
+    let p = position([2, 1, 0, 0, 1, 0, 0, 2, 1, 0, 0, 1], [20, 20], Side::South);
+    let game = Game::from_position(rules, p);
+    let mut searcher = Searcher::new(rules, 16, Some(db.clone()));
+    let thought = searcher.think(&game, Limits::depth(6)).unwrap();
+    assert!(thought.proven, "{thought:?}");
+    let (best, gain) = db.best_move(&p).unwrap();
+    assert_eq!(
+        thought.score, gain,
+        "stores are level: the margin is the gain"
+    );
+    let mut after = p;
+    let captured = i32::from(after.sow(&rules, thought.best).captured);
+    assert_eq!(
+        captured - db.value(&after).unwrap(),
+        gain,
+        "{best} and {} are as good",
+        thought.best
+    );
+}
