@@ -19,7 +19,22 @@ pub struct Settings {
     pub auth: AuthSettings,
     pub world: WorldSettings,
     pub ayo: AyoSettings,
+    pub house: HouseSettings,
     pub hotel: HotelSettings,
+}
+
+/// Baba Ayo, the house champion.
+#[derive(Debug, Clone, Deserialize)]
+pub struct HouseSettings {
+    pub easy_ms: u64,
+    pub normal_ms: u64,
+    pub champion_ms: u64,
+    /// House games that may think at once; more wait their turn.
+    pub max_thinking: usize,
+    /// Seeds on the board up to which the start-up endgame databases go.
+    pub endgame_seeds: u8,
+    /// Where larger databases are stored and found.
+    pub endgame_dir: String,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -5,6 +5,7 @@ pub mod app;
 pub mod ayo;
 pub mod cli;
 pub mod config;
+pub mod house;
 pub mod http;
 pub mod metrics;
 pub mod store;

@@ -5,6 +5,7 @@ mod board;
 pub mod endgame;
 pub mod eval;
 mod game;
+pub mod house;
 mod rules;
 pub mod search;
 

@@ -1,5 +1,6 @@
 //! The `lounge` command line.
 
+mod engine;
 mod replay;
 
 use std::io::{self, BufWriter, Write};
@@ -11,6 +12,7 @@ use thiserror::Error;
 use crate::ayo::{perft, Position, Rules, RulesError};
 use crate::config::{ConfigError, Settings};
 
+pub use engine::{play_match, MatchPlan, Player, Tally};
 pub use replay::{replay, ReplayReport, MAX_LINE};
 
 #[derive(Debug, Parser)]
@@ -61,6 +63,38 @@ pub enum AyoCommand {
         #[command(flatten)]
         rules: RulesArgs,
     },
+    /// Baba Ayo as a JSON-lines engine: each line of standard input a request
+    /// (`{"moves": [3, 1], "rules": "lagos", "rule": {...}, "level": "champion",
+    /// "movetime_ms": 200}`), each line out its move, score, depth, nodes and line.
+    Engine,
+    /// Plays two players over many games, colours alternating, and prints wins, draws and
+    /// losses for the first with a confidence interval.
+    Match {
+        #[command(flatten)]
+        rules: RulesArgs,
+        /// The first player: easy, normal, champion, random or greedy.
+        a: String,
+        /// The second player.
+        b: String,
+        #[arg(long, default_value_t = 200)]
+        games: u32,
+        /// The house's time a move (default: each level's configured budget).
+        #[arg(long, value_name = "MS")]
+        movetime_ms: Option<u64>,
+        /// Games played at once.
+        #[arg(long, default_value_t = 2)]
+        threads: usize,
+        /// Random plies opening each pair of games.
+        #[arg(long, default_value_t = 4)]
+        opening_plies: u32,
+    },
+    /// Builds the endgame database for a rule set up to SEEDS seeds on the board and stores it
+    /// in the configured folder, where the service finds it at start.
+    Endgame {
+        #[command(flatten)]
+        rules: RulesArgs,
+        seeds: u8,
+    },
 }
 
 /// `--rules NAME [--rule KEY=VALUE]...`
@@ -93,6 +127,8 @@ pub enum CliError {
     Io(#[from] io::Error),
     #[error("cannot start: {0}")]
     Startup(#[from] crate::app::StartupError),
+    #[error("{0}")]
+    Usage(String),
 }
 
 /// Serves until SIGINT or SIGTERM.
@@ -141,6 +177,62 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
             for d in 1..=depth {
                 writeln!(out, "{d} {}", perft(&Position::start(), &rules, d))?;
             }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Ayo(AyoCommand::Engine) => {
+            let budgets = crate::house::Budgets::from_settings(&settings.house);
+            let endgames = crate::house::Endgames::new(&settings.house);
+            engine::engine(
+                &settings.ayo.rules,
+                &budgets,
+                &endgames,
+                io::stdin().lock(),
+                io::stdout().lock(),
+            )?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Ayo(AyoCommand::Match {
+            rules,
+            a,
+            b,
+            games,
+            movetime_ms,
+            threads,
+            opening_plies,
+        }) => {
+            let plan = MatchPlan {
+                a: a.parse().map_err(CliError::Usage)?,
+                b: b.parse().map_err(CliError::Usage)?,
+                games,
+                rules: rules.resolve(&settings)?,
+                movetime: movetime_ms.map(std::time::Duration::from_millis),
+                threads,
+                opening_plies,
+            };
+            let budgets = crate::house::Budgets::from_settings(&settings.house);
+            let endgames = crate::house::Endgames::new(&settings.house);
+            engine::report_match(&plan, &budgets, &endgames, io::stdout().lock())?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Ayo(AyoCommand::Endgame { rules, seeds }) => {
+            let rules = rules.resolve(&settings)?;
+            if seeds > 20 {
+                return Err(CliError::Usage(format!(
+                    "{seeds} seeds is past what this machine can hold; 20 at most"
+                )));
+            }
+            let started = std::time::Instant::now();
+            let endgames = crate::house::Endgames::new(&settings.house);
+            let (path, db) = endgames
+                .build_and_store(&rules, seeds)
+                .map_err(CliError::Io)?;
+            let (boards, bytes) = db.size();
+            writeln!(
+                io::stdout().lock(),
+                "{}: up to {seeds} seeds, {boards} boards, {bytes} bytes of values, built in {:.1} s",
+                path.display(),
+                started.elapsed().as_secs_f64()
+            )?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Ayo(AyoCommand::Rules { rules }) => {

@@ -1,0 +1,139 @@
+//! Baba Ayo's levels: how deep and how long he thinks, and how a beginner's opponent slips.
+
+use std::str::FromStr;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+use super::endgame::Endgame;
+use super::game::Game;
+use super::search::{Limits, Searcher, Thought, MAX_PLY, SEED};
+
+/// How well Baba Ayo plays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    /// Shallow, and one move in three a human-looking slip.
+    Easy,
+    /// A sound club player: a fixed horizon, no databases.
+    Normal,
+    /// All it has: as deep as its time allows, with the endgame databases.
+    Champion,
+}
+
+impl Level {
+    pub const ALL: [Level; 3] = [Level::Easy, Level::Normal, Level::Champion];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Level::Easy => "easy",
+            Level::Normal => "normal",
+            Level::Champion => "champion",
+        }
+    }
+
+    /// The deepest this level searches (plies).
+    fn max_depth(self) -> u32 {
+        match self {
+            Level::Easy => 3,
+            Level::Normal => 8,
+            Level::Champion => MAX_PLY as u32 - 1,
+        }
+    }
+
+    /// Transposition-table size, as a power of two.
+    fn table_bits(self) -> u32 {
+        match self {
+            Level::Easy => 12,
+            Level::Normal => 18,
+            Level::Champion => 22,
+        }
+    }
+}
+
+impl FromStr for Level {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Level, String> {
+        Level::ALL
+            .into_iter()
+            .find(|l| l.name() == s)
+            .ok_or_else(|| format!("unknown level `{s}`: expected easy, normal or champion"))
+    }
+}
+
+/// One request to think.
+pub struct Ask<'a> {
+    pub game: &'a Game,
+    pub level: Level,
+    /// The time to think (the level's budget, or the caller's).
+    pub movetime: Duration,
+    /// Used by `champion` when it holds values for the game's rules.
+    pub endgame: Option<Arc<Endgame>>,
+    /// Seeds the easy level's slips, so a game can be replayed.
+    pub seed: u64,
+    pub stop: Option<Arc<AtomicBool>>,
+}
+
+/// Baba Ayo's move for the side to move; `None` once the game is over.
+pub fn think(ask: Ask<'_>) -> Option<Thought> {
+    let Ask {
+        game,
+        level,
+        movetime,
+        endgame,
+        seed,
+        stop,
+    } = ask;
+    let endgame = endgame.filter(|_| level == Level::Champion);
+    let mut searcher = Searcher::new(*game.rules(), level.table_bits(), endgame);
+    let limits = Limits {
+        max_depth: level.max_depth(),
+        deadline: Some(Instant::now() + movetime),
+        stop,
+    };
+    let mut thought = searcher.think(game, limits)?;
+    if level == Level::Easy {
+        slip(&mut searcher, game, seed, &mut thought);
+    }
+    Some(thought)
+}
+
+/// A beginner's mistakes: one move in three is not the best one but one that looks nearly as
+/// good at a glance (within two seeds at two plies), and one in ten of those any move at all.
+fn slip(searcher: &mut Searcher, game: &Game, seed: u64, thought: &mut Thought) {
+    let mut rng = seed | 1;
+    let mut next = move || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng
+    };
+    if next() % 3 != 0 {
+        return;
+    }
+    let ranked = searcher.rank_moves(game, 2);
+    let Some(&(_, best)) = ranked.first() else {
+        return;
+    };
+    let plausible: Vec<_> = if next() % 10 == 0 {
+        ranked.clone()
+    } else {
+        ranked
+            .iter()
+            .copied()
+            .filter(|&(_, v)| best - v <= 2 * SEED)
+            .collect()
+    };
+    let (pit, value) = plausible[(next() % plausible.len() as u64) as usize];
+    if pit != thought.best {
+        let (score, proven) = super::search::seeds(value);
+        thought.best = pit;
+        thought.score = score;
+        thought.value = value;
+        thought.proven = proven;
+        thought.pv = vec![pit];
+    }
+}

@@ -1,0 +1,317 @@
+//! `lounge ayo engine` (JSON lines in, a move a line out) and `lounge ayo match` (two players
+//! over many games).
+
+use std::io::{self, BufRead, Write};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+
+use crate::ayo::house::{self, Ask, Level};
+use crate::ayo::{Game, Pit, Rules};
+use crate::house::{Budgets, Endgames};
+
+/// One analysis request.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Request {
+    #[serde(default)]
+    moves: Vec<i64>,
+    rules: Option<String>,
+    #[serde(default)]
+    rule: Map<String, Value>,
+    level: Option<String>,
+    movetime_ms: Option<u64>,
+}
+
+/// The longest think a request may ask for: a minute.
+const MAX_MOVETIME_MS: u64 = 60_000;
+
+/// Answers each request line with one JSON line; a bad request gets `{"error"}` and the
+/// engine goes on.
+pub fn engine(
+    default_rules: &str,
+    budgets: &Budgets,
+    endgames: &Endgames,
+    input: impl BufRead,
+    mut output: impl Write,
+) -> io::Result<()> {
+    for line in input.lines() {
+        let line = line?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let answer = match answer(&line, default_rules, budgets, endgames) {
+            Ok(v) => v,
+            Err(e) => json!({"error": e}),
+        };
+        writeln!(output, "{answer}")?;
+        output.flush()?;
+    }
+    Ok(())
+}
+
+fn answer(
+    line: &str,
+    default_rules: &str,
+    budgets: &Budgets,
+    endgames: &Endgames,
+) -> Result<Value, String> {
+    let request: Request =
+        serde_json::from_str(line).map_err(|e| format!("a request is one JSON object: {e}"))?;
+    let overrides: Vec<String> = request
+        .rule
+        .iter()
+        .map(|(k, v)| match v {
+            Value::String(s) => format!("{k}={s}"),
+            other => format!("{k}={other}"),
+        })
+        .collect();
+    let rules = Rules::build(
+        request.rules.as_deref().unwrap_or(default_rules),
+        overrides.iter().map(String::as_str),
+    )
+    .map_err(|e| e.to_string())?;
+    let level: Level = request.level.as_deref().unwrap_or("champion").parse()?;
+    let game = replay(rules, &request.moves)?;
+    if game.is_over() {
+        return Err(format!(
+            "the game is over after {} moves: {:?}",
+            game.ply(),
+            game.status()
+        ));
+    }
+    let movetime = match request.movetime_ms {
+        Some(ms) if ms == 0 || ms > MAX_MOVETIME_MS => {
+            return Err(format!("movetime_ms is 1 to {MAX_MOVETIME_MS}, not {ms}"))
+        }
+        Some(ms) => Duration::from_millis(ms),
+        None => budgets.of(level),
+    };
+    let thought = house::think(Ask {
+        game: &game,
+        level,
+        movetime,
+        endgame: endgames.get(&rules),
+        seed: game.ply() as u64 + 1,
+        stop: None,
+    })
+    .ok_or("the game is over")?;
+    Ok(json!({
+        "move": thought.best,
+        "score": thought.score,
+        "proven": thought.proven,
+        "depth": thought.depth,
+        "nodes": thought.nodes,
+        "pv": thought.pv,
+    }))
+}
+
+fn replay(rules: Rules, moves: &[i64]) -> Result<Game, String> {
+    let mut game = Game::new(rules);
+    for (i, &m) in moves.iter().enumerate() {
+        let pit = u8::try_from(m)
+            .ok()
+            .and_then(Pit::new)
+            .ok_or_else(|| format!("move {i}: a pit is a number from 1 to 6, not {m}"))?;
+        game.play(pit).map_err(|e| format!("move {i} ({m}): {e}"))?;
+    }
+    Ok(game)
+}
+
+/// A player in a match.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Player {
+    House(Level),
+    /// A uniformly random legal move.
+    Random,
+    /// The move that captures most now (the lowest pit among equals).
+    Greedy,
+}
+
+impl std::str::FromStr for Player {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Player, String> {
+        match s {
+            "random" => Ok(Player::Random),
+            "greedy" => Ok(Player::Greedy),
+            level => level.parse().map(Player::House).map_err(|_| {
+                format!("unknown player `{s}`: expected easy, normal, champion, random or greedy")
+            }),
+        }
+    }
+}
+
+impl std::fmt::Display for Player {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Player::House(l) => f.write_str(l.name()),
+            Player::Random => f.write_str("random"),
+            Player::Greedy => f.write_str("greedy"),
+        }
+    }
+}
+
+/// How a match went, for the first player.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Tally {
+    pub wins: u32,
+    pub draws: u32,
+    pub losses: u32,
+}
+
+impl Tally {
+    pub fn games(&self) -> u32 {
+        self.wins + self.draws + self.losses
+    }
+
+    /// The score (a draw is half) and its 95% confidence half-width.
+    pub fn score(&self) -> (f64, f64) {
+        let n = f64::from(self.games().max(1));
+        let mean = (f64::from(self.wins) + 0.5 * f64::from(self.draws)) / n;
+        let var = (f64::from(self.wins) * (1.0 - mean).powi(2)
+            + f64::from(self.draws) * (0.5 - mean).powi(2)
+            + f64::from(self.losses) * mean.powi(2))
+            / n;
+        (mean, 1.96 * (var / n).sqrt())
+    }
+}
+
+pub struct MatchPlan {
+    pub a: Player,
+    pub b: Player,
+    pub games: u32,
+    pub rules: Rules,
+    /// The house's time a move; `None` for each level's budget.
+    pub movetime: Option<Duration>,
+    pub threads: usize,
+    /// Random plies that open each pair of games, so deterministic players meet new games.
+    pub opening_plies: u32,
+}
+
+fn xorshift(state: &mut u64) -> u64 {
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    *state
+}
+
+/// Plays `plan.games` games, A taking South in the even ones; each pair shares its opening.
+pub fn play_match(
+    plan: &MatchPlan,
+    budgets: &Budgets,
+    endgames: &Endgames,
+    progress: impl Fn(u32, Tally) + Sync,
+) -> Tally {
+    let next = AtomicUsize::new(0);
+    let tally = Mutex::new(Tally::default());
+    let endgame = endgames.get(&plan.rules);
+    std::thread::scope(|scope| {
+        for _ in 0..plan.threads.max(1) {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed) as u32;
+                if i >= plan.games {
+                    break;
+                }
+                let a_south = i.is_multiple_of(2);
+                let mut rng =
+                    0x2545_F491_4F6C_DD1Du64 ^ u64::from(i / 2 + 1).wrapping_mul(0x9E37_79B9);
+                let mut game = Game::new(plan.rules);
+                for _ in 0..plan.opening_plies {
+                    let legal = game.legal_moves();
+                    if game.is_over() || legal.is_empty() {
+                        break;
+                    }
+                    let pit = legal.nth((xorshift(&mut rng) % legal.len() as u64) as usize);
+                    game.play(pit.expect("within the set")).expect("legal");
+                }
+                while !game.is_over() {
+                    let south = game.position().to_move() == crate::ayo::Side::South;
+                    let player = if south == a_south { plan.a } else { plan.b };
+                    let seed = xorshift(&mut rng);
+                    let pit = choose(player, &game, plan, budgets, endgame.clone(), seed);
+                    game.play(pit).expect("players choose legal moves");
+                }
+                let winner = game.status().winner();
+                let mut t = tally.lock().expect("no thread panics holding it");
+                match winner {
+                    None => t.draws += 1,
+                    Some(side) if (side == crate::ayo::Side::South) == a_south => t.wins += 1,
+                    Some(_) => t.losses += 1,
+                }
+                progress(t.games(), *t);
+            });
+        }
+    });
+    tally.into_inner().unwrap_or_default()
+}
+
+fn choose(
+    player: Player,
+    game: &Game,
+    plan: &MatchPlan,
+    budgets: &Budgets,
+    endgame: Option<std::sync::Arc<crate::ayo::endgame::Endgame>>,
+    mut seed: u64,
+) -> Pit {
+    let legal = game.legal_moves();
+    match player {
+        Player::Random => legal
+            .nth((xorshift(&mut seed) % legal.len() as u64) as usize)
+            .expect("within the set"),
+        Player::Greedy => legal
+            .iter()
+            .max_by_key(|&pit| {
+                let mut p = *game.position();
+                (p.sow(game.rules(), pit).captured, std::cmp::Reverse(pit))
+            })
+            .expect("a move"),
+        Player::House(level) => {
+            house::think(Ask {
+                game,
+                level,
+                movetime: plan.movetime.unwrap_or_else(|| budgets.of(level)),
+                endgame,
+                seed,
+                stop: None,
+            })
+            .expect("the game goes on")
+            .best
+        }
+    }
+}
+
+/// Prints a match as it goes and its result.
+pub fn report_match(
+    plan: &MatchPlan,
+    budgets: &Budgets,
+    endgames: &Endgames,
+    mut out: impl Write,
+) -> io::Result<Tally> {
+    let started = Instant::now();
+    let tally = play_match(plan, budgets, endgames, |n, t| {
+        if n % 20 == 0 {
+            eprintln!("{n} games: +{} ={} -{}", t.wins, t.draws, t.losses);
+        }
+    });
+    let (score, ci) = tally.score();
+    writeln!(
+        out,
+        "{} vs {} ({}, {} games, colours alternating, {} random opening plies): {} wins, {} draws, {} losses; score {:.1}% ± {:.1}% (95%); {:.0} s",
+        plan.a,
+        plan.b,
+        plan.rules.preset.name(),
+        tally.games(),
+        plan.opening_plies,
+        tally.wins,
+        tally.draws,
+        tally.losses,
+        score * 100.0,
+        ci * 100.0,
+        started.elapsed().as_secs_f64()
+    )?;
+    Ok(tally)
+}
