@@ -122,7 +122,7 @@ async fn run(
         .room_of(&conn.user.id)
         .and_then(|r| conn.world.room(&r).cloned())
     {
-        conn.enter_room(room, BTreeMap::new()).await;
+        conn.enter_room(room, BTreeMap::new(), None).await;
     }
     let mut heartbeat = tokio::time::interval(HEARTBEAT);
     let mut last_heard = Instant::now();
@@ -231,13 +231,20 @@ impl Connection {
                     let act = RoomCommand::Act {
                         user_id: self.user.id.clone(),
                         message: ClientMessage::Enter { room, since },
-                        r#ref,
+                        r#ref: r#ref.clone(),
                     };
-                    handle.send(act).await;
+                    if !handle.send(act).await {
+                        self.send(&ServerMessage::error(
+                            "internal",
+                            "that room is closed",
+                            r#ref,
+                        ))
+                        .await;
+                    }
                     return;
                 }
                 self.leave_room(false).await;
-                if !self.enter_room(handle, since).await {
+                if !self.enter_room(handle, since, r#ref.clone()).await {
                     self.send(&ServerMessage::error(
                         "internal",
                         "that room is closed",
@@ -281,13 +288,19 @@ impl Connection {
     }
 
     /// Enters a room through this connection; false when the room is gone.
-    async fn enter_room(&mut self, handle: RoomHandle, since: BTreeMap<String, u64>) -> bool {
+    async fn enter_room(
+        &mut self,
+        handle: RoomHandle,
+        since: BTreeMap<String, u64>,
+        r#ref: Option<serde_json::Value>,
+    ) -> bool {
         let (outbox, inbox) = mpsc::channel(OUTBOX_FRAMES);
         let enter = RoomCommand::Enter {
             user: self.user.clone(),
             outbox,
             conn: self.conn,
             since,
+            r#ref,
         };
         if !handle.send(enter).await {
             return false;

@@ -18,7 +18,7 @@ pub enum ClientMessage {
     /// room; after the `room` snapshot it gets a `missed` message for each.
     Enter {
         room: String,
-        #[serde(default)]
+        #[serde(default, deserialize_with = "null_is_empty")]
         since: BTreeMap<String, u64>,
     },
     Leave {},
@@ -88,6 +88,13 @@ pub struct FrameError {
     pub code: &'static str,
     pub message: String,
     pub r#ref: Option<Value>,
+}
+
+/// `"since": null` means no tables, as leaving it out does.
+fn null_is_empty<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<BTreeMap<String, u64>, D::Error> {
+    Ok(Option::<BTreeMap<String, u64>>::deserialize(d)?.unwrap_or_default())
 }
 
 /// Reads one text frame: a JSON object with a known `type` and its fields.

@@ -30,6 +30,8 @@ pub enum RoomCommand {
         conn: u64,
         /// Tables the client saw before, with the last version it saw: each gets `missed`.
         since: BTreeMap<String, u64>,
+        /// The `enter` message's ref, for the answers to `since`.
+        r#ref: Option<Value>,
     },
     /// Leave on purpose: any seat is given up, a game in play resigned.
     Leave {
@@ -280,7 +282,8 @@ impl Room {
                 outbox,
                 conn,
                 since,
-            } => self.enter(user, outbox, conn, since),
+                r#ref,
+            } => self.enter(user, outbox, conn, since, r#ref),
             RoomCommand::Leave { user_id, conn } => {
                 if self.members.get(&user_id).is_some_and(|m| m.conn == conn) {
                     self.leave(&user_id).await;
@@ -322,7 +325,14 @@ impl Room {
         }
     }
 
-    fn enter(&mut self, user: User, outbox: Outbox, conn: u64, since: BTreeMap<String, u64>) {
+    fn enter(
+        &mut self,
+        user: User,
+        outbox: Outbox,
+        conn: u64,
+        since: BTreeMap<String, u64>,
+        r#ref: Option<Value>,
+    ) {
         self.absent.remove(&user.id);
         let old = self.members.insert(
             user.id.clone(),
@@ -338,8 +348,8 @@ impl Room {
             let _ = old.outbox.try_send(ServerMessage::Replaced {}.to_frame());
         }
         self.occupants.store(self.members.len(), Ordering::Relaxed);
-        self.send_snapshot(&user.id, since);
-        if !rejoin {
+        self.send_snapshot(&user.id, since, r#ref);
+        if !rejoin && self.members.contains_key(&user.id) {
             let id = user.id.clone();
             self.broadcast_except(
                 &id,
@@ -352,17 +362,19 @@ impl Room {
     }
 
     /// The `room` snapshot, then what the client missed at the tables it names.
-    fn send_snapshot(&mut self, user_id: &str, since: BTreeMap<String, u64>) {
+    fn send_snapshot(&mut self, user_id: &str, since: BTreeMap<String, u64>, r#ref: Option<Value>) {
         let snapshot = ServerMessage::Room {
             room: self.info.clone(),
             occupants: self.members.values().map(|m| m.user.clone()).collect(),
             tables: self.tables.iter().map(|t| self.view(t)).collect(),
         };
         self.send_to(user_id, &snapshot);
-        for (table, version) in since {
+        // One answer a table at most: a longer list names tables that are not here.
+        let tables = self.tables.len().max(1);
+        for (table, version) in since.into_iter().take(tables) {
             let reply = match self.table_index(&table) {
-                Ok(t) => self.missed(t, version, None),
-                Err(Refusal(code, text)) => ServerMessage::error(code, text, None),
+                Ok(t) => self.missed(t, version, r#ref.clone()),
+                Err(Refusal(code, text)) => ServerMessage::error(code, text, r#ref.clone()),
             };
             self.send_to(user_id, &reply);
         }
@@ -647,7 +659,7 @@ impl Room {
                 self.send_to(user_id, &missed);
             }
             // The room one is in, entered again.
-            ClientMessage::Enter { since, .. } => self.send_snapshot(user_id, since),
+            ClientMessage::Enter { since, .. } => self.send_snapshot(user_id, since, r#ref),
             ClientMessage::Leave {} | ClientMessage::Ping {} => {}
         }
         Ok(())
@@ -730,16 +742,8 @@ impl Room {
             south: south.clone(),
             north: north.clone(),
         };
-        let started = ServerMessage::GameStarted {
-            table: table.id.clone(),
-            game_id: row.id.clone(),
-            players,
-            house: false,
-            rules: table.rules,
-            state: game.state(),
-            // After the `table` that shows the new game.
-            version: table.version + 2,
-        };
+        let (table_id, rules, game_id) = (table.id.clone(), table.rules, row.id.clone());
+        let game_state = game.state();
         crate::metrics::METRICS.games_in_play.inc();
         // A retry is matched against this game's moves only: refs may repeat across games.
         self.tables[t].last_move = None;
@@ -750,6 +754,15 @@ impl Room {
             draw_offer: None,
         });
         self.table_changed(t);
+        let started = ServerMessage::GameStarted {
+            table: table_id,
+            game_id,
+            players,
+            house: false,
+            rules,
+            state: game_state,
+            version: self.tables[t].version + 1,
+        };
         self.publish(t, &started);
         Ok(())
     }

@@ -77,6 +77,7 @@ impl Person {
                 outbox,
                 conn,
                 since: Default::default(),
+                r#ref: None,
             })
             .await
         );
