@@ -7,8 +7,10 @@ use actix_web::dev::Server;
 use actix_web::{web, App, HttpServer};
 use thiserror::Error;
 
+use crate::ayo::house::Level;
 use crate::ayo::Rules;
 use crate::config::{Settings, DEVELOPMENT_SECRET};
+use crate::house::House;
 use crate::http::{self, auth::Auth, AppState};
 use crate::store::{self, DatabaseUrl, RoomRow, Store, StoreError, TableRow};
 use crate::world::{ResumedGame, RoomConfig, User, World};
@@ -34,6 +36,7 @@ pub struct Application {
     port: u16,
     server: Server,
     world: World,
+    house: Arc<House>,
     pub store: Store,
 }
 
@@ -61,11 +64,33 @@ impl Application {
                 "auth.secret is the development default: set LOUNGE_AUTH__SECRET in production"
             );
         }
+        let house = Arc::new(House::new(&settings.house));
+        {
+            // Baba Ayo is a user, one a level, so his games are stored like any other.
+            let store = store.clone();
+            tokio::task::spawn_blocking(move || {
+                Level::ALL.into_iter().try_for_each(|level| {
+                    let user = House::user(level);
+                    store.ensure_user(&store::UserRow {
+                        id: user.id,
+                        name: user.name,
+                        house: true,
+                        created_at: store::now(),
+                    })
+                })
+            })
+            .await
+            .map_err(|e| StoreError::Task(e.to_string()))??;
+        }
+        // The default rules' endgame database, built (or read) while the service starts.
+        let endgames = house.endgames().clone();
+        tokio::task::spawn_blocking(move || endgames.get(&default_rules));
         let room_config = RoomConfig {
             invitation_ttl: Duration::from_secs(settings.world.invitation_ttl_secs),
             grace: Duration::from_secs(settings.world.grace_secs),
             chat_max_chars: settings.world.chat_max_chars,
             table_log: settings.world.table_log_events,
+            house: house.clone(),
         };
         let games = {
             let store = store.clone();
@@ -118,6 +143,7 @@ impl Application {
             port,
             server,
             world,
+            house,
             store,
         })
     }
@@ -129,10 +155,12 @@ impl Application {
     /// Serves until SIGINT or SIGTERM, then drains (actix-web's graceful shutdown).
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
         let handle = self.server.handle();
-        let world = self.world;
+        let (world, house) = (self.world, self.house);
         actix_web::rt::spawn(async move {
             stop_signal().await;
             tracing::info!("stopping: the rooms tell their people, then connections drain");
+            // Baba Ayo stops thinking: his games resume with everyone else's.
+            house.stop();
             world.close().await;
             handle.stop(true).await;
         });

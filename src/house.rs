@@ -116,3 +116,89 @@ impl Endgames {
         Ok((path, db))
     }
 }
+
+/// Baba Ayo at the tables: who he is at each level, and thinking off the async workers, a
+/// bounded number of games at once.
+pub struct House {
+    budgets: Budgets,
+    endgames: Arc<Endgames>,
+    thinking: Arc<tokio::sync::Semaphore>,
+    stop: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl std::fmt::Debug for House {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("House")
+            .field("budgets", &self.budgets)
+            .field("thinking_places", &self.thinking.available_permits())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Baba Ayo's user ids start so; the level follows.
+const HOUSE_ID: &str = "baba-ayo-";
+
+impl House {
+    pub fn new(settings: &HouseSettings) -> House {
+        House {
+            budgets: Budgets::from_settings(settings),
+            endgames: Arc::new(Endgames::new(settings)),
+            thinking: Arc::new(tokio::sync::Semaphore::new(settings.max_thinking.max(1))),
+            stop: Arc::default(),
+        }
+    }
+
+    /// Baba Ayo as the user who plays at `level`: one user a level, so a stored game says
+    /// which level played it.
+    pub fn user(level: Level) -> crate::world::User {
+        crate::world::User {
+            id: format!("{HOUSE_ID}{}", level.name()),
+            name: "Baba Ayo".into(),
+            house: true,
+        }
+    }
+
+    /// The level a house user id plays at.
+    pub fn level_of(user_id: &str) -> Option<Level> {
+        user_id.strip_prefix(HOUSE_ID)?.parse().ok()
+    }
+
+    pub fn endgames(&self) -> &Arc<Endgames> {
+        &self.endgames
+    }
+
+    /// Thinks on the blocking pool once a thinking place is free; the move, or `None` when the
+    /// game is over or the service is stopping.
+    pub async fn think(
+        &self,
+        game: crate::ayo::Game,
+        level: Level,
+        seed: u64,
+    ) -> Option<crate::ayo::Pit> {
+        let _place = self.thinking.clone().acquire_owned().await.ok()?;
+        if self.stop.load(std::sync::atomic::Ordering::Relaxed) {
+            return None;
+        }
+        let (endgames, stop) = (self.endgames.clone(), self.stop.clone());
+        let movetime = self.budgets.of(level);
+        tokio::task::spawn_blocking(move || {
+            crate::ayo::house::think(crate::ayo::house::Ask {
+                endgame: endgames.get(game.rules()),
+                game: &game,
+                level,
+                movetime,
+                seed,
+                stop: Some(stop),
+            })
+            .map(|t| t.best)
+        })
+        .await
+        .ok()
+        .flatten()
+    }
+
+    /// Stops every search at once (the service is stopping).
+    pub fn stop(&self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+}

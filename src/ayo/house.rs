@@ -15,7 +15,7 @@ use super::search::{Limits, Searcher, Thought, MAX_PLY, SEED};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Level {
-    /// Shallow, and one move in three a human-looking slip.
+    /// One ply and what it captures, and one move in two a human-looking slip.
     Easy,
     /// A sound club player: a fixed horizon, no databases.
     Normal,
@@ -37,7 +37,7 @@ impl Level {
     /// The deepest this level searches (plies).
     fn max_depth(self) -> u32 {
         match self {
-            Level::Easy => 3,
+            Level::Easy => 1,
             Level::Normal => 8,
             Level::Champion => MAX_PLY as u32 - 1,
         }
@@ -101,8 +101,8 @@ pub fn think(ask: Ask<'_>) -> Option<Thought> {
     Some(thought)
 }
 
-/// A beginner's mistakes: one move in three is not the best one but one that looks nearly as
-/// good at a glance (within two seeds at two plies), and one in ten of those any move at all.
+/// A beginner's mistakes: one move in two is not the best one but one that looks nearly as
+/// good at a glance (within three seeds a ply ahead), and one in five of those any move at all.
 fn slip(searcher: &mut Searcher, game: &Game, seed: u64, thought: &mut Thought) {
     let mut rng = seed | 1;
     let mut next = move || {
@@ -111,20 +111,20 @@ fn slip(searcher: &mut Searcher, game: &Game, seed: u64, thought: &mut Thought) 
         rng ^= rng << 17;
         rng
     };
-    if next() % 3 != 0 {
+    if next() % 2 != 0 {
         return;
     }
-    let ranked = searcher.rank_moves(game, 2);
+    let ranked = searcher.rank_moves(game, 1);
     let Some(&(_, best)) = ranked.first() else {
         return;
     };
-    let plausible: Vec<_> = if next() % 10 == 0 {
+    let plausible: Vec<_> = if next() % 5 == 0 {
         ranked.clone()
     } else {
         ranked
             .iter()
             .copied()
-            .filter(|&(_, v)| best - v <= 2 * SEED)
+            .filter(|&(_, v)| best - v <= 3 * SEED)
             .collect()
     };
     let (pit, value) = plausible[(next() % plausible.len() as u64) as usize];

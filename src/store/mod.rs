@@ -273,6 +273,14 @@ impl Store {
         Ok(())
     }
 
+    /// Stores `user` unless a user with its id exists.
+    pub fn ensure_user(&self, user: &UserRow) -> Result<(), StoreError> {
+        if self.user(&user.id)?.is_none() {
+            self.insert_user(user)?;
+        }
+        Ok(())
+    }
+
     pub fn user(&self, id: &str) -> Result<Option<UserRow>, StoreError> {
         Ok(users::table
             .find(id)

@@ -29,6 +29,10 @@ pub enum ClientMessage {
     Stand {
         table: String,
     },
+    PlayHouse {
+        table: String,
+        level: crate::ayo::house::Level,
+    },
     Invite {
         table: String,
         user: String,
@@ -66,11 +70,12 @@ pub enum ClientMessage {
 }
 
 /// The message types a client may send, for the `unknown_type` error.
-pub const CLIENT_TYPES: [&str; 13] = [
+pub const CLIENT_TYPES: [&str; 14] = [
     "enter",
     "leave",
     "sit",
     "stand",
+    "play_house",
     "invite",
     "respond",
     "move",

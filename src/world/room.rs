@@ -9,7 +9,9 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
+use crate::ayo::house::Level;
 use crate::ayo::{EndReason, Forfeit, Game, Pit, Rules, Side};
+use crate::house::House;
 use crate::store::{self, GameRow, Store};
 
 use super::protocol::{
@@ -54,6 +56,12 @@ pub enum RoomCommand {
     /// The service is stopping: tell everyone, let them go, stop.
     Close {
         done: oneshot::Sender<()>,
+    },
+    /// Baba Ayo's move, thought out for the game at `table` as it was at `version`.
+    HouseMove {
+        table: String,
+        version: u64,
+        pit: Pit,
     },
 }
 
@@ -111,6 +119,8 @@ pub struct RoomConfig {
     pub chat_max_chars: usize,
     /// Table events kept for clients that come back.
     pub table_log: usize,
+    /// Baba Ayo, for `play_house`.
+    pub house: Arc<House>,
 }
 
 struct Member {
@@ -183,6 +193,9 @@ pub struct Room {
     store: Store,
     config: RoomConfig,
     occupants: Arc<AtomicUsize>,
+    /// The room's own inbox, for Baba Ayo's moves; weak, so the room still ends when every
+    /// handle is gone.
+    itself: mpsc::WeakSender<RoomCommand>,
 }
 
 impl Room {
@@ -216,6 +229,7 @@ impl Room {
             store,
             config,
             occupants: occupants.clone(),
+            itself: inbox.downgrade(),
         };
         for resumed in games {
             room.resume(resumed);
@@ -236,7 +250,8 @@ impl Room {
             return;
         };
         let back = Instant::now() + self.config.grace;
-        for player in &resumed.players {
+        // Baba Ayo never leaves: only people have a grace to come back in.
+        for player in resumed.players.iter().filter(|p| !p.house) {
             self.absent.insert(player.id.clone(), back);
         }
         let table = &mut self.tables[t];
@@ -255,6 +270,10 @@ impl Room {
     }
 
     async fn run(mut self, mut commands: mpsc::Receiver<RoomCommand>) {
+        // Games against the house resumed after a restart where it is his turn.
+        for t in 0..self.tables.len() {
+            self.house_turn(t);
+        }
         let mut tick = tokio::time::interval(Duration::from_millis(500));
         loop {
             tokio::select! {
@@ -298,6 +317,27 @@ impl Room {
             RoomCommand::Close { done } => {
                 self.close();
                 let _ = done.send(());
+            }
+            RoomCommand::HouseMove {
+                table,
+                version,
+                pit,
+            } => {
+                // Thought out for a table that has not changed since (no resign meanwhile).
+                let Ok(t) = self.table_index(&table) else {
+                    return;
+                };
+                if self.tables[t].version != version {
+                    return;
+                }
+                let Some(house) = self.house_to_move(t) else {
+                    return;
+                };
+                if let Err(Refusal(code, text)) =
+                    self.play(&house.id, &table, pit, None, None).await
+                {
+                    tracing::error!(table = %table, code, text, "Baba Ayo's move was refused");
+                }
             }
             RoomCommand::Summary { reply } => {
                 let _ = reply.send(RoomSummary {
@@ -517,6 +557,9 @@ impl Room {
                     self.start_game(t).await?;
                 }
             }
+            ClientMessage::PlayHouse { table, level } => {
+                self.play_house(user, &table, level).await?
+            }
             ClientMessage::Stand { table } => {
                 let t = self.table_index(&table)?;
                 let Some(side) = self.seat_of(t, user_id) else {
@@ -632,9 +675,17 @@ impl Room {
                     .game
                     .as_mut()
                     .expect("player_in_game checked");
+                let opponent = live.players[side.opponent().index()].clone();
+                if opponent.house {
+                    // Baba Ayo plays every game out.
+                    self.send_to(user_id, &ServerMessage::DrawDeclined { table });
+                    return Ok(());
+                }
                 live.draw_offer = Some(side);
-                let opponent = live.players[side.opponent().index()].id.clone();
-                self.send_to(&opponent, &ServerMessage::DrawOffered { table, from: user });
+                self.send_to(
+                    &opponent.id,
+                    &ServerMessage::DrawOffered { table, from: user },
+                );
             }
             ClientMessage::AnswerDraw { table, accept } => {
                 let (t, side) = self.player_in_game(&table, user_id)?;
@@ -725,7 +776,7 @@ impl Room {
             south_id: south.id.clone(),
             north_id: north.id.clone(),
             rules: serde_json::to_string(&table.rules).unwrap_or_default(),
-            house: false,
+            house: south.house || north.house,
             status: "playing".into(),
             end_reason: None,
             started_at: store::now(),
@@ -742,7 +793,8 @@ impl Room {
             south: south.clone(),
             north: north.clone(),
         };
-        let (table_id, rules, game_id) = (table.id.clone(), table.rules, row.id.clone());
+        let (table_id, rules, game_id, house) =
+            (table.id.clone(), table.rules, row.id.clone(), row.house);
         let game_state = game.state();
         crate::metrics::METRICS.games_in_play.inc();
         // A retry is matched against this game's moves only: refs may repeat across games.
@@ -758,13 +810,108 @@ impl Room {
             table: table_id,
             game_id,
             players,
-            house: false,
+            house,
             rules,
             state: game_state,
             version: self.tables[t].version + 1,
         };
         self.publish(t, &started);
+        self.house_turn(t);
         Ok(())
+    }
+
+    /// `play_house`: the player takes a seat at the table if they have none there, Baba Ayo
+    /// the one opposite, and the game starts.
+    async fn play_house(&mut self, user: User, table: &str, level: Level) -> Result<(), Refusal> {
+        let t = self.table_index(table)?;
+        if self.tables[t]
+            .game
+            .as_ref()
+            .is_some_and(|g| !g.game.is_over())
+        {
+            return refuse("game_in_play", "a game is in play at this table");
+        }
+        let side = match self.seat_of(t, &user.id) {
+            Some(side) => side,
+            None => {
+                if (0..self.tables.len()).any(|i| self.seat_of(i, &user.id).is_some()) {
+                    return refuse(
+                        "already_seated",
+                        "you already have a seat in this room: stand first",
+                    );
+                }
+                let Some(free) = Side::BOTH
+                    .into_iter()
+                    .find(|s| self.tables[t].seats[s.index()].is_none())
+                else {
+                    return refuse("seat_taken", "both seats at this table are taken");
+                };
+                self.tables[t].seats[free.index()] = Some(user.clone());
+                free
+            }
+        };
+        let opposite = side.opponent().index();
+        if self.tables[t].seats[opposite].is_some() {
+            return refuse("seat_taken", "the seat opposite you is taken");
+        }
+        // Invitations to that seat are void now.
+        self.invitations.retain(|i| i.table != table);
+        self.tables[t].seats[opposite] = Some(House::user(level));
+        self.tables[t].game = None;
+        self.table_changed(t);
+        if let Err(refusal) = self.start_game(t).await {
+            // The game could not be stored: Baba Ayo gets up again.
+            if let Some(s) = Side::BOTH.into_iter().find(|s| {
+                self.tables[t].seats[s.index()]
+                    .as_ref()
+                    .is_some_and(|u| u.house)
+            }) {
+                self.tables[t].seats[s.index()] = None;
+                self.table_changed(t);
+            }
+            return Err(refusal);
+        }
+        Ok(())
+    }
+
+    /// Baba Ayo, when he is the one to move at table `t`.
+    fn house_to_move(&self, t: usize) -> Option<User> {
+        let live = self.tables[t].game.as_ref()?;
+        let side = live.game.to_move()?;
+        let player = &live.players[side.index()];
+        player.house.then(|| player.clone())
+    }
+
+    /// If Baba Ayo is to move at table `t`, he thinks, off the room's task; his move comes
+    /// back as a command, played only if the table has not changed meanwhile.
+    fn house_turn(&mut self, t: usize) {
+        let Some(player) = self.house_to_move(t) else {
+            return;
+        };
+        let Some(level) = House::level_of(&player.id) else {
+            return;
+        };
+        let Some(inbox) = self.itself.upgrade() else {
+            return;
+        };
+        let table = &self.tables[t];
+        let Some(live) = table.game.as_ref() else {
+            return;
+        };
+        let (game, version, table_id) = (live.game.clone(), table.version, table.id.clone());
+        let seed = version ^ u64::from(game.ply());
+        let house = self.config.house.clone();
+        tokio::spawn(async move {
+            if let Some(pit) = house.think(game, level, seed).await {
+                let _ = inbox
+                    .send(RoomCommand::HouseMove {
+                        table: table_id,
+                        version,
+                        pit,
+                    })
+                    .await;
+            }
+        });
     }
 
     async fn play(
@@ -850,6 +997,8 @@ impl Room {
         });
         if over {
             self.game_over(t).await;
+        } else {
+            self.house_turn(t);
         }
         Ok(())
     }

@@ -24,6 +24,8 @@ fn serve_logging(db: &TestDb, level: &str) -> (Child, u16, Arc<Mutex<Vec<String>
         .env("DATABASE_URL", db.url_string())
         .env("LOUNGE_LOG", level)
         .env("LOUNGE_SERVER__WS_MESSAGES_PER_SEC", "1000")
+        .env("LOUNGE_HOUSE__ENDGAME_SEEDS", "6")
+        .env("LOUNGE_HOUSE__CHAMPION_MS", "50")
         .current_dir(std::env::temp_dir())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -148,4 +150,64 @@ async fn sigterm_tells_everyone_and_exits_cleanly() {
     assert!(log.contains("the lounge is open"));
     let signature = token.rsplit('.').next().unwrap();
     assert!(!log.contains(signature), "the token reached the log");
+}
+
+#[actix_web::test]
+async fn a_game_against_baba_ayo_goes_on_after_sigkill() {
+    let db = TestDb::sqlite();
+    let (mut first, port) = serve(&db);
+    let mut app = TestApp::attach(db, port);
+    let (token, me) = app.guest("Tunde").await;
+    let mut ws = app.ws(&token).await;
+    ws.send(json!({"type": "enter", "room": "surulere-games-lounge"}))
+        .await;
+    ws.next_of("room").await;
+    let table = "surulere-games-lounge-1";
+    ws.send(json!({"type": "play_house", "table": table, "level": "champion"}))
+        .await;
+    let started = ws.next_of("game_started").await;
+    let mine = if started["players"]["south"]["id"] == me.as_str() {
+        "south"
+    } else {
+        "north"
+    };
+    // Play until two plies are stored, one of them Baba Ayo's.
+    let mut state = started["state"].clone();
+    while state["ply"].as_u64().unwrap() < 2 {
+        if state["to_move"] == mine {
+            let pit = state["legal"][0].clone();
+            ws.send(json!({"type": "move", "table": table, "pit": pit}))
+                .await;
+        }
+        state = ws.next_of("game_state").await["state"].clone();
+    }
+    first.kill().unwrap();
+    first.wait().unwrap();
+    drop(ws);
+
+    let (mut second, port) = serve(&app.db);
+    app.port = port;
+    let mut ws = app.ws(&token).await;
+    ws.send(json!({"type": "enter", "room": "surulere-games-lounge"}))
+        .await;
+    let room = ws.next_of("room").await;
+    let game = &room["tables"][0]["game"];
+    assert_eq!(game["id"], started["game_id"]);
+    let ply = game["state"]["ply"].as_u64().unwrap();
+    assert!(ply >= 2, "{room}");
+    // Whoever is to move, the game goes on: Baba Ayo answers after the restart.
+    if game["state"]["to_move"] == mine {
+        let pit = game["state"]["legal"][0].clone();
+        ws.send(json!({"type": "move", "table": table, "pit": pit}))
+            .await;
+    }
+    loop {
+        let m = ws.next_of("game_state").await;
+        if m["last_move"]["seat"] != mine {
+            assert!(m["state"]["ply"].as_u64().unwrap() > ply);
+            break;
+        }
+    }
+    second.kill().unwrap();
+    second.wait().unwrap();
 }

@@ -34,6 +34,11 @@ impl TestApp {
                     "LOUNGE_DATABASE__MAX_CONNECTIONS".to_owned(),
                     "4".to_owned(),
                 ),
+                // Baba Ayo quick, with a small database.
+                ("LOUNGE_HOUSE__ENDGAME_SEEDS".to_owned(), "6".to_owned()),
+                ("LOUNGE_HOUSE__EASY_MS".to_owned(), "30".to_owned()),
+                ("LOUNGE_HOUSE__NORMAL_MS".to_owned(), "30".to_owned()),
+                ("LOUNGE_HOUSE__CHAMPION_MS".to_owned(), "50".to_owned()),
             ]
             .into_iter()
             .chain(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())))
@@ -725,4 +730,147 @@ async fn entering_the_room_one_is_in_again_keeps_the_seat_and_the_game() {
             break;
         }
     }
+}
+
+/// Plays random legal moves for `me` until the game at `table` ends; the `game_over` seen.
+async fn play_out(ws: &mut Ws, table: &str, me: &str, mut state: Value) -> Value {
+    let mut rng = 7u64;
+    loop {
+        if state["to_move"] == me {
+            let legal = state["legal"].as_array().unwrap().clone();
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            let pit = legal[(rng % legal.len() as u64) as usize].clone();
+            ws.send(json!({"type": "move", "table": table, "pit": pit}))
+                .await;
+        }
+        loop {
+            let m = ws.next().await;
+            assert_ne!(m["type"], "error", "{m}");
+            if m["type"] == "game_over" && m["table"] == table {
+                return m;
+            }
+            if m["type"] == "game_state" && m["table"] == table {
+                state = m["state"].clone();
+                break;
+            }
+        }
+    }
+}
+
+#[actix_web::test]
+async fn a_game_against_baba_ayo_is_played_to_the_end_and_never_counts() {
+    on_both(|app| async move {
+        let (token, me) = app.guest("Tunde").await;
+        let (tc, _) = app.guest("Chidi").await;
+        let (mut ws, mut onlooker) = (app.ws(&token).await, app.ws(&tc).await);
+        for w in [&mut ws, &mut onlooker] {
+            w.send(json!({"type": "enter", "room": "surulere-games-lounge"}))
+                .await;
+            w.next_of("room").await;
+        }
+        let table = "surulere-games-lounge-2";
+        ws.send(json!({"type": "play_house", "table": table, "level": "champion"}))
+            .await;
+        let started = onlooker.next_of("game_started").await;
+        assert_eq!(started["house"], true);
+        let players = &started["players"];
+        let (mine, house) = if players["south"]["id"] == me.as_str() {
+            ("south", &players["north"])
+        } else {
+            ("north", &players["south"])
+        };
+        assert_eq!(house["house"], true, "{started}");
+        assert_eq!(house["name"], "Baba Ayo");
+        let over = play_out(&mut ws, table, mine, started["state"].clone()).await;
+        assert_eq!(over["counts_for_champions"], false);
+        // The onlooker saw the same game end.
+        let seen = onlooker.next_of("game_over").await;
+        assert_eq!(seen["game_id"], over["game_id"]);
+        let game_id = over["game_id"].as_str().unwrap();
+        let stored = app.db.store().game(game_id).unwrap().unwrap();
+        assert!(stored.house);
+        assert_eq!(stored.status, over["result"].as_str().unwrap());
+        let moves = app.db.store().moves(game_id).unwrap();
+        assert_eq!(moves.len() as u64, over["state"]["ply"].as_u64().unwrap());
+    })
+    .await;
+}
+
+#[actix_web::test]
+async fn play_house_is_refused_where_it_cannot_be() {
+    let app = TestApp::spawn(TestDb::sqlite()).await;
+    let (mut a, _b, _c, _, _, _, _) = game_between_two(&app).await;
+    let (tt, _) = app.guest("Tunde").await;
+    let mut t = app.ws(&tt).await;
+    t.send(json!({"type": "enter", "room": "surulere-games-lounge"}))
+        .await;
+    t.next_of("room").await;
+    let cases = [
+        (
+            json!({"type": "play_house", "table": "surulere-games-lounge-1", "level": "easy", "ref": 1}),
+            "game_in_play",
+        ),
+        (
+            json!({"type": "play_house", "table": "surulere-games-lounge-2", "level": "grandmaster", "ref": 2}),
+            "bad_message",
+        ),
+        (
+            json!({"type": "play_house", "table": "nowhere", "level": "easy", "ref": 3}),
+            "no_such_table",
+        ),
+    ];
+    for (message, code) in cases {
+        let r = message["ref"].clone();
+        t.send(message).await;
+        let e = t.next_of("error").await;
+        assert_eq!((e["code"].clone(), e["ref"].clone()), (json!(code), r));
+    }
+    // A player in a game cannot start another against the house.
+    a.send(json!({"type": "play_house", "table": "surulere-games-lounge-2", "level": "easy", "ref": 4}))
+        .await;
+    assert_eq!(a.next_of("error").await["code"], "already_seated");
+    // Someone sitting opposite: the seat is taken.
+    t.send(json!({"type": "sit", "table": "surulere-games-lounge-3", "seat": "south"}))
+        .await;
+    let (tu, _) = app.guest("Uche").await;
+    let mut u = app.ws(&tu).await;
+    u.send(json!({"type": "enter", "room": "surulere-games-lounge"}))
+        .await;
+    u.next_of("room").await;
+    u.send(json!({"type": "sit", "table": "surulere-games-lounge-3", "seat": "north"}))
+        .await;
+    // Both seated: a game between the two people started, so the house cannot sit.
+    t.send(json!({"type": "play_house", "table": "surulere-games-lounge-3", "level": "easy", "ref": 5}))
+        .await;
+    assert_eq!(t.next_of("error").await["code"], "game_in_play");
+    // A draw offered to Baba Ayo is declined at once.
+    let (tv, _) = app.guest("Vera").await;
+    let mut v = app.ws(&tv).await;
+    v.send(json!({"type": "enter", "room": "gist-lounge"}))
+        .await;
+    v.next_of("room").await;
+    v.send(json!({"type": "play_house", "table": "x", "level": "easy", "ref": 6}))
+        .await;
+    assert_eq!(v.next_of("error").await["code"], "no_such_table");
+}
+
+#[actix_web::test]
+async fn baba_ayo_declines_a_draw() {
+    let app = TestApp::spawn(TestDb::sqlite()).await;
+    let (token, _) = app.guest("Tunde").await;
+    let mut ws = app.ws(&token).await;
+    ws.send(json!({"type": "enter", "room": "surulere-games-lounge"}))
+        .await;
+    ws.next_of("room").await;
+    let table = "surulere-games-lounge-1";
+    ws.send(json!({"type": "play_house", "table": table, "level": "normal"}))
+        .await;
+    ws.next_of("game_started").await;
+    ws.send(json!({"type": "offer_draw", "table": table})).await;
+    assert_eq!(ws.next_of("draw_declined").await["table"], table);
+    ws.send(json!({"type": "resign", "table": table})).await;
+    let over = ws.next_of("game_over").await;
+    assert_eq!(over["reason"], "resigned");
 }
