@@ -5,7 +5,8 @@ use super::board::{Position, Side};
 use super::rules::{Capture, Rules};
 use super::search::SEED;
 
-/// The weights of the evaluation's terms, in 1/256 seed.
+/// The weights of the evaluation's terms, in 1/256 seed. The defaults were tuned by self-play
+/// (`lounge ayo tune --rounds 3 --games 400 --depth 4`, from hand-set ones; BENCHMARKS.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Weights {
     /// A seed in one's store (the score itself).
@@ -28,8 +29,8 @@ impl Default for Weights {
         Weights {
             store: SEED,
             row: 24,
-            target: 40,
-            exposed: 48,
+            target: 27,
+            exposed: 22,
             mobility: 12,
             kroo: 64,
         }

@@ -88,6 +88,19 @@ pub enum AyoCommand {
         #[arg(long, default_value_t = 4)]
         opening_plies: u32,
     },
+    /// Tunes the evaluation's weights by self-play and prints them.
+    Tune {
+        #[command(flatten)]
+        rules: RulesArgs,
+        #[arg(long, default_value_t = 2)]
+        rounds: u32,
+        /// Games a candidate plays against the current weights.
+        #[arg(long, default_value_t = 200)]
+        games: u32,
+        /// The fixed search depth of both sides.
+        #[arg(long, default_value_t = 4)]
+        depth: u32,
+    },
     /// Builds the endgame database for a rule set up to SEEDS seeds on the board and stores it
     /// in the configured folder, where the service finds it at start.
     Endgame {
@@ -212,6 +225,16 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
             let budgets = crate::house::Budgets::from_settings(&settings.house);
             let endgames = crate::house::Endgames::new(&settings.house);
             engine::report_match(&plan, &budgets, &endgames, io::stdout().lock())?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Ayo(AyoCommand::Tune {
+            rules,
+            rounds,
+            games,
+            depth,
+        }) => {
+            let rules = rules.resolve(&settings)?;
+            engine::tune(rules, rounds, games, depth, io::stdout().lock())?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Ayo(AyoCommand::Endgame { rules, seeds }) => {

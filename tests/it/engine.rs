@@ -264,3 +264,141 @@ fn the_search_with_a_database_agrees_with_it() {
         thought.best
     );
 }
+
+/// The binary with input on standard input, in a scratch folder with small, quick settings;
+/// its standard output lines and whether it succeeded.
+fn lounge(args: &[&str], input: &str) -> (Vec<String>, bool) {
+    use std::io::Write;
+    let dir = std::env::temp_dir().join(format!(
+        "lounge-cli-{}-{}",
+        std::process::id(),
+        args.join("-")
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_lounge"))
+        .args(args)
+        .current_dir(&dir)
+        .env("LOUNGE_HOUSE__ENDGAME_SEEDS", "6")
+        .env("LOUNGE_HOUSE__CHAMPION_MS", "50")
+        .env("LOUNGE_HOUSE__NORMAL_MS", "50")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    (
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(str::to_owned)
+            .collect(),
+        out.status.success(),
+    )
+}
+
+#[test]
+fn the_engine_command_answers_each_line_and_goes_on_after_a_bad_one() {
+    let input = r#"{"moves": [3, 1, 6], "rules": "lagos", "rule": {"no_capture_limit": 0, "repetition": "ends_game"}, "level": "champion", "movetime_ms": 100}
+{"moves": [7]}
+not json
+{"moves": [], "level": "grandmaster"}
+{"moves": [], "rules": "nope"}
+{"moves": [], "movetime_ms": 0}
+{"moves": [1], "level": "easy", "rules": "oware"}
+"#;
+    let (lines, ok) = lounge(&["ayo", "engine"], input);
+    assert!(ok);
+    assert_eq!(lines.len(), 7, "{lines:?}");
+    let first: serde_json::Value = serde_json::from_str(&lines[0]).unwrap();
+    let game = Game::replay(
+        rules(
+            Preset::Lagos,
+            &["no_capture_limit=0", "repetition=ends_game"],
+        ),
+        [3, 1, 6].map(|n| Pit::new(n).unwrap()),
+    )
+    .unwrap();
+    let best = Pit::new(first["move"].as_u64().unwrap() as u8).unwrap();
+    assert!(game.legal_moves().contains(best), "{first}");
+    assert_eq!(first["pv"][0], first["move"]);
+    assert!(first["depth"].as_u64().unwrap() >= 1 && first["nodes"].as_u64().unwrap() > 0);
+    assert!(first["score"].is_i64() && first["proven"].is_boolean());
+    for (line, needle) in lines[1..6].iter().zip([
+        "1 to 6",
+        "JSON",
+        "unknown level",
+        "unknown rules",
+        "movetime_ms",
+    ]) {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert!(v["error"].as_str().unwrap().contains(needle), "{line}");
+    }
+    let last: serde_json::Value = serde_json::from_str(&lines[6]).unwrap();
+    assert!(last["move"].is_u64(), "{last}");
+}
+
+#[test]
+fn a_match_prints_its_tally_with_colours_alternating() {
+    let (lines, ok) = lounge(&["ayo", "match", "greedy", "random", "--games", "6"], "");
+    assert!(ok);
+    let line = lines.last().unwrap();
+    assert!(
+        line.starts_with("greedy vs random (lagos, 6 games"),
+        "{line}"
+    );
+    assert!(line.contains("wins") && line.contains("score"), "{line}");
+    let (_, ok) = lounge(&["ayo", "match", "greedy", "nobody"], "");
+    assert!(!ok, "an unknown player is refused");
+}
+
+#[test]
+fn the_endgame_command_stores_a_database() {
+    let (lines, ok) = lounge(&["ayo", "endgame", "5"], "");
+    assert!(ok);
+    assert!(
+        lines[0].contains("up to 5 seeds") && lines[0].contains("6188 boards"),
+        "{lines:?}"
+    );
+    let (_, ok) = lounge(&["ayo", "endgame", "--rules", "oware", "5"], "");
+    assert!(!ok, "no database applies to oware");
+}
+
+#[test]
+fn the_service_reads_a_stored_database_rather_than_build_a_smaller_one() {
+    let dir = std::env::temp_dir().join(format!("lounge-eg-dir-{}", std::process::id()));
+    let mut settings = lounge::config::Settings::load().unwrap().house;
+    settings.endgame_dir = dir.to_string_lossy().into_owned();
+    settings.endgame_seeds = 4;
+    let endgames = lounge::house::Endgames::new(&settings);
+    let rules = Rules::default();
+    endgames.build_and_store(&rules, 7).unwrap();
+    let fresh = lounge::house::Endgames::new(&settings);
+    assert_eq!(fresh.get(&rules).unwrap().max_seeds(), 7);
+    // Other rules find nothing stored: the start-up size is built.
+    let kontest = Preset::Kontest.rules();
+    assert_eq!(fresh.get(&kontest).unwrap().max_seeds(), 4);
+    assert!(fresh.get(&Preset::Oware.rules()).is_none());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn tuning_prints_each_step_and_the_weights() {
+    let (lines, ok) = lounge(
+        &[
+            "ayo", "tune", "--rounds", "1", "--games", "2", "--depth", "1",
+        ],
+        "",
+    );
+    assert!(ok);
+    assert!(lines[0].starts_with("round 1 row "), "{lines:?}");
+    let weights: lounge::ayo::eval::Weights = serde_json::from_str(lines.last().unwrap()).unwrap();
+    assert_eq!(weights.store, lounge::ayo::search::SEED);
+}
