@@ -1,5 +1,5 @@
 //! Throughput of the Ayo rules engine: move generation and sowing, random playouts with and
-//! without the game record, and perft.
+//! without the game record, perft, and Baba Ayo's search (nodes a second at a fixed depth).
 //!
 //! Run with `cargo bench --bench ayo`. Every benchmark reports elements per second: moves
 //! applied, plies played or perft leaves. All work is deterministic (seeded `SmallRng`), so the
@@ -10,6 +10,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use lounge::ayo::search::{Limits, Searcher};
 use lounge::ayo::{perft, Game, Moves, Pit, Position, Preset, Rules};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
@@ -159,6 +160,43 @@ fn benches(c: &mut Criterion) {
                 n
             })
         });
+        group.finish();
+    }
+    {
+        // A fresh searcher a position (an empty table), so every iteration visits the same
+        // nodes; the throughput is nodes a second.
+        let mut group = c.benchmark_group("search_depth_9");
+        let games: Vec<Game> = positions
+            .iter()
+            .step_by(125)
+            .map(|p| Game::from_position(Rules::default(), *p))
+            .collect();
+        for preset in [Preset::Lagos, Preset::Oware] {
+            let rules = preset.rules();
+            let games: Vec<Game> = games
+                .iter()
+                .map(|g| Game::from_position(rules, *g.position()))
+                .filter(|g| !g.is_over())
+                .collect();
+            let search = |games: &[Game]| -> u64 {
+                games
+                    .iter()
+                    .map(|g| {
+                        let mut s = Searcher::new(rules, 18, None);
+                        s.think(g, Limits::depth(9)).map_or(0, |t| t.nodes)
+                    })
+                    .sum()
+            };
+            let nodes = search(&games);
+            group.throughput(Throughput::Elements(nodes));
+            group.bench_function(preset.name(), |b| {
+                b.iter(|| {
+                    let n = search(black_box(&games));
+                    assert_eq!(n, nodes);
+                    n
+                })
+            });
+        }
         group.finish();
     }
 }

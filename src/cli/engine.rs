@@ -376,7 +376,8 @@ pub fn tune(
         tally.into_inner().unwrap_or_default()
     };
     let mut best = Weights::default();
-    let fields: [(&str, fn(&mut Weights) -> &mut i32); 5] = [
+    type Field = fn(&mut Weights) -> &mut i32;
+    let fields: [(&str, Field); 5] = [
         ("row", |w| &mut w.row),
         ("target", |w| &mut w.target),
         ("exposed", |w| &mut w.exposed),
