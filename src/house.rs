@@ -135,6 +135,9 @@ impl std::fmt::Debug for House {
     }
 }
 
+/// The least Baba Ayo thinks, however long he waited for a place to think.
+const MIN_THINK: Duration = Duration::from_millis(20);
+
 /// Baba Ayo's user ids start so; the level follows.
 const HOUSE_ID: &str = "baba-ayo-";
 
@@ -168,19 +171,26 @@ impl House {
     }
 
     /// Thinks on the blocking pool once a thinking place is free; the move, or `None` when the
-    /// game is over or the service is stopping.
+    /// game is over or the service is stopping. Time spent waiting for a place comes off the
+    /// time to think, so the move still comes within the level's budget (thinking at least
+    /// `MIN_THINK`).
     pub async fn think(
         &self,
         game: crate::ayo::Game,
         level: Level,
         seed: u64,
     ) -> Option<crate::ayo::Pit> {
+        let asked = Instant::now();
         let _place = self.thinking.clone().acquire_owned().await.ok()?;
         if self.stop.load(std::sync::atomic::Ordering::Relaxed) {
             return None;
         }
         let (endgames, stop) = (self.endgames.clone(), self.stop.clone());
-        let movetime = self.budgets.of(level);
+        let movetime = self
+            .budgets
+            .of(level)
+            .saturating_sub(asked.elapsed())
+            .max(MIN_THINK);
         tokio::task::spawn_blocking(move || {
             crate::ayo::house::think(crate::ayo::house::Ask {
                 endgame: endgames.get(game.rules()),

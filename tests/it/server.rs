@@ -874,3 +874,46 @@ async fn baba_ayo_declines_a_draw() {
     let over = ws.next_of("game_over").await;
     assert_eq!(over["reason"], "resigned");
 }
+
+/// While Baba Ayo thinks (two seconds here), the room goes on: a chat sent after the player's
+/// move comes back before his answer.
+#[actix_web::test]
+async fn the_room_goes_on_while_baba_ayo_thinks() {
+    let app = TestApp::spawn_with(
+        TestDb::sqlite(),
+        &[
+            ("LOUNGE_SERVER__WS_MESSAGES_PER_SEC", "1000"),
+            ("LOUNGE_HOUSE__CHAMPION_MS", "2000"),
+        ],
+    )
+    .await;
+    let (token, me) = app.guest("Tunde").await;
+    let mut ws = app.ws(&token).await;
+    ws.send(json!({"type": "enter", "room": "surulere-games-lounge"}))
+        .await;
+    ws.next_of("room").await;
+    let table = "surulere-games-lounge-1";
+    ws.send(json!({"type": "play_house", "table": table, "level": "champion"}))
+        .await;
+    let started = ws.next_of("game_started").await;
+    if started["players"]["south"]["id"] == me.as_str() {
+        ws.send(json!({"type": "move", "table": table, "pit": 3}))
+            .await;
+        ws.next_of("game_state").await;
+    }
+    // Baba Ayo is to move and thinking.
+    ws.send(json!({"type": "chat", "text": "your move, Baba"}))
+        .await;
+    loop {
+        let m = ws.next().await;
+        assert_ne!(
+            m["type"], "game_state",
+            "the house answered before the chat: {m}"
+        );
+        if m["type"] == "chat" {
+            break;
+        }
+    }
+    let answer = ws.next_of("game_state").await;
+    assert!(answer["state"]["ply"].as_u64().unwrap() >= 1);
+}
