@@ -117,6 +117,9 @@ impl Endgames {
     }
 }
 
+/// Searchers between moves, by level and rules (JSON).
+type IdleMinds = HashMap<(Level, String), Vec<crate::ayo::search::Searcher>>;
+
 /// Baba Ayo at the tables: who he is at each level, and thinking off the async workers, a
 /// bounded number of games at once.
 pub struct House {
@@ -124,6 +127,9 @@ pub struct House {
     endgames: Arc<Endgames>,
     thinking: Arc<tokio::sync::Semaphore>,
     stop: Arc<std::sync::atomic::AtomicBool>,
+    /// Searchers not thinking now, by level and rules: their tables are kept for the next
+    /// move rather than made anew (64 MiB for a champion).
+    idle: Arc<Mutex<IdleMinds>>,
 }
 
 impl std::fmt::Debug for House {
@@ -148,6 +154,7 @@ impl House {
             endgames: Arc::new(Endgames::new(settings)),
             thinking: Arc::new(tokio::sync::Semaphore::new(settings.max_thinking.max(1))),
             stop: Arc::default(),
+            idle: Arc::default(),
         }
     }
 
@@ -191,16 +198,32 @@ impl House {
             .of(level)
             .saturating_sub(asked.elapsed())
             .max(MIN_THINK);
+        let idle = self.idle.clone();
         tokio::task::spawn_blocking(move || {
-            crate::ayo::house::think(crate::ayo::house::Ask {
-                endgame: endgames.get(game.rules()),
-                game: &game,
+            let key = (
                 level,
-                movetime,
-                seed,
-                stop: Some(stop),
-            })
-            .map(|t| t.best)
+                serde_json::to_string(game.rules()).unwrap_or_default(),
+            );
+            let kept = idle.lock().ok().and_then(|mut m| m.get_mut(&key)?.pop());
+            let mut searcher = kept.unwrap_or_else(|| {
+                crate::ayo::house::mind(level, game.rules(), endgames.get(game.rules()))
+            });
+            let best = crate::ayo::house::think_with(
+                &mut searcher,
+                crate::ayo::house::Ask {
+                    endgame: None,
+                    game: &game,
+                    level,
+                    movetime,
+                    seed,
+                    stop: Some(stop),
+                },
+            )
+            .map(|t| t.best);
+            if let Ok(mut m) = idle.lock() {
+                m.entry(key).or_default().push(searcher);
+            }
+            best
         })
         .await
         .ok()

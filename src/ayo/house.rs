@@ -70,7 +70,8 @@ pub struct Ask<'a> {
     pub level: Level,
     /// The time to think (the level's budget, or the caller's).
     pub movetime: Duration,
-    /// Used by `champion` when it holds values for the game's rules.
+    /// Used by `champion` when it holds values for the game's rules ([`think`]; a searcher
+    /// for [`think_with`] was given its database by [`mind`]).
     pub endgame: Option<Arc<Endgame>>,
     /// Seeds the easy level's slips, so a game can be replayed.
     pub seed: u64,
@@ -79,16 +80,29 @@ pub struct Ask<'a> {
 
 /// Baba Ayo's move for the side to move; `None` once the game is over.
 pub fn think(ask: Ask<'_>) -> Option<Thought> {
+    let mut searcher = mind(ask.level, ask.game.rules(), ask.endgame.clone());
+    think_with(&mut searcher, ask)
+}
+
+/// A searcher for `level` under `rules`. Its table is large for `champion` (64 MiB): keep it
+/// for the next move and [`think_with`] it, as the service does.
+pub fn mind(level: Level, rules: &super::Rules, endgame: Option<Arc<Endgame>>) -> Searcher {
+    let endgame = endgame.filter(|_| level == Level::Champion);
+    Searcher::new(*rules, level.table_bits(), endgame)
+}
+
+/// [`think`] with a searcher made by [`mind`] for the same level and rules; what its table
+/// learnt of earlier positions helps.
+pub fn think_with(searcher: &mut Searcher, ask: Ask<'_>) -> Option<Thought> {
     let Ask {
         game,
         level,
         movetime,
-        endgame,
         seed,
         stop,
+        ..
     } = ask;
-    let endgame = endgame.filter(|_| level == Level::Champion);
-    let mut searcher = Searcher::new(*game.rules(), level.table_bits(), endgame);
+    debug_assert_eq!(searcher.rules(), game.rules());
     let limits = Limits {
         max_depth: level.max_depth(),
         deadline: Some(Instant::now() + movetime),
@@ -96,7 +110,7 @@ pub fn think(ask: Ask<'_>) -> Option<Thought> {
     };
     let mut thought = searcher.think(game, limits)?;
     if level == Level::Easy {
-        slip(&mut searcher, game, seed, &mut thought);
+        slip(searcher, game, seed, &mut thought);
     }
     Some(thought)
 }

@@ -82,6 +82,30 @@ struct Entry {
     best: u8,
 }
 
+impl Entry {
+    /// Two words: an all-zero table is then allocated zeroed by the system, page by page as
+    /// it is used, rather than written through up front.
+    fn pack(self) -> [u64; 2] {
+        [
+            self.key,
+            u64::from(self.value as u32)
+                | u64::from(self.depth) << 32
+                | u64::from(self.bound) << 40
+                | u64::from(self.best) << 48,
+        ]
+    }
+
+    fn unpack([key, data]: [u64; 2]) -> Entry {
+        Entry {
+            key,
+            value: data as u32 as i32,
+            depth: (data >> 32) as u8,
+            bound: (data >> 40) as u8,
+            best: (data >> 48) as u8,
+        }
+    }
+}
+
 const EXACT: u8 = 1;
 const LOWER: u8 = 2;
 const UPPER: u8 = 3;
@@ -120,7 +144,7 @@ static ZOBRIST: LazyLock<Zobrist> = LazyLock::new(|| {
 pub struct Searcher {
     rules: Rules,
     weights: Weights,
-    table: Vec<Entry>,
+    table: Vec<[u64; 2]>,
     endgame: Option<Arc<Endgame>>,
     history: [[u32; 6]; 2],
     nodes: u64,
@@ -142,7 +166,7 @@ impl Searcher {
         Searcher {
             rules,
             weights: Weights::default(),
-            table: vec![Entry::default(); 1 << table_bits.clamp(8, 28)],
+            table: vec![[0; 2]; 1 << table_bits.clamp(8, 28)],
             endgame: endgame.filter(|e| e.applies_to(&rules)),
             history: [[0; 6]; 2],
             nodes: 0,
@@ -347,7 +371,7 @@ impl Searcher {
         }
         let key = self.key(p);
         let slot = (key as usize) & (self.table.len() - 1);
-        let entry = self.table[slot];
+        let entry = Entry::unpack(self.table[slot]);
         let mut tt_move = 0u8;
         // A repetition makes values depend on the path: the table is only trusted without.
         let path_free = self.rules.repetition != Repetition::EndsGame;
@@ -439,7 +463,8 @@ impl Searcher {
             depth: depth.min(255) as u8,
             bound,
             best: best_pit.number(),
-        };
+        }
+        .pack();
         best_value
     }
 
@@ -488,7 +513,7 @@ impl Searcher {
         let mut pv = Vec::new();
         let mut p = *root;
         while pv.len() < max {
-            let entry = self.table[(self.key(&p) as usize) & (self.table.len() - 1)];
+            let entry = Entry::unpack(self.table[(self.key(&p) as usize) & (self.table.len() - 1)]);
             let legal = p.legal_moves(&self.rules);
             let Some(pit) = Pit::new(entry.best)
                 .filter(|&pit| entry.key == self.key(&p) && legal.contains(pit))

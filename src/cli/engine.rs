@@ -1,6 +1,7 @@
 //! `lounge ayo engine` (JSON lines in, a move a line out) and `lounge ayo match` (two players
 //! over many games).
 
+use std::collections::HashMap;
 use std::io::{self, BufRead, Write};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -12,6 +13,9 @@ use serde_json::{json, Map, Value};
 use crate::ayo::house::{self, Ask, Level};
 use crate::ayo::{Game, Pit, Rules};
 use crate::house::{Budgets, Endgames};
+
+/// Searchers kept between moves, by level and rules.
+type Minds = HashMap<(Level, String), crate::ayo::search::Searcher>;
 
 /// One analysis request.
 #[derive(Debug, Deserialize)]
@@ -38,12 +42,14 @@ pub fn engine(
     input: impl BufRead,
     mut output: impl Write,
 ) -> io::Result<()> {
+    // One searcher a level and rule set, kept from request to request.
+    let mut minds = HashMap::new();
     for line in input.lines() {
         let line = line?;
         if line.trim().is_empty() {
             continue;
         }
-        let answer = match answer(&line, default_rules, budgets, endgames) {
+        let answer = match answer(&line, default_rules, budgets, endgames, &mut minds) {
             Ok(v) => v,
             Err(e) => json!({"error": e}),
         };
@@ -58,6 +64,7 @@ fn answer(
     default_rules: &str,
     budgets: &Budgets,
     endgames: &Endgames,
+    minds: &mut Minds,
 ) -> Result<Value, String> {
     let request: Request =
         serde_json::from_str(line).map_err(|e| format!("a request is one JSON object: {e}"))?;
@@ -90,14 +97,20 @@ fn answer(
         Some(ms) => Duration::from_millis(ms),
         None => budgets.of(level),
     };
-    let thought = house::think(Ask {
-        game: &game,
-        level,
-        movetime,
-        endgame: endgames.get(&rules),
-        seed: game.ply() as u64 + 1,
-        stop: None,
-    })
+    let searcher = minds
+        .entry((level, serde_json::to_string(&rules).unwrap_or_default()))
+        .or_insert_with(|| house::mind(level, &rules, endgames.get(&rules)));
+    let thought = house::think_with(
+        searcher,
+        Ask {
+            game: &game,
+            level,
+            movetime,
+            endgame: None,
+            seed: game.ply() as u64 + 1,
+            stop: None,
+        },
+    )
     .ok_or("the game is over")?;
     Ok(json!({
         "move": thought.best,
@@ -211,38 +224,41 @@ pub fn play_match(
     let endgame = endgames.get(&plan.rules);
     std::thread::scope(|scope| {
         for _ in 0..plan.threads.max(1) {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed) as u32;
-                if i >= plan.games {
-                    break;
-                }
-                let a_south = i.is_multiple_of(2);
-                let mut rng =
-                    0x2545_F491_4F6C_DD1Du64 ^ u64::from(i / 2 + 1).wrapping_mul(0x9E37_79B9);
-                let mut game = Game::new(plan.rules);
-                for _ in 0..plan.opening_plies {
-                    let legal = game.legal_moves();
-                    if game.is_over() || legal.is_empty() {
+            scope.spawn(|| {
+                let mut minds = Minds::new();
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed) as u32;
+                    if i >= plan.games {
                         break;
                     }
-                    let pit = legal.nth((xorshift(&mut rng) % legal.len() as u64) as usize);
-                    game.play(pit.expect("within the set")).expect("legal");
+                    let a_south = i.is_multiple_of(2);
+                    let mut rng =
+                        0x2545_F491_4F6C_DD1Du64 ^ u64::from(i / 2 + 1).wrapping_mul(0x9E37_79B9);
+                    let mut game = Game::new(plan.rules);
+                    for _ in 0..plan.opening_plies {
+                        let legal = game.legal_moves();
+                        if game.is_over() || legal.is_empty() {
+                            break;
+                        }
+                        let pit = legal.nth((xorshift(&mut rng) % legal.len() as u64) as usize);
+                        game.play(pit.expect("within the set")).expect("legal");
+                    }
+                    while !game.is_over() {
+                        let south = game.position().to_move() == crate::ayo::Side::South;
+                        let player = if south == a_south { plan.a } else { plan.b };
+                        let seed = xorshift(&mut rng);
+                        let pit = choose(player, &game, plan, budgets, &endgame, &mut minds, seed);
+                        game.play(pit).expect("players choose legal moves");
+                    }
+                    let winner = game.status().winner();
+                    let mut t = tally.lock().expect("no thread panics holding it");
+                    match winner {
+                        None => t.draws += 1,
+                        Some(side) if (side == crate::ayo::Side::South) == a_south => t.wins += 1,
+                        Some(_) => t.losses += 1,
+                    }
+                    progress(t.games(), *t);
                 }
-                while !game.is_over() {
-                    let south = game.position().to_move() == crate::ayo::Side::South;
-                    let player = if south == a_south { plan.a } else { plan.b };
-                    let seed = xorshift(&mut rng);
-                    let pit = choose(player, &game, plan, budgets, endgame.clone(), seed);
-                    game.play(pit).expect("players choose legal moves");
-                }
-                let winner = game.status().winner();
-                let mut t = tally.lock().expect("no thread panics holding it");
-                match winner {
-                    None => t.draws += 1,
-                    Some(side) if (side == crate::ayo::Side::South) == a_south => t.wins += 1,
-                    Some(_) => t.losses += 1,
-                }
-                progress(t.games(), *t);
             });
         }
     });
@@ -254,7 +270,8 @@ fn choose(
     game: &Game,
     plan: &MatchPlan,
     budgets: &Budgets,
-    endgame: Option<std::sync::Arc<crate::ayo::endgame::Endgame>>,
+    endgame: &Option<std::sync::Arc<crate::ayo::endgame::Endgame>>,
+    minds: &mut Minds,
     mut seed: u64,
 ) -> Pit {
     let legal = game.legal_moves();
@@ -270,14 +287,20 @@ fn choose(
             })
             .expect("a move"),
         Player::House(level) => {
-            house::think(Ask {
-                game,
-                level,
-                movetime: plan.movetime.unwrap_or_else(|| budgets.of(level)),
-                endgame,
-                seed,
-                stop: None,
-            })
+            let searcher = minds
+                .entry((level, String::new()))
+                .or_insert_with(|| house::mind(level, game.rules(), endgame.clone()));
+            house::think_with(
+                searcher,
+                Ask {
+                    game,
+                    level,
+                    movetime: plan.movetime.unwrap_or_else(|| budgets.of(level)),
+                    endgame: None,
+                    seed,
+                    stop: None,
+                },
+            )
             .expect("the game goes on")
             .best
         }

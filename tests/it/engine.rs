@@ -402,3 +402,62 @@ fn tuning_prints_each_step_and_the_weights() {
     let weights: lounge::ayo::eval::Weights = serde_json::from_str(lines.last().unwrap()).unwrap();
     assert_eq!(weights.store, lounge::ayo::search::SEED);
 }
+
+/// Every board the database covers: the champion's move is one of the best by the database.
+#[test]
+fn with_the_database_the_champion_never_misplays_a_covered_position() {
+    let rules = Rules::default();
+    let db = std::sync::Arc::new(Endgame::build(&rules, 8).unwrap());
+    let mut state = 2024u64;
+    let mut checked = 0;
+    let mut mind = lounge::ayo::house::mind(
+        lounge::ayo::house::Level::Champion,
+        &rules,
+        Some(db.clone()),
+    );
+    while checked < 300 {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let n = 1 + (state % 8) as u8;
+        let mut pits = [0u8; 12];
+        let mut s = state;
+        for _ in 0..n {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            pits[((s >> 33) % 12) as usize] += 1;
+        }
+        // Stores short of a majority, so the game goes on from here.
+        let rest = 48 - n;
+        let south = rest / 2 - (state >> 40) as u8 % 3;
+        let since = ((state >> 20) % 59) as u16;
+        let p = Position::new(pits, [south, rest - south], Side::South, since).unwrap();
+        let game = Game::from_position(rules, p);
+        if game.is_over() {
+            continue;
+        }
+        checked += 1;
+        let thought = lounge::ayo::house::think_with(
+            &mut mind,
+            lounge::ayo::house::Ask {
+                game: &game,
+                level: lounge::ayo::house::Level::Champion,
+                movetime: std::time::Duration::from_secs(60),
+                endgame: None,
+                seed: 1,
+                stop: None,
+            },
+        )
+        .unwrap();
+        let (_, best) = db.best_move(&p).unwrap();
+        let mut after = p;
+        let captured = i32::from(after.sow(&rules, thought.best).captured);
+        assert_eq!(
+            captured - db.value(&after).unwrap(),
+            best,
+            "{p:?}: {thought:?}"
+        );
+        assert!(thought.proven);
+    }
+}
