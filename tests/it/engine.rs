@@ -8,6 +8,19 @@ use lounge::ayo::search::{Limits, Searcher};
 use lounge::ayo::{Game, Pit, Position, Preset, Rules, Side};
 use proptest::prelude::*;
 
+/// `n` seeds dropped in pits picked by a generator seeded with `state`.
+fn scatter(state: u64, n: u8) -> [u8; 12] {
+    let mut pits = [0u8; 12];
+    let mut s = state;
+    for _ in 0..n {
+        s = s
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        pits[((s >> 33) % 12) as usize] += 1;
+    }
+    pits
+}
+
 fn position(pits: [u8; 12], stores: [u8; 2], to_move: Side) -> Position {
     Position::new(pits, stores, to_move, 0).unwrap()
 }
@@ -72,15 +85,8 @@ fn forced_wins_three_plies_deep_are_found() {
         state ^= state << 13;
         state ^= state >> 7;
         state ^= state << 17;
-        let mut pits = [0u8; 12];
-        let mut s = state;
         let n = 4 + (state % 8) as u8;
-        for _ in 0..n {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            pits[((s >> 33) % 12) as usize] += 1;
-        }
+        let pits = scatter(state, n);
         let mine = 21 + ((state >> 8) % 4) as u8;
         let Some(theirs) = (48 - n).checked_sub(mine).filter(|&t| t <= 24) else {
             continue;
@@ -194,14 +200,7 @@ fn database_values_equal_a_search_of_every_line() {
             state ^= state >> 7;
             state ^= state << 17;
             let n = (state % 6) as u8;
-            let mut pits = [0u8; 12];
-            let mut s = state;
-            for _ in 0..n {
-                s = s
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                pits[((s >> 33) % 12) as usize] += 1;
-            }
+            let pits = scatter(state, n);
             let since = ((state >> 20) % 12) as u16;
             let side = if state & 1 == 0 {
                 Side::South
@@ -420,14 +419,7 @@ fn with_the_database_the_champion_never_misplays_a_covered_position() {
         state ^= state >> 7;
         state ^= state << 17;
         let n = 1 + (state % 8) as u8;
-        let mut pits = [0u8; 12];
-        let mut s = state;
-        for _ in 0..n {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            pits[((s >> 33) % 12) as usize] += 1;
-        }
+        let pits = scatter(state, n);
         // Stores short of a majority, so the game goes on from here.
         let rest = 48 - n;
         let south = rest / 2 - (state >> 40) as u8 % 3;

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::json;
 
-use crate::server::{game_between_two, TestApp};
+use crate::server::{game_between_two, house_game, TestApp};
 use crate::support::TestDb;
 
 /// `lounge serve` on a free port over `db`, once it says it is open; the child and its port.
@@ -157,20 +157,8 @@ async fn a_game_against_baba_ayo_goes_on_after_sigkill() {
     let db = TestDb::sqlite();
     let (mut first, port) = serve(&db);
     let mut app = TestApp::attach(db, port);
-    let (token, me) = app.guest("Tunde").await;
-    let mut ws = app.ws(&token).await;
-    ws.send(json!({"type": "enter", "room": "surulere-games-lounge"}))
-        .await;
-    ws.next_of("room").await;
+    let (mut ws, mine, started, token) = house_game(&app, "champion").await;
     let table = "surulere-games-lounge-1";
-    ws.send(json!({"type": "play_house", "table": table, "level": "champion"}))
-        .await;
-    let started = ws.next_of("game_started").await;
-    let mine = if started["players"]["south"]["id"] == me.as_str() {
-        "south"
-    } else {
-        "north"
-    };
     // Play until two plies are stored, one of them Baba Ayo's.
     let mut state = started["state"].clone();
     while state["ply"].as_u64().unwrap() < 2 {

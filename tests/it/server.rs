@@ -877,6 +877,25 @@ async fn baba_ayo_declines_a_draw() {
 
 /// While Baba Ayo thinks (two seconds here), the room goes on: a chat sent after the player's
 /// move comes back before his answer.
+/// Tunde in the lounge, a game against Baba Ayo at `level` started at table 1: (his socket,
+/// his seat, the game_started message, his token).
+pub async fn house_game(app: &TestApp, level: &str) -> (Ws, &'static str, Value, String) {
+    let (token, me) = app.guest("Tunde").await;
+    let mut ws = app.ws(&token).await;
+    ws.send(json!({"type": "enter", "room": "surulere-games-lounge"}))
+        .await;
+    ws.next_of("room").await;
+    ws.send(json!({"type": "play_house", "table": "surulere-games-lounge-1", "level": level}))
+        .await;
+    let started = ws.next_of("game_started").await;
+    let mine = if started["players"]["south"]["id"] == me.as_str() {
+        "south"
+    } else {
+        "north"
+    };
+    (ws, mine, started, token)
+}
+
 #[actix_web::test]
 async fn the_room_goes_on_while_baba_ayo_thinks() {
     let app = TestApp::spawn_with(
@@ -887,16 +906,9 @@ async fn the_room_goes_on_while_baba_ayo_thinks() {
         ],
     )
     .await;
-    let (token, me) = app.guest("Tunde").await;
-    let mut ws = app.ws(&token).await;
-    ws.send(json!({"type": "enter", "room": "surulere-games-lounge"}))
-        .await;
-    ws.next_of("room").await;
+    let (mut ws, mine, _, _) = house_game(&app, "champion").await;
     let table = "surulere-games-lounge-1";
-    ws.send(json!({"type": "play_house", "table": table, "level": "champion"}))
-        .await;
-    let started = ws.next_of("game_started").await;
-    if started["players"]["south"]["id"] == me.as_str() {
+    if mine == "south" {
         ws.send(json!({"type": "move", "table": table, "pit": 3}))
             .await;
         ws.next_of("game_state").await;
