@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use crate::ayo::endgame::Endgame;
@@ -37,11 +37,12 @@ impl Budgets {
     }
 }
 
-/// The endgame databases, one per rule set, made on first use.
+/// The endgame databases, one per rule set, made on first use (once, however many ask at
+/// the same time).
 pub struct Endgames {
     dir: PathBuf,
     start_seeds: u8,
-    held: Mutex<HashMap<String, Option<Arc<Endgame>>>>,
+    held: Mutex<HashMap<String, Arc<OnceLock<Option<Arc<Endgame>>>>>>,
 }
 
 impl Endgames {
@@ -54,31 +55,29 @@ impl Endgames {
     }
 
     /// The database for `rules`: the largest one stored in the data folder, or one of the
-    /// start-up size built now (seconds at most); `None` where no database applies.
+    /// start-up size built now (seconds at most); `None` where no database applies. Blocks
+    /// while it is made: call it off the async workers.
     pub fn get(&self, rules: &Rules) -> Option<Arc<Endgame>> {
         if !Endgame::possible(rules) {
             return None;
         }
         let key = serde_json::to_string(rules).unwrap_or_default();
-        if let Some(held) = self.held.lock().ok()?.get(&key) {
-            return held.clone();
-        }
-        let made = self.stored(rules).or_else(|| {
-            let started = Instant::now();
-            let db = Endgame::build(rules, self.start_seeds)?;
-            tracing::info!(
-                rules = rules.preset.name(),
-                seeds = self.start_seeds,
-                ms = started.elapsed().as_millis() as u64,
-                "built an endgame database"
-            );
-            Some(db)
-        });
-        let made = made.map(Arc::new);
-        if let Ok(mut held) = self.held.lock() {
-            held.insert(key, made.clone());
-        }
-        made
+        let cell = self.held.lock().ok()?.entry(key).or_default().clone();
+        cell.get_or_init(|| {
+            let made = self.stored(rules).or_else(|| {
+                let started = Instant::now();
+                let db = Endgame::build(rules, self.start_seeds)?;
+                tracing::info!(
+                    rules = rules.preset.name(),
+                    seeds = self.start_seeds,
+                    ms = started.elapsed().as_millis() as u64,
+                    "built an endgame database"
+                );
+                Some(db)
+            });
+            made.map(Arc::new)
+        })
+        .clone()
     }
 
     /// The largest stored database for `rules` that reads back whole.
@@ -206,7 +205,11 @@ impl House {
             );
             let kept = idle.lock().ok().and_then(|mut m| m.get_mut(&key)?.pop());
             let mut searcher = kept.unwrap_or_else(|| {
-                crate::ayo::house::mind(level, game.rules(), endgames.get(game.rules()))
+                // Only the champion reads the databases.
+                let endgame = (level == Level::Champion)
+                    .then(|| endgames.get(game.rules()))
+                    .flatten();
+                crate::ayo::house::mind(level, game.rules(), endgame)
             });
             let best = crate::ayo::house::think_with(
                 &mut searcher,
@@ -228,6 +231,11 @@ impl House {
         .await
         .ok()
         .flatten()
+    }
+
+    /// Whether the service is stopping.
+    pub fn stopping(&self) -> bool {
+        self.stop.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Stops every search at once (the service is stopping).

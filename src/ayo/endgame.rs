@@ -117,10 +117,17 @@ pub struct Endgame {
 
 const MAGIC: &[u8; 8] = b"AYOEGDB1";
 
+/// The longest no-capture limit a database is built for (kontest's 100 is within).
+pub const MAX_LIMIT: u16 = 120;
+
 impl Endgame {
-    /// Whether a database can be exact under `rules` (see the module's notes).
+    /// Whether a database can be exact under `rules` (see the module's notes), within reason:
+    /// values need not settle before the limit, so a database holds up to a layer a ply of
+    /// the limit, and limits past `MAX_LIMIT` get none.
     pub fn possible(rules: &Rules) -> bool {
-        rules.no_capture_limit > 0 && rules.repetition == Repetition::Ignored
+        rules.no_capture_limit > 0
+            && rules.no_capture_limit <= MAX_LIMIT
+            && rules.repetition == Repetition::Ignored
     }
 
     /// Builds the database for `rules` up to `max_seeds` seeds; `None` where none applies.

@@ -285,11 +285,16 @@ impl Searcher {
         if p.to_move() == Side::North {
             key ^= z.north;
         }
-        // The no-capture count matters only near the limit: past the search's reach it is
-        // left out, so positions reached by different paths still meet.
+        // The no-capture count matters only near the limit, or where database values (which
+        // depend on the plies left) may be read: elsewhere it is left out, so positions
+        // reached by different paths still meet.
         let limit = self.rules.no_capture_limit;
-        if limit > 0 && usize::from(p.since_capture()) + MAX_PLY >= usize::from(limit) {
-            key ^= z.since[usize::from(p.since_capture()).min(255)];
+        let since = p.since_capture();
+        if limit > 0
+            && (self.endgame.is_some() || usize::from(since) + MAX_PLY >= usize::from(limit))
+        {
+            key ^= z.since[usize::from(since) & 255]
+                ^ (u64::from(since) >> 8).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         }
         key
     }
@@ -397,7 +402,9 @@ impl Searcher {
             let order = if pit.number() == tt_move {
                 u32::MAX
             } else {
-                (u32::from(sown.captured) << 24) + self.history[side][usize::from(pit.number() - 1)]
+                (u32::from(sown.captured) << 24).saturating_add(
+                    self.history[side][usize::from(pit.number() - 1)].min(0xFF_FFFF),
+                )
             };
             children[n] = (pit, child, sown.captured, order);
             n += 1;

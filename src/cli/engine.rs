@@ -99,7 +99,12 @@ fn answer(
     };
     let searcher = minds
         .entry((level, serde_json::to_string(&rules).unwrap_or_default()))
-        .or_insert_with(|| house::mind(level, &rules, endgames.get(&rules)));
+        .or_insert_with(|| {
+            let endgame = (level == Level::Champion)
+                .then(|| endgames.get(&rules))
+                .flatten();
+            house::mind(level, &rules, endgame)
+        });
     let thought = house::think_with(
         searcher,
         Ask {
@@ -221,7 +226,10 @@ pub fn play_match(
 ) -> Tally {
     let next = AtomicUsize::new(0);
     let tally = Mutex::new(Tally::default());
-    let endgame = endgames.get(&plan.rules);
+    let champion = Player::House(Level::Champion);
+    let endgame = (plan.a == champion || plan.b == champion)
+        .then(|| endgames.get(&plan.rules))
+        .flatten();
     std::thread::scope(|scope| {
         for _ in 0..plan.threads.max(1) {
             scope.spawn(|| {

@@ -57,6 +57,12 @@ pub enum RoomCommand {
     Close {
         done: oneshot::Sender<()>,
     },
+    /// Baba Ayo should think again at `table` if it is still at `version` (his last try
+    /// failed).
+    HouseAgain {
+        table: String,
+        version: u64,
+    },
     /// Baba Ayo's move, thought out for the game at `table` as it was at `version`.
     HouseMove {
         table: String,
@@ -148,7 +154,8 @@ struct AppliedMove {
 
 struct Table {
     id: String,
-    last_move: Option<AppliedMove>,
+    /// Each seat's last move in this game: a player may resend theirs after the other moved.
+    last_moves: [Option<AppliedMove>; 2],
     rules: Rules,
     seats: [Option<User>; 2],
     game: Option<LiveGame>,
@@ -156,6 +163,9 @@ struct Table {
     /// The latest table events as sent, with the version each brought the table to.
     log: VecDeque<(u64, Arc<str>)>,
 }
+
+/// How long Baba Ayo waits before trying a move again after a failure.
+const HOUSE_RETRY: Duration = Duration::from_secs(1);
 
 /// Where every table's version starts in this process: the start millisecond times 1024. A
 /// version from an earlier run is then always below any version of this one (a table would
@@ -216,7 +226,7 @@ impl Room {
                 .into_iter()
                 .map(|(id, rules)| Table {
                     id,
-                    last_move: None,
+                    last_moves: [None, None],
                     rules,
                     seats: [None, None],
                     game: None,
@@ -318,6 +328,13 @@ impl Room {
                 self.close();
                 let _ = done.send(());
             }
+            RoomCommand::HouseAgain { table, version } => {
+                if let Ok(t) = self.table_index(&table) {
+                    if self.tables[t].version == version {
+                        self.house_turn(t);
+                    }
+                }
+            }
             RoomCommand::HouseMove {
                 table,
                 version,
@@ -336,7 +353,9 @@ impl Room {
                 if let Err(Refusal(code, text)) =
                     self.play(&house.id, &table, pit, None, None).await
                 {
+                    // Storing it failed: he thinks again a little later rather than stall.
                     tracing::error!(table = %table, code, text, "Baba Ayo's move was refused");
+                    self.house_turn_later(t);
                 }
             }
             RoomCommand::Summary { reply } => {
@@ -798,7 +817,7 @@ impl Room {
         let game_state = game.state();
         crate::metrics::METRICS.games_in_play.inc();
         // A retry is matched against this game's moves only: refs may repeat across games.
-        self.tables[t].last_move = None;
+        self.tables[t].last_moves = [None, None];
         self.tables[t].game = Some(LiveGame {
             id: row.id,
             game,
@@ -831,29 +850,24 @@ impl Room {
         {
             return refuse("game_in_play", "a game is in play at this table");
         }
-        let side = match self.seat_of(t, &user.id) {
-            Some(side) => side,
-            None => {
-                if (0..self.tables.len()).any(|i| self.seat_of(i, &user.id).is_some()) {
-                    return refuse(
-                        "already_seated",
-                        "you already have a seat in this room: stand first",
-                    );
-                }
-                let Some(free) = Side::BOTH
-                    .into_iter()
-                    .find(|s| self.tables[t].seats[s.index()].is_none())
-                else {
-                    return refuse("seat_taken", "both seats at this table are taken");
-                };
-                self.tables[t].seats[free.index()] = Some(user.clone());
-                free
-            }
-        };
-        let opposite = side.opponent().index();
-        if self.tables[t].seats[opposite].is_some() {
-            return refuse("seat_taken", "the seat opposite you is taken");
+        let seated = self.seat_of(t, &user.id);
+        if seated.is_none() && (0..self.tables.len()).any(|i| self.seat_of(i, &user.id).is_some()) {
+            return refuse(
+                "already_seated",
+                "you already have a seat in this room: stand first",
+            );
         }
+        // Both seats must be the player's or free: the house never sits opposite someone else.
+        let side = seated.unwrap_or(Side::South);
+        let opposite = side.opponent().index();
+        if self.tables[t].seats[opposite].is_some()
+            || self.tables[t].seats[side.index()]
+                .as_ref()
+                .is_some_and(|u| u.id != user.id)
+        {
+            return refuse("seat_taken", "someone else has a seat at this table");
+        }
+        self.tables[t].seats[side.index()] = Some(user.clone());
         // Invitations to that seat are void now.
         self.invitations.retain(|i| i.table != table);
         self.tables[t].seats[opposite] = Some(House::user(level));
@@ -902,15 +916,37 @@ impl Room {
         let seed = version ^ u64::from(game.ply());
         let house = self.config.house.clone();
         tokio::spawn(async move {
-            if let Some(pit) = house.think(game, level, seed).await {
-                let _ = inbox
-                    .send(RoomCommand::HouseMove {
+            let command = match house.think(game, level, seed).await {
+                Some(pit) => RoomCommand::HouseMove {
+                    table: table_id,
+                    version,
+                    pit,
+                },
+                // Not thought out (the service stops, or the search failed): try again later
+                // unless stopping.
+                None if house.stopping() => return,
+                None => {
+                    tracing::error!(table = %table_id, "Baba Ayo could not think; again in a second");
+                    tokio::time::sleep(HOUSE_RETRY).await;
+                    RoomCommand::HouseAgain {
                         table: table_id,
                         version,
-                        pit,
-                    })
-                    .await;
-            }
+                    }
+                }
+            };
+            let _ = inbox.send(command).await;
+        });
+    }
+
+    /// Asks Baba Ayo to think again at table `t` in a second.
+    fn house_turn_later(&self, t: usize) {
+        let Some(inbox) = self.itself.upgrade() else {
+            return;
+        };
+        let (table, version) = (self.tables[t].id.clone(), self.tables[t].version);
+        tokio::spawn(async move {
+            tokio::time::sleep(HOUSE_RETRY).await;
+            let _ = inbox.send(RoomCommand::HouseAgain { table, version }).await;
         });
     }
 
@@ -926,9 +962,10 @@ impl Room {
         // A move sent again after a lost reply (the same ref, or the same pit from the version
         // it was played at) gets the reply again and is not played twice.
         if let Some(last) = self.tables[t]
-            .last_move
-            .as_ref()
-            .filter(|m| m.user_id == user_id)
+            .last_moves
+            .iter()
+            .flatten()
+            .find(|m| m.user_id == user_id)
         {
             let same_ref = r#ref.is_some() && last.r#ref == r#ref;
             let same_version = version == Some(last.version_before) && last.pit == pit;
@@ -988,7 +1025,7 @@ impl Room {
         };
         let over = live.game.is_over();
         let frame = self.publish(t, &update);
-        self.tables[t].last_move = Some(AppliedMove {
+        self.tables[t].last_moves[played.side.index()] = Some(AppliedMove {
             user_id: user_id.to_owned(),
             r#ref,
             pit,

@@ -453,3 +453,16 @@ fn with_the_database_the_champion_never_misplays_a_covered_position() {
         assert!(thought.proven);
     }
 }
+
+#[test]
+fn no_database_for_a_limit_past_what_memory_allows() {
+    assert!(Endgame::possible(&Preset::Kontest.rules()));
+    assert!(!Endgame::possible(&rules(
+        Preset::Lagos,
+        &["no_capture_limit=10000"]
+    )));
+    assert!(!Endgame::possible(&rules(
+        Preset::Lagos,
+        &["no_capture_limit=0"]
+    )));
+}

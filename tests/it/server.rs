@@ -929,3 +929,71 @@ async fn the_room_goes_on_while_baba_ayo_thinks() {
     let answer = ws.next_of("game_state").await;
     assert!(answer["state"]["ply"].as_u64().unwrap() >= 1);
 }
+
+#[actix_web::test]
+async fn play_house_never_seats_anyone_opposite_someone_else() {
+    let app = TestApp::spawn(TestDb::sqlite()).await;
+    let (ta, a_id) = app.guest("Ade").await;
+    let (tb, _) = app.guest("Bisi").await;
+    let (mut a, mut b) = (app.ws(&ta).await, app.ws(&tb).await);
+    for w in [&mut a, &mut b] {
+        w.send(json!({"type": "enter", "room": "surulere-games-lounge"}))
+            .await;
+        w.next_of("room").await;
+    }
+    let table = "surulere-games-lounge-1";
+    a.send(json!({"type": "sit", "table": table, "seat": "north"}))
+        .await;
+    b.next_of("table").await;
+    b.send(json!({"type": "play_house", "table": table, "level": "easy", "ref": 1}))
+        .await;
+    assert_eq!(b.next_of("error").await["code"], "seat_taken");
+    // Bisi has no seat anywhere: another table is his to play the house at.
+    b.send(json!({"type": "play_house", "table": "surulere-games-lounge-2", "level": "easy"}))
+        .await;
+    assert_eq!(b.next_of("game_started").await["house"], true);
+    // Ade still sits alone at table 1.
+    b.send(json!({"type": "enter", "room": "surulere-games-lounge"}))
+        .await;
+    let room = b.next_of("room").await;
+    assert_eq!(room["tables"][0]["seats"]["north"]["id"], a_id.as_str());
+    assert_eq!(room["tables"][0]["seats"]["south"], Value::Null);
+}
+
+/// Baba Ayo answers in milliseconds; a move resent by its ref after that is still the same
+/// move, answered again and not played twice.
+#[actix_web::test]
+async fn a_move_resent_after_baba_ayo_answered_is_not_played_again() {
+    let app = TestApp::spawn(TestDb::sqlite()).await;
+    let (mut ws, mine, started, _) = house_game(&app, "easy").await;
+    let table = "surulere-games-lounge-1";
+    let game_id = started["game_id"].as_str().unwrap().to_owned();
+    let mut state = started["state"].clone();
+    if mine == "north" {
+        state = ws.next_of("game_state").await["state"].clone();
+    }
+    let pit = state["legal"][0].clone();
+    let first = json!({"type": "move", "table": table, "pit": pit, "ref": "r1"});
+    ws.send(first.clone()).await;
+    let mine_reply = loop {
+        let m = ws.next_of("game_state").await;
+        if m["ref"] == "r1" {
+            break m;
+        }
+    };
+    // The house answers (unless the game ended).
+    if !mine_reply["state"]["to_move"].is_null() {
+        ws.next_of("game_state").await;
+    }
+    let stored = app.db.store().moves(&game_id).unwrap().len();
+    ws.send(first).await;
+    let again = loop {
+        let m = ws.next().await;
+        assert_ne!(m["type"], "error", "{m}");
+        if m["type"] == "game_state" && m["ref"] == "r1" {
+            break m;
+        }
+    };
+    assert_eq!(again, mine_reply);
+    assert_eq!(app.db.store().moves(&game_id).unwrap().len(), stored);
+}
