@@ -37,12 +37,15 @@ impl Budgets {
     }
 }
 
+/// A rule set's database once made (`None`: none applies).
+type Made = OnceLock<Option<Arc<Endgame>>>;
+
 /// The endgame databases, one per rule set, made on first use (once, however many ask at
 /// the same time).
 pub struct Endgames {
     dir: PathBuf,
     start_seeds: u8,
-    held: Mutex<HashMap<String, Arc<OnceLock<Option<Arc<Endgame>>>>>>,
+    held: Mutex<HashMap<String, Arc<Made>>>,
 }
 
 impl Endgames {
