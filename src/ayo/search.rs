@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, LazyLock};
 use std::time::Instant;
 
-use super::board::{Pit, Position, Side, PITS};
+use super::board::{Moves, Pit, Position, Side, PITS};
 use super::endgame::Endgame;
 use super::eval::{evaluate, Weights};
 use super::game::Game;
@@ -220,7 +220,7 @@ impl Searcher {
             let mut after = root;
             after.sow(&self.rules, first);
             let mut pv = vec![first];
-            if self.terminal(&after, 1).is_none() {
+            if self.terminal(&after, 1).is_ok() {
                 pv.extend(self.principal_variation(&after, depth as usize - 1));
             }
             let (score, proven) = seeds(value);
@@ -336,11 +336,13 @@ impl Searcher {
         self.path[self.path.len() - since..].contains(&key)
     }
 
-    /// Whether the game is over at `p`, and if so its value.
-    fn terminal(&self, p: &Position, ply: usize) -> Option<i32> {
+    /// The legal moves at `p`, or the game's value when it is over there.
+    fn terminal(&self, p: &Position, ply: usize) -> Result<Moves, i32> {
         let legal = p.legal_moves(&self.rules);
-        p.end_reason(&self.rules, legal, self.repeated(p))
-            .map(|_| self.final_value(p, ply))
+        match p.end_reason(&self.rules, legal, self.repeated(p)) {
+            Some(_) => Err(self.final_value(p, ply)),
+            None => Ok(legal),
+        }
     }
 
     fn endgame_value(&self, p: &Position, ply: usize) -> Option<i32> {
@@ -359,9 +361,10 @@ impl Searcher {
 
     fn negamax(&mut self, p: &Position, depth: u32, mut alpha: i32, beta: i32, ply: usize) -> i32 {
         self.nodes += 1;
-        if let Some(v) = self.terminal(p, ply) {
-            return v;
-        }
+        let legal = match self.terminal(p, ply) {
+            Ok(legal) => legal,
+            Err(value) => return value,
+        };
         // At the root the moves themselves are wanted: their children are looked up.
         if ply > 0 {
             if let Some(v) = self.endgame_value(p, ply) {
@@ -396,7 +399,7 @@ impl Searcher {
         let side = p.to_move().index();
         let mut children = [(Pit::ALL[0], *p, 0u8, 0u32); 6];
         let mut n = 0;
-        for pit in p.legal_moves(&self.rules).iter() {
+        for pit in legal.iter() {
             let mut child = *p;
             let sown = child.sow(&self.rules, pit);
             let order = if pit.number() == tt_move {
@@ -485,9 +488,10 @@ impl Searcher {
         left: u32,
     ) -> i32 {
         self.nodes += 1;
-        if let Some(v) = self.terminal(p, ply) {
-            return v;
-        }
+        let legal = match self.terminal(p, ply) {
+            Ok(legal) => legal,
+            Err(value) => return value,
+        };
         if let Some(v) = self.endgame_value(p, ply) {
             return v;
         }
@@ -499,7 +503,7 @@ impl Searcher {
         alpha = alpha.max(stand);
         let mut best = stand;
         self.path.push(p.repetition_key());
-        for pit in p.legal_moves(&self.rules).iter() {
+        for pit in legal.iter() {
             let mut child = *p;
             if child.sow(&self.rules, pit).captured == 0 {
                 continue;
@@ -529,7 +533,7 @@ impl Searcher {
             };
             pv.push(pit);
             p.sow(&self.rules, pit);
-            if self.terminal(&p, 0).is_some() {
+            if self.terminal(&p, 0).is_err() {
                 break;
             }
         }
