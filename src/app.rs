@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use actix_web::dev::Server;
 use actix_web::{web, App, HttpServer};
+use utoipa_actix_web::AppExt;
 use thiserror::Error;
 
 use crate::ayo::house::Level;
@@ -29,6 +30,8 @@ pub enum StartupError {
     Auth(#[from] jsonwebtoken::errors::Error),
     #[error("configuration `ayo.rules`: {0}")]
     Rules(#[from] crate::ayo::RulesError),
+    #[error("the OpenAPI document: {0}")]
+    OpenApi(String),
 }
 
 /// A running service.
@@ -55,9 +58,13 @@ impl Application {
         let rooms = {
             let store = store.clone();
             let seeds = settings.hotel.rooms.clone();
-            tokio::task::spawn_blocking(move || seed_hotel(&store, &seeds, default_rules))
-                .await
-                .map_err(|e| StoreError::Task(e.to_string()))??
+            let items = settings.shop.items.clone();
+            tokio::task::spawn_blocking(move || {
+                seed_shop(&store, &items)?;
+                seed_hotel(&store, &seeds, default_rules)
+            })
+            .await
+            .map_err(|e| StoreError::Task(e.to_string()))??
         };
         if settings.auth.secret == DEVELOPMENT_SECRET {
             tracing::warn!(
@@ -91,6 +98,8 @@ impl Application {
             chat_max_chars: settings.world.chat_max_chars,
             table_log: settings.world.table_log_events,
             house: house.clone(),
+            max_boards: settings.apartment.max_boards,
+            registry: Default::default(),
         };
         let games = {
             let store = store.clone();
@@ -111,6 +120,12 @@ impl Application {
                 settings.server.ws_messages_per_sec,
                 settings.server.ws_burst,
             ),
+            welcome_coins: settings.shop.welcome_coins,
+            max_boards: settings.apartment.max_boards,
+            default_rules,
+            openapi: http::openapi()
+                .to_json()
+                .map_err(|e| StartupError::OpenApi(e.to_string()))?,
         });
         let addr = settings.server.bind.clone();
         let listener = TcpListener::bind(&addr).map_err(|source| StartupError::Bind {
@@ -121,8 +136,13 @@ impl Application {
             .local_addr()
             .map_err(|source| StartupError::Bind { addr, source })?
             .port();
-        let mut server =
-            HttpServer::new(move || App::new().app_data(state.clone()).configure(http::routes))
+        let mut server = HttpServer::new(move || {
+            App::new()
+                .app_data(state.clone())
+                .into_utoipa_app()
+                .configure(http::routes)
+                .into_app()
+        })
                 .shutdown_timeout(settings.server.shutdown_timeout_secs)
                 // A move's reply is one small frame: Nagle would hold it for the peer's
                 // delayed ACK (about 40 ms on Linux).
@@ -168,12 +188,35 @@ impl Application {
     }
 }
 
-/// Makes the configured rooms that are not stored yet; returns every room with its tables.
+/// Puts the configured shop items that are not stored yet in the shop (an item an operator
+/// changed since is left as it is).
+fn seed_shop(store: &Store, items: &[crate::config::ItemSeed]) -> Result<(), StoreError> {
+    for seed in items {
+        let item = store::ShopItem {
+            id: seed.id.clone(),
+            name: seed.name.clone(),
+            kind: seed.kind.as_str().to_owned(),
+            wood: seed.wood.clone(),
+            finish: seed.finish.clone(),
+            price: seed.price,
+            stock: seed.stock,
+            on_sale: true,
+            created_at: store::now(),
+            updated_at: store::now(),
+        };
+        if store.ensure_shop_item(&item)? {
+            tracing::info!(item = %item.id, "put an item in the shop");
+        }
+    }
+    Ok(())
+}
+
+/// Makes the configured rooms that are not stored yet; returns every room to open.
 fn seed_hotel(
     store: &Store,
     seeds: &[crate::config::RoomSeed],
     rules: Rules,
-) -> Result<Vec<(RoomRow, Vec<TableRow>)>, StoreError> {
+) -> Result<Vec<store::StoredRoom>, StoreError> {
     let rules_json = serde_json::to_string(&rules).unwrap_or_default();
     for seed in seeds {
         let room = RoomRow {
@@ -195,14 +238,7 @@ fn seed_hotel(
             tracing::info!(room = %room.id, tables = tables.len(), "seeded a room");
         }
     }
-    store
-        .rooms()?
-        .into_iter()
-        .map(|room| {
-            let tables = store.tables(&room.id)?;
-            Ok((room, tables))
-        })
-        .collect()
+    store.rooms_to_open()
 }
 
 /// Every game in play, replayed from its stored moves.

@@ -21,6 +21,38 @@ pub struct Settings {
     pub ayo: AyoSettings,
     pub house: HouseSettings,
     pub hotel: HotelSettings,
+    pub shop: ShopSettings,
+    pub apartment: ApartmentSettings,
+}
+
+/// The furniture shop and coins.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ShopSettings {
+    /// Coins every new avatar starts with.
+    pub welcome_coins: i64,
+    /// Items the shop starts with.
+    pub items: Vec<ItemSeed>,
+}
+
+/// An item the shop holds from the first start.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ItemSeed {
+    pub id: String,
+    pub name: String,
+    pub kind: crate::store::ItemKind,
+    #[serde(default)]
+    pub wood: Option<String>,
+    #[serde(default)]
+    pub finish: Option<String>,
+    pub price: i64,
+    #[serde(default)]
+    pub stock: Option<i32>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct ApartmentSettings {
+    /// Ayo boards an apartment holds at most.
+    pub max_boards: usize,
 }
 
 /// Baba Ayo, the house champion.
@@ -144,6 +176,23 @@ impl Settings {
             return Err(ConfigError::Invalid {
                 key: "auth.secret",
                 message: "must be at least 16 characters".into(),
+            });
+        }
+        if self.shop.welcome_coins < 0 {
+            return Err(ConfigError::Invalid {
+                key: "shop.welcome_coins",
+                message: "cannot be negative".into(),
+            });
+        }
+        if let Some(item) = self
+            .shop
+            .items
+            .iter()
+            .find(|i| i.price < 0 || i.stock.is_some_and(|s| s < 0) || i.id.trim().is_empty())
+        {
+            return Err(ConfigError::Invalid {
+                key: "shop.items",
+                message: format!("`{}` needs an id, a price and stock of 0 or more", item.id),
             });
         }
         for room in &self.hotel.rooms {

@@ -216,6 +216,16 @@ impl Game {
         true
     }
 
+    /// Called off from outside the board (an operator closed the room): a draw, `abandoned`.
+    /// Nothing happens once the game is over.
+    pub fn call_off(&mut self) -> bool {
+        if self.is_over() {
+            return false;
+        }
+        self.finish(Status::Draw, EndReason::Abandoned);
+        true
+    }
+
     /// The state as clients see it.
     pub fn state(&self) -> State {
         State {

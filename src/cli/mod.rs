@@ -38,6 +38,45 @@ pub enum Command {
     /// The Ayo rules engine.
     #[command(subcommand)]
     Ayo(AyoCommand),
+    /// Operators' tools.
+    #[command(subcommand)]
+    Admin(AdminCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AdminCommand {
+    /// Prints an admin token (a JWT with the admin role) signed with the configured secret.
+    Token {
+        /// Who the token is for: every admin action is audited under this name.
+        #[arg(long, value_name = "NAME")]
+        subject: String,
+        /// How long it lasts: a number with s, m, h or d (`90m`, `1h`, `7d`), 30 days at most.
+        #[arg(long, value_name = "DURATION", default_value = "1h")]
+        ttl: String,
+    },
+}
+
+/// `90s`, `30m`, `1h`, `7d`, or plain seconds; from a second to 30 days.
+pub fn parse_ttl(raw: &str) -> Result<std::time::Duration, String> {
+    let raw = raw.trim();
+    let (number, unit) = match raw.char_indices().find(|(_, c)| !c.is_ascii_digit()) {
+        Some((i, _)) => raw.split_at(i),
+        None => (raw, "s"),
+    };
+    let scale = match unit {
+        "s" => 1,
+        "m" => 60,
+        "h" => 3600,
+        "d" => 86_400,
+        _ => return Err(format!("`{raw}` is not a duration like 90m, 1h or 7d")),
+    };
+    let seconds = number
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(scale))
+        .filter(|s| (1..=30 * 86_400).contains(s))
+        .ok_or_else(|| format!("`{raw}` is not a duration from 1s to 30d"))?;
+    Ok(std::time::Duration::from_secs(seconds))
 }
 
 #[derive(Debug, Subcommand)]
@@ -171,6 +210,22 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
                 settings.server.bind = bind;
             }
             serve(settings)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Admin(AdminCommand::Token { subject, ttl }) => {
+            let ttl = parse_ttl(&ttl).map_err(CliError::Usage)?;
+            let subject = subject.trim();
+            if subject.is_empty() || subject.len() > 64 || subject.chars().any(char::is_control) {
+                return Err(CliError::Usage(
+                    "--subject is a name of 1 to 64 characters".into(),
+                ));
+            }
+            let auth = crate::http::auth::Auth::new(&settings.auth)
+                .map_err(|e| CliError::Usage(format!("auth.secret: {e}")))?;
+            let token = auth
+                .issue(subject, subject, crate::http::auth::Role::Admin, Some(ttl))
+                .map_err(|e| CliError::Usage(e.to_string()))?;
+            writeln!(io::stdout().lock(), "{token}")?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Ayo(AyoCommand::Replay { rules, trace }) => {

@@ -108,3 +108,41 @@ impl Auth {
         self.verify(token)
     }
 }
+
+/// A request made with a player token (401 without a valid token, 403 with another role).
+pub struct Player(pub Claims);
+
+/// A request made with an admin token (401 without a valid token, 403 with another role).
+pub struct Admin(pub Claims);
+
+fn claims_with(req: &HttpRequest, role: Role) -> Result<Claims, ApiError> {
+    let state = req
+        .app_data::<actix_web::web::Data<super::AppState>>()
+        .ok_or_else(|| ApiError::Internal("no application state".into()))?;
+    let claims = state.auth.from_request(req)?;
+    if claims.role != role {
+        return Err(ApiError::Forbidden(match role {
+            Role::Admin => "this needs an admin token".into(),
+            Role::Player => "this needs a player token".into(),
+        }));
+    }
+    Ok(claims)
+}
+
+impl actix_web::FromRequest for Player {
+    type Error = ApiError;
+    type Future = std::future::Ready<Result<Player, ApiError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut actix_web::dev::Payload) -> Self::Future {
+        std::future::ready(claims_with(req, Role::Player).map(Player))
+    }
+}
+
+impl actix_web::FromRequest for Admin {
+    type Error = ApiError;
+    type Future = std::future::Ready<Result<Admin, ApiError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut actix_web::dev::Payload) -> Self::Future {
+        std::future::ready(claims_with(req, Role::Admin).map(Admin))
+    }
+}

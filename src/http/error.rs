@@ -1,20 +1,30 @@
-//! Errors as clients see them: `{"error": {"code", "message"}}` with a fitting status.
+//! Errors as clients see them: `{"error": {"code", "message"}}` with a fitting status, and
+//! `"field"` naming the input field at fault on a 400.
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, ResponseError};
 use serde_json::json;
 use thiserror::Error;
 
-use crate::store::StoreError;
+use crate::store::{ShopError, StoreError};
+use crate::world::HotelError;
 
 #[derive(Debug, Error)]
 pub enum ApiError {
     #[error("{message}")]
     BadRequest { code: &'static str, message: String },
+    /// A field of the input is wrong (400, `invalid_field`).
+    #[error("`{field}`: {message}")]
+    Invalid { field: String, message: String },
     #[error("{0}")]
     Unauthorized(String),
     #[error("{0}")]
+    Forbidden(String),
+    #[error("{0}")]
     NotFound(String),
+    /// The request clashes with the state of things (409).
+    #[error("{message}")]
+    Conflict { code: &'static str, message: String },
     #[error("the service is not ready: {0}")]
     Unavailable(String),
     #[error("something went wrong on our side")]
@@ -24,18 +34,71 @@ pub enum ApiError {
 impl ApiError {
     pub fn code(&self) -> &'static str {
         match self {
-            ApiError::BadRequest { code, .. } => code,
+            ApiError::BadRequest { code, .. } | ApiError::Conflict { code, .. } => code,
+            ApiError::Invalid { .. } => "invalid_field",
             ApiError::Unauthorized(_) => "unauthorized",
+            ApiError::Forbidden(_) => "forbidden",
             ApiError::NotFound(_) => "not_found",
             ApiError::Unavailable(_) => "unavailable",
             ApiError::Internal(_) => "internal",
+        }
+    }
+
+    /// A 400 naming `field`.
+    pub fn invalid(field: &str, message: impl Into<String>) -> ApiError {
+        ApiError::Invalid {
+            field: field.to_owned(),
+            message: message.into(),
+        }
+    }
+
+    pub fn conflict(code: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError::Conflict {
+            code,
+            message: message.into(),
         }
     }
 }
 
 impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> Self {
-        ApiError::Internal(e.to_string())
+        match e {
+            StoreError::NotFound(what) => ApiError::NotFound(format!("not found: {what}")),
+            StoreError::Conflict(what) => ApiError::conflict("conflict", format!("already exists: {what}")),
+            e => ApiError::Internal(e.to_string()),
+        }
+    }
+}
+
+impl From<ShopError> for ApiError {
+    fn from(e: ShopError) -> Self {
+        let message = e.to_string();
+        match e {
+            ShopError::NoSuchItem(_) | ShopError::NoSuchUser(_) => ApiError::NotFound(message),
+            ShopError::NotOnSale(_) => ApiError::conflict("not_on_sale", message),
+            ShopError::OutOfStock(_) => ApiError::conflict("out_of_stock", message),
+            ShopError::InsufficientCoins { .. } => ApiError::conflict("insufficient_coins", message),
+            ShopError::KeyReused(_) => ApiError::conflict("idempotency_key_reused", message),
+            ShopError::Store(e) => e.into(),
+        }
+    }
+}
+
+impl From<HotelError> for ApiError {
+    fn from(e: HotelError) -> Self {
+        let message = e.to_string();
+        match e {
+            HotelError::NoSuchRoom(_) | HotelError::NoSuchTable(_) | HotelError::NoSuchBoard(_) => {
+                ApiError::NotFound(message)
+            }
+            HotelError::TableBusy(_) => ApiError::conflict("table_busy", message),
+            HotelError::RoomClosing(_) => ApiError::conflict("room_closing", message),
+            HotelError::TooManyBoards(_) => ApiError::conflict("too_many_boards", message),
+            HotelError::NotABoard(_) => ApiError::conflict("not_a_board", message),
+            HotelError::BoardPlaced(_) => ApiError::conflict("board_placed", message),
+            HotelError::Gone => ApiError::NotFound("the room is closed".into()),
+            HotelError::Store(e) => e.into(),
+        }
     }
 }
 
@@ -48,9 +111,11 @@ impl From<actix_web::error::BlockingError> for ApiError {
 impl ResponseError for ApiError {
     fn status_code(&self) -> StatusCode {
         match self {
-            ApiError::BadRequest { .. } => StatusCode::BAD_REQUEST,
+            ApiError::BadRequest { .. } | ApiError::Invalid { .. } => StatusCode::BAD_REQUEST,
             ApiError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
+            ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
+            ApiError::Conflict { .. } => StatusCode::CONFLICT,
             ApiError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -61,9 +126,32 @@ impl ResponseError for ApiError {
             // The detail is for operators, not clients.
             tracing::error!(%detail, "internal error");
         }
-        HttpResponse::build(self.status_code())
-            .json(json!({"error": {"code": self.code(), "message": self.to_string()}}))
+        let mut error = json!({"code": self.code(), "message": self.to_string()});
+        if let ApiError::Invalid { field, .. } = self {
+            error["field"] = field.clone().into();
+        }
+        if matches!(self, ApiError::Unauthorized(_)) {
+            return HttpResponse::build(self.status_code())
+                .insert_header(("WWW-Authenticate", "Bearer"))
+                .json(json!({ "error": error }));
+        }
+        HttpResponse::build(self.status_code()).json(json!({ "error": error }))
     }
+}
+
+/// The error body, as the OpenAPI document shows it.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+pub struct ErrorBody {
+    pub error: ErrorDetail,
+}
+
+#[derive(serde::Serialize, utoipa::ToSchema)]
+pub struct ErrorDetail {
+    /// A stable code, e.g. `insufficient_coins`, `invalid_field`, `not_found`.
+    pub code: String,
+    pub message: String,
+    /// The input field at fault, on `invalid_field`.
+    pub field: Option<String>,
 }
 
 /// Malformed JSON bodies and query strings answer in the same shape.

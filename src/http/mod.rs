@@ -1,20 +1,29 @@
 //! The HTTP face of the service: routes, auth, WebSocket sessions, errors. Handlers are thin:
 //! they check input and hand over to the store or the world.
 
+pub mod admin;
 pub mod auth;
 pub mod error;
+pub mod home;
+pub mod input;
 mod ws;
 
 use std::sync::Arc;
 
-use actix_web::{web, HttpResponse};
-use serde::Deserialize;
+use actix_web::{get, post, web, HttpResponse};
+use serde::{Deserialize, Serialize};
 use serde_json::json;
+use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
+use utoipa::{Modify, OpenApi, ToSchema};
+use utoipa_actix_web::service_config::ServiceConfig;
+use utoipa_actix_web::{scope, AppExt};
 
+use crate::ayo::Rules;
 use crate::store::{self, Store, UserRow};
 use crate::world::{User, UserName, World};
 use auth::{Auth, Role};
-use error::{bad_json, ApiError};
+use error::{bad_json, ApiError, ErrorBody};
+use input::Body;
 
 pub use ws::MAX_FRAME_BYTES;
 
@@ -25,45 +34,125 @@ pub struct AppState {
     pub auth: Arc<Auth>,
     /// Messages a second a WebSocket client may send, and in a burst.
     pub ws_rate: (f64, f64),
+    /// Coins a new avatar starts with.
+    pub welcome_coins: i64,
+    /// Boards an apartment holds at most.
+    pub max_boards: usize,
+    /// The rules a new table plays unless told otherwise.
+    pub default_rules: Rules,
+    /// The OpenAPI document, made once.
+    pub openapi: String,
+}
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "Lagos Hotel lounge",
+        description = "The lounge service behind Lagos Hotel: rooms, Ayo tables, the furniture shop, apartments and the admin API. The WebSocket protocol is in docs/protocol.md."
+    ),
+    modifiers(&BearerAuth)
+)]
+struct ApiDoc;
+
+/// Tokens go in `Authorization: Bearer`.
+struct BearerAuth;
+
+impl Modify for BearerAuth {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "bearer",
+            SecurityScheme::Http(Http::new(HttpAuthScheme::Bearer)),
+        );
+    }
+}
+
+/// The OpenAPI document of every route, collected from the routes themselves.
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    let (_, api) = actix_web::App::new()
+        .into_utoipa_app()
+        .openapi(ApiDoc::openapi())
+        .configure(routes)
+        .split_for_parts();
+    api
 }
 
 /// Every route.
-pub fn routes(cfg: &mut web::ServiceConfig) {
+pub fn routes(cfg: &mut ServiceConfig) {
     cfg.app_data(
         web::JsonConfig::default()
-            .limit(16 * 1024)
+            .limit(input::MAX_BODY_BYTES)
             .error_handler(|e, _| bad_json(e)),
     )
     .app_data(web::QueryConfig::default().error_handler(|e, _| bad_json(e)))
-    .route("/healthz", web::get().to(healthz))
-    .route("/readyz", web::get().to(readyz))
-    .route("/metrics", web::get().to(metrics))
-    .route("/ws", web::get().to(ws::connect))
+    .app_data(web::PathConfig::default().error_handler(|e, _| bad_json(e)))
+    .service(healthz)
+    .service(readyz)
+    .service(metrics)
+    .service(ws::connect)
     .service(
-        web::scope("/api/v1")
-            .route("/auth/guest", web::post().to(guest))
-            .route("/rooms", web::get().to(rooms)),
+        scope::scope("/api/v1")
+            .service(openapi_json)
+            .service(guest)
+            .service(rooms)
+            .service(home::shop_items)
+            .service(home::purchase)
+            .service(home::me)
+            .service(home::set_door)
+            .service(home::add_guest)
+            .service(home::remove_guest)
+            .service(home::place_board)
+            .service(home::take_up_board)
+            .service(admin::rooms)
+            .service(admin::create_room)
+            .service(admin::rename_room)
+            .service(admin::close_room)
+            .service(admin::add_table)
+            .service(admin::change_table)
+            .service(admin::remove_table)
+            .service(admin::shop_items)
+            .service(admin::create_item)
+            .service(admin::change_item)
+            .service(admin::coins)
+            .service(admin::adjust_coins)
+            .service(admin::audit),
     )
     .default_service(web::to(|| async {
         Err::<HttpResponse, _>(ApiError::NotFound("no such endpoint".into()))
     }));
 }
 
+/// This document.
+#[utoipa::path(tag = "service", responses((status = 200, description = "the OpenAPI document")))]
+#[get("/openapi.json")]
+async fn openapi_json(state: web::Data<AppState>) -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type("application/json")
+        .body(state.openapi.clone())
+}
+
+/// Alive.
+#[utoipa::path(tag = "service", responses((status = 200, description = "serving")))]
+#[get("/healthz")]
 async fn healthz() -> HttpResponse {
     HttpResponse::Ok().json(json!({"status": "ok"}))
 }
 
 /// Prometheus metrics.
+#[utoipa::path(tag = "service", responses((status = 200, description = "Prometheus text format")))]
+#[get("/metrics")]
 async fn metrics(state: web::Data<AppState>) -> HttpResponse {
     let m = &*crate::metrics::METRICS;
     m.occupants
-        .set(state.world.rooms().map(|r| r.occupants() as i64).sum());
+        .set(state.world.rooms().iter().map(|r| r.occupants() as i64).sum());
     HttpResponse::Ok()
         .content_type("text/plain; version=0.0.4")
         .body(m.render())
 }
 
 /// Ready when the database answers.
+#[utoipa::path(tag = "service", responses((status = 200, description = "ready"), (status = 503, body = ErrorBody)))]
+#[get("/readyz")]
 async fn readyz(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     let store = state.store.clone();
     if web::block(move || store.ping()).await? {
@@ -73,15 +162,31 @@ async fn readyz(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     }
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 struct GuestRequest {
+    /// 2 to 24 letters, digits, single spaces and `-_.'`.
     name: String,
 }
 
-/// Makes a user with an avatar and returns a player token.
+#[derive(Serialize, ToSchema)]
+struct GuestBody {
+    /// A player token (JWT) for `Authorization: Bearer` and the WebSocket.
+    token: String,
+    #[schema(value_type = Object)]
+    user: User,
+}
+
+/// Makes a user with an avatar, their welcome coins and their apartment; returns a player
+/// token.
+#[utoipa::path(
+    tag = "players",
+    request_body = GuestRequest,
+    responses((status = 201, body = GuestBody), (status = 400, body = ErrorBody))
+)]
+#[post("/auth/guest")]
 async fn guest(
     state: web::Data<AppState>,
-    body: web::Json<GuestRequest>,
+    Body(body): Body<GuestRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let name = UserName::parse(&body.name).map_err(|e| ApiError::BadRequest {
         code: "invalid_name",
@@ -95,26 +200,40 @@ async fn guest(
     };
     let store = state.store.clone();
     let stored = row.clone();
-    web::block(move || store.insert_user(&stored)).await??;
+    let grant = state.welcome_coins;
+    web::block(move || -> Result<(), store::StoreError> {
+        store.sign_up(&stored, grant)?;
+        store.ensure_apartment(&stored).map(|_| ())
+    })
+    .await??;
     let token = state.auth.issue(&row.id, &row.name, Role::Player, None)?;
     let user = User {
         id: row.id,
         name: row.name,
         house: false,
     };
-    Ok(HttpResponse::Created().json(json!({"token": token, "user": user})))
+    Ok(HttpResponse::Created().json(GuestBody { token, user }))
 }
 
-/// The rooms with their tables and how many are in each.
+#[derive(Serialize, ToSchema)]
+struct RoomList {
+    #[schema(value_type = Vec<Object>)]
+    rooms: Vec<crate::world::RoomSummary>,
+}
+
+/// The hotel's public rooms (not apartments) with their tables and how many are in each.
+#[utoipa::path(tag = "players", responses((status = 200, body = RoomList)))]
+#[get("/rooms")]
 async fn rooms(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     let mut rooms = Vec::new();
     for handle in state.world.rooms() {
-        rooms.push(
-            handle
-                .summary()
-                .await
-                .ok_or_else(|| ApiError::Internal(format!("room {} is gone", handle.info.id)))?,
-        );
+        if handle.info.kind == "apartment" {
+            continue;
+        }
+        // A room that closed meanwhile is simply not listed.
+        if let Some(summary) = handle.summary().await {
+            rooms.push(summary);
+        }
     }
-    Ok(HttpResponse::Ok().json(json!({"rooms": rooms})))
+    Ok(HttpResponse::Ok().json(RoomList { rooms }))
 }

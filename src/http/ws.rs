@@ -4,16 +4,16 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{get, web, HttpRequest, HttpResponse};
 use actix_ws::{AggregatedMessage, CloseCode, CloseReason, Session};
 use futures_util::StreamExt;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 
 use super::auth::Role;
 use super::error::ApiError;
 use super::AppState;
 use crate::world::protocol::{parse_frame, ClientMessage, ServerMessage};
-use crate::world::{RoomCommand, RoomHandle, User, World};
+use crate::world::{Refusal, RoomCommand, RoomHandle, User, World};
 
 /// The largest text frame a client may send.
 pub const MAX_FRAME_BYTES: usize = 16 * 1024;
@@ -25,7 +25,18 @@ const CLIENT_TIMEOUT: Duration = Duration::from_secs(30);
 /// Refused messages over the limit after which the connection is closed (1008).
 const FLOOD_STRIKES: u32 = 50;
 
-/// Refuses a missing, forged or expired token with 401 before the upgrade.
+/// The WebSocket of the lounge protocol (docs/protocol.md). A missing, forged or expired
+/// token is refused with 401 before the upgrade.
+#[utoipa::path(
+    tag = "players",
+    params(("token" = Option<String>, Query, description = "the player token, unless in Authorization: Bearer")),
+    responses(
+        (status = 101, description = "switching to the WebSocket protocol"),
+        (status = 400, body = super::error::ErrorBody),
+        (status = 401, body = super::error::ErrorBody),
+    )
+)]
+#[get("/ws")]
 pub async fn connect(
     req: HttpRequest,
     body: web::Payload,
@@ -120,9 +131,9 @@ async fn run(
     if let Some(room) = conn
         .world
         .room_of(&conn.user.id)
-        .and_then(|r| conn.world.room(&r).cloned())
+        .and_then(|r| conn.world.room(&r))
     {
-        conn.enter_room(room, BTreeMap::new(), None).await;
+        let _ = conn.enter_room(room, BTreeMap::new(), None).await;
     }
     let mut heartbeat = tokio::time::interval(HEARTBEAT);
     let mut last_heard = Instant::now();
@@ -138,6 +149,12 @@ async fn run(
         tokio::select! {
             frame = next_frame(&mut conn.inbox) => match frame {
                 Some(frame) => if conn.session.text(&*frame).await.is_err() { break },
+                None if conn.room_closed() => {
+                    // An operator closed the room (it said so): we are in no room now.
+                    conn.inbox = None;
+                    conn.room = None;
+                    conn.world.clear_presence(&conn.user.id, conn.conn);
+                }
                 None => {
                     // The room let us go: the service is stopping, another connection took
                     // over, or our queue was full.
@@ -216,14 +233,27 @@ impl Connection {
                 self.send(&ServerMessage::Pong { r#ref }).await;
             }
             ClientMessage::Enter { room, since } => {
-                let Some(handle) = self.world.room(&room).cloned() else {
-                    self.send(&ServerMessage::error(
-                        "no_such_room",
-                        format!("there is no room `{room}`"),
-                        r#ref,
-                    ))
-                    .await;
-                    return;
+                let handle = match self.world.open(&room).await {
+                    Ok(Some(handle)) => handle,
+                    Ok(None) => {
+                        self.send(&ServerMessage::error(
+                            "no_such_room",
+                            format!("there is no room `{room}`"),
+                            r#ref,
+                        ))
+                        .await;
+                        return;
+                    }
+                    Err(e) => {
+                        tracing::error!(error = %e, %room, "opening a room");
+                        self.send(&ServerMessage::error(
+                            "internal",
+                            "that room cannot be opened now; try again",
+                            r#ref,
+                        ))
+                        .await;
+                        return;
+                    }
                 };
                 // Entering the room one is in again is a resync, not leaving: a seat and a
                 // game in play are kept.
@@ -243,14 +273,31 @@ impl Connection {
                     }
                     return;
                 }
-                self.leave_room(false).await;
-                if !self.enter_room(handle, since, r#ref.clone()).await {
-                    self.send(&ServerMessage::error(
-                        "internal",
-                        "that room is closed",
-                        r#ref,
-                    ))
-                    .await;
+                // Asked first, so a closed door leaves one where one was.
+                let (reply, answer) = oneshot::channel();
+                let asked = RoomCommand::MayEnter {
+                    user_id: self.user.id.clone(),
+                    reply,
+                };
+                let may = if handle.send(asked).await {
+                    answer.await.ok()
+                } else {
+                    None
+                };
+                let refusal = match may {
+                    Some(Ok(())) => {
+                        self.leave_room(false).await;
+                        match self.enter_room(handle, since, r#ref.clone()).await {
+                            Some(Ok(())) => None,
+                            Some(Err(refusal)) => Some(refusal),
+                            None => Some(Refusal("no_such_room", "that room is closed".into())),
+                        }
+                    }
+                    Some(Err(refusal)) => Some(refusal),
+                    None => Some(Refusal("no_such_room", "that room is closed".into())),
+                };
+                if let Some(Refusal(code, message)) = refusal {
+                    self.send(&ServerMessage::error(code, message, r#ref)).await;
                 }
             }
             ClientMessage::Leave {} => match self.leave_room(false).await {
@@ -287,29 +334,44 @@ impl Connection {
         }
     }
 
-    /// Enters a room through this connection; false when the room is gone.
+    /// Whether the room this connection was in has closed: it is no longer open.
+    fn room_closed(&self) -> bool {
+        self.room
+            .as_ref()
+            .is_some_and(|r| self.world.room(&r.info.id).is_none())
+    }
+
+    /// Enters a room through this connection: `None` when the room is gone, the room's
+    /// refusal when it did not let us in.
     async fn enter_room(
         &mut self,
         handle: RoomHandle,
         since: BTreeMap<String, u64>,
         r#ref: Option<serde_json::Value>,
-    ) -> bool {
+    ) -> Option<Result<(), Refusal>> {
         let (outbox, inbox) = mpsc::channel(OUTBOX_FRAMES);
+        let (admitted, answer) = oneshot::channel();
         let enter = RoomCommand::Enter {
             user: self.user.clone(),
             outbox,
             conn: self.conn,
             since,
             r#ref,
+            admitted,
         };
         if !handle.send(enter).await {
-            return false;
+            return None;
+        }
+        match answer.await {
+            Ok(Ok(())) => {}
+            Ok(Err(refusal)) => return Some(Err(refusal)),
+            Err(_) => return None,
         }
         self.world
             .set_presence(&self.user.id, &handle.info.id, self.conn);
         self.room = Some(handle);
         self.inbox = Some(inbox);
-        true
+        Some(Ok(()))
     }
 
     /// Leaves the current room, if any, on purpose or because the connection dropped; returns

@@ -3,7 +3,12 @@
 //!
 //! Calls block: async callers run them on the blocking pool.
 
+mod hotel;
 mod schema;
+mod shop;
+
+pub use hotel::{apartment_id, Actor, AuditEntry, StoredRoom};
+pub use shop::{CoinEntry, ItemChange, ItemKind, Owned, Purchase, PurchaseRow, ShopError, ShopItem};
 
 use std::fmt;
 use std::path::PathBuf;
@@ -252,6 +257,29 @@ impl Store {
         Ok(self.pool.get()?)
     }
 
+    /// Runs `f` in a transaction that writes. SQLite's takes the write lock at once
+    /// (`BEGIN IMMEDIATE`): a plain transaction that read first could not become a writer
+    /// while another one writes ("database is locked"), where this one waits its turn.
+    pub(crate) fn write<T, E>(&self, f: impl FnOnce(&mut Db) -> Result<T, E>) -> Result<T, E>
+    where
+        E: From<StoreError> + From<DieselError>,
+    {
+        let mut conn = self.conn()?;
+        match self.backend {
+            Backend::Postgres => (*conn).transaction(f),
+            Backend::Sqlite => {
+                conn.batch_execute("BEGIN IMMEDIATE")?;
+                let done = f(&mut conn);
+                let end = if done.is_ok() { "COMMIT" } else { "ROLLBACK" };
+                if let Err(e) = conn.batch_execute(end) {
+                    let _ = conn.batch_execute("ROLLBACK");
+                    return Err(e.into());
+                }
+                done
+            }
+        }
+    }
+
     fn migrate(&self) -> Result<(), StoreError> {
         let mut conn = self.conn()?;
         let done = match &mut *conn {
@@ -318,9 +346,11 @@ impl Store {
             .load(&mut *self.conn()?)?)
     }
 
+    /// A room's tables in place (not removed), in order.
     pub fn tables(&self, room_id: &str) -> Result<Vec<TableRow>, StoreError> {
         Ok(ayo_tables::table
             .filter(ayo_tables::room_id.eq(room_id))
+            .filter(ayo_tables::removed_at.is_null())
             .order(ayo_tables::position.asc())
             .select(TableRow::as_select())
             .load(&mut *self.conn()?)?)
@@ -441,4 +471,15 @@ impl Store {
 /// A new random id, 32 hex digits.
 pub fn new_id() -> String {
     uuid::Uuid::new_v4().simple().to_string()
+}
+
+/// A new id that sorts in the order ids were made (UUIDv7, 32 hex digits): ledger and audit
+/// entries list in order by id alone.
+pub fn ordered_id() -> String {
+    uuid::Uuid::now_v7().simple().to_string()
+}
+
+/// A stored UTC time as RFC 3339 (`2026-12-01T10:00:00.123456Z`).
+pub fn utc<S: serde::Serializer>(t: &NaiveDateTime, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&t.and_utc().to_rfc3339_opts(chrono::SecondsFormat::Micros, true))
 }

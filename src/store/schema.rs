@@ -6,6 +6,7 @@ diesel::table! {
         name -> Text,
         house -> Bool,
         created_at -> Timestamp,
+        coins -> BigInt,
     }
 }
 
@@ -16,6 +17,8 @@ diesel::table! {
         kind -> Text,
         owner_id -> Nullable<Text>,
         created_at -> Timestamp,
+        closed_at -> Nullable<Timestamp>,
+        door -> Nullable<Text>,
     }
 }
 
@@ -25,6 +28,7 @@ diesel::table! {
         room_id -> Text,
         position -> Integer,
         rules -> Text,
+        removed_at -> Nullable<Timestamp>,
     }
 }
 
@@ -52,7 +56,93 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    apartment_guests (room_id, user_id) {
+        room_id -> Text,
+        user_id -> Text,
+        invited_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    shop_items (id) {
+        id -> Text,
+        name -> Text,
+        kind -> Text,
+        wood -> Nullable<Text>,
+        finish -> Nullable<Text>,
+        price -> BigInt,
+        stock -> Nullable<Integer>,
+        on_sale -> Bool,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    purchases (id) {
+        id -> Text,
+        user_id -> Text,
+        item_id -> Text,
+        price -> BigInt,
+        balance -> BigInt,
+        idempotency_key -> Nullable<Text>,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    coin_entries (id) {
+        id -> Text,
+        user_id -> Text,
+        amount -> BigInt,
+        balance -> BigInt,
+        reason -> Text,
+        note -> Text,
+        purchase_id -> Nullable<Text>,
+        actor -> Nullable<Text>,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    inventory (id) {
+        id -> Text,
+        user_id -> Text,
+        item_id -> Text,
+        purchase_id -> Nullable<Text>,
+        table_id -> Nullable<Text>,
+        acquired_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    audit_log (id) {
+        id -> Text,
+        actor -> Text,
+        action -> Text,
+        target -> Text,
+        details -> Text,
+        created_at -> Timestamp,
+    }
+}
+
 diesel::joinable!(ayo_tables -> rooms (room_id));
+diesel::joinable!(inventory -> shop_items (item_id));
+diesel::joinable!(apartment_guests -> users (user_id));
+diesel::joinable!(purchases -> shop_items (item_id));
 diesel::joinable!(games -> ayo_tables (table_id));
 diesel::joinable!(moves -> games (game_id));
-diesel::allow_tables_to_appear_in_same_query!(users, rooms, ayo_tables, games, moves);
+diesel::allow_tables_to_appear_in_same_query!(
+    users,
+    rooms,
+    ayo_tables,
+    games,
+    moves,
+    apartment_guests,
+    shop_items,
+    purchases,
+    coin_entries,
+    inventory,
+    audit_log,
+);

@@ -2,38 +2,98 @@
 //! one task; the world reaches a room only through its handle in the registry, so a room could
 //! later live on another instance.
 
+mod hotel;
 pub mod protocol;
 mod room;
 mod user;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 
-pub use room::{Outbox, ResumedGame, RoomCommand, RoomConfig, RoomHandle, RoomSummary};
+pub use hotel::{CloseGames, Door, DoorState, HotelError, TableChange};
+pub use room::{Outbox, Refusal, ResumedGame, RoomCommand, RoomConfig, RoomHandle, RoomSummary};
 pub use user::{NameError, User, UserName};
 
 use crate::ayo::Rules;
-use crate::store::{RoomRow, Store, TableRow};
+use crate::store::{Store, StoreError, StoredRoom};
 use protocol::RoomInfo;
+
+/// The open rooms by id: how everything reaches a room.
+#[derive(Clone, Default)]
+pub struct Registry(Arc<RwLock<BTreeMap<String, RoomHandle>>>);
+
+impl Registry {
+    pub fn get(&self, id: &str) -> Option<RoomHandle> {
+        self.read().get(id).cloned()
+    }
+
+    fn insert(&self, handle: RoomHandle) {
+        self.0
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(handle.info.id.clone(), handle);
+        crate::metrics::METRICS.rooms.set(self.read().len() as i64);
+    }
+
+    /// Takes a room out: nobody reaches it any more.
+    pub fn remove(&self, id: &str) {
+        self.0
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .remove(id);
+        crate::metrics::METRICS.rooms.set(self.read().len() as i64);
+    }
+
+    fn all(&self) -> Vec<RoomHandle> {
+        self.read().values().cloned().collect()
+    }
+
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, BTreeMap<String, RoomHandle>> {
+        // A panic elsewhere while holding it leaves a map that is still whole.
+        self.0
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+impl std::fmt::Debug for Registry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_set().entries(self.read().keys()).finish()
+    }
+}
 
 /// Every room, by id, and which room each connected user is in.
 #[derive(Clone)]
 pub struct World {
-    rooms: Arc<BTreeMap<String, RoomHandle>>,
+    registry: Registry,
     /// user id → (room id, connection): so a second connection can take the first one over.
     presence: Arc<Mutex<HashMap<String, (String, u64)>>>,
+    store: Store,
+    default_rules: Rules,
+    config: RoomConfig,
+    /// One apartment opens at a time, so two visitors never start two tasks for one room.
+    opening: Arc<tokio::sync::Mutex<()>>,
 }
 
 impl World {
-    /// Starts a task for every stored room. Must run inside a tokio runtime.
+    /// Starts a task for every stored room given. Must run inside a tokio runtime.
     pub fn start(
-        rooms: Vec<(RoomRow, Vec<TableRow>)>,
+        rooms: Vec<StoredRoom>,
         games: Vec<ResumedGame>,
         store: Store,
         default_rules: Rules,
-        config: RoomConfig,
+        mut config: RoomConfig,
     ) -> World {
+        config.registry = Registry::default();
+        let world = World {
+            registry: config.registry.clone(),
+            presence: Arc::default(),
+            store,
+            default_rules,
+            config,
+            opening: Arc::default(),
+        };
         let mut games_at: HashMap<String, Vec<ResumedGame>> = HashMap::new();
         for game in games {
             games_at
@@ -41,51 +101,93 @@ impl World {
                 .or_default()
                 .push(game);
         }
-        let handles: BTreeMap<String, RoomHandle> = rooms
-            .into_iter()
-            .map(|(room, tables)| {
-                let games: Vec<ResumedGame> = tables
-                    .iter()
-                    .flat_map(|t| games_at.remove(&t.id).unwrap_or_default())
-                    .collect();
-                let tables = tables
-                    .into_iter()
-                    .map(|t| {
-                        (
-                            t.id,
-                            serde_json::from_str(&t.rules).unwrap_or(default_rules),
-                        )
-                    })
-                    .collect();
-                let info = RoomInfo {
-                    id: room.id.clone(),
-                    name: room.name,
-                    kind: room.kind,
-                };
+        for room in rooms {
+            let games: Vec<ResumedGame> = room
+                .tables
+                .iter()
+                .flat_map(|t| games_at.remove(&t.id).unwrap_or_default())
+                .collect();
+            world.spawn(room, games);
+        }
+        for (table, games) in games_at {
+            for game in games {
+                tracing::warn!(game = %game.game_id, %table, "a game in play at a table that is gone");
+            }
+        }
+        world
+    }
+
+    /// Starts a room's task and puts it in the registry.
+    fn spawn(&self, stored: StoredRoom, games: Vec<ResumedGame>) -> RoomHandle {
+        let info = RoomInfo {
+            id: stored.room.id.clone(),
+            name: stored.room.name.clone(),
+            kind: stored.room.kind.clone(),
+            owner: stored.room.owner_id.clone(),
+        };
+        let tables = stored
+            .tables
+            .iter()
+            .map(|t| {
                 (
-                    room.id,
-                    room::Room::spawn(info, tables, games, store.clone(), config.clone()),
+                    t.id.clone(),
+                    serde_json::from_str(&t.rules).unwrap_or(self.default_rules),
                 )
             })
             .collect();
-        crate::metrics::METRICS.rooms.add(handles.len() as i64);
-        World {
-            rooms: Arc::new(handles),
-            presence: Arc::default(),
+        let door = hotel::DoorState::new(
+            stored.door.as_deref().and_then(|d| d.parse().ok()),
+            stored.guests,
+        );
+        let handle = room::Room::spawn(
+            info,
+            tables,
+            games,
+            stored.closing,
+            door,
+            self.store.clone(),
+            self.config.clone(),
+        );
+        self.registry.insert(handle.clone());
+        handle
+    }
+
+    /// An open room, started first if it is an apartment nobody has visited since the start.
+    pub async fn open(&self, id: &str) -> Result<Option<RoomHandle>, StoreError> {
+        if let Some(handle) = self.registry.get(id) {
+            return Ok(Some(handle));
         }
+        if !id.starts_with("apartment-") {
+            return Ok(None);
+        }
+        let _opening = self.opening.lock().await;
+        if let Some(handle) = self.registry.get(id) {
+            return Ok(Some(handle));
+        }
+        let (store, room_id) = (self.store.clone(), id.to_owned());
+        let stored = tokio::task::spawn_blocking(move || store.open_room(&room_id))
+            .await
+            .map_err(|e| StoreError::Task(e.to_string()))??;
+        Ok(stored.map(|stored| self.spawn(stored, Vec::new())))
     }
 
-    pub fn room(&self, id: &str) -> Option<&RoomHandle> {
-        self.rooms.get(id)
+    /// Opens a room an operator just made.
+    pub fn add_room(&self, stored: StoredRoom) -> RoomHandle {
+        self.spawn(stored, Vec::new())
     }
 
-    pub fn rooms(&self) -> impl Iterator<Item = &RoomHandle> {
-        self.rooms.values()
+    pub fn room(&self, id: &str) -> Option<RoomHandle> {
+        self.registry.get(id)
+    }
+
+    /// Every open room.
+    pub fn rooms(&self) -> Vec<RoomHandle> {
+        self.registry.all()
     }
 
     /// Tells every room the service is stopping and waits until each has let its people go.
     pub async fn close(&self) {
-        for room in self.rooms.values() {
+        for room in self.registry.all() {
             let (done, closed) = tokio::sync::oneshot::channel();
             if room.send(RoomCommand::Close { done }).await {
                 let _ = closed.await;

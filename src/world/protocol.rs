@@ -140,7 +140,11 @@ pub fn parse_frame(text: &str) -> Result<(ClientMessage, Option<Value>), FrameEr
 pub struct RoomInfo {
     pub id: String,
     pub name: String,
+    /// `lounge`, `talk` or `apartment`.
     pub kind: String,
+    /// An apartment's owner (an addition).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner: Option<String>,
 }
 
 /// A game at a table, inside a `table` message.
@@ -288,6 +292,25 @@ pub enum ServerMessage {
     Replaced {},
     /// The service is stopping (an addition): games in play resume when it is back.
     ServerClosing {},
+    /// A room's name changed (an addition).
+    RoomChanged {
+        room: RoomInfo,
+    },
+    /// An operator is closing the room once its games in play end (an addition): no new
+    /// games start.
+    RoomClosing {
+        room: String,
+    },
+    /// The room is closed (an addition): everyone in it is out of it, in no room, and may
+    /// `enter` another.
+    RoomClosed {
+        room: String,
+    },
+    /// A table was taken away (an addition).
+    TableRemoved {
+        room: String,
+        table: String,
+    },
     /// The direct reply to `leave` (an addition).
     Left {
         room: String,

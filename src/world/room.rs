@@ -12,12 +12,14 @@ use tokio::sync::{mpsc, oneshot};
 use crate::ayo::house::Level;
 use crate::ayo::{EndReason, Forfeit, Game, Pit, Rules, Side};
 use crate::house::House;
-use crate::store::{self, GameRow, Store};
+use crate::store::{self, Actor, GameRow, Store, StoreError};
 
 use super::protocol::{
     ClientMessage, LastMove, Players, RoomInfo, Seats, ServerMessage, TableGame, TableView,
 };
+use super::hotel::{CloseGames, DoorState, HotelError, TableChange};
 use super::user::User;
+use super::Registry;
 
 /// Where a room sends a session its frames.
 pub type Outbox = mpsc::Sender<Arc<str>>;
@@ -34,7 +36,31 @@ pub enum RoomCommand {
         since: BTreeMap<String, u64>,
         /// The `enter` message's ref, for the answers to `since`.
         r#ref: Option<Value>,
+        /// Told whether the room let them in (its door, or closing).
+        admitted: oneshot::Sender<Result<(), Refusal>>,
     },
+    /// Whether a user may come in now: asked before leaving the room one is in.
+    MayEnter {
+        user_id: String,
+        reply: oneshot::Sender<Result<(), Refusal>>,
+    },
+    /// An operator renamed the room.
+    Rename { name: String },
+    /// An operator closes the room; the reply is how many games are still in play (the room
+    /// closes after them with `CloseGames::Finish`, at once otherwise).
+    Shut {
+        games: CloseGames,
+        reply: oneshot::Sender<usize>,
+    },
+    /// An operator or the owner changes the tables; the reply is the table as it is now
+    /// (`None` when taken away).
+    Tables {
+        actor: Actor,
+        change: TableChange,
+        reply: oneshot::Sender<Result<Option<TableView>, HotelError>>,
+    },
+    /// The owner changed the door or the guest list.
+    Door { door: DoorState },
     /// Leave on purpose: any seat is given up, a game in play resigned.
     Leave {
         user_id: String,
@@ -127,6 +153,10 @@ pub struct RoomConfig {
     pub table_log: usize,
     /// Baba Ayo, for `play_house`.
     pub house: Arc<House>,
+    /// Boards an apartment holds at most.
+    pub max_boards: usize,
+    /// The open rooms: a room that closes takes itself out.
+    pub registry: Registry,
 }
 
 struct Member {
@@ -186,8 +216,9 @@ struct Invitation {
     expires: Instant,
 }
 
-/// A refusal, sent to the one who asked.
-struct Refusal(&'static str, String);
+/// A refusal, sent to the one who asked: a protocol error code and a message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refusal(pub &'static str, pub String);
 
 fn refuse<T>(code: &'static str, message: impl Into<String>) -> Result<T, Refusal> {
     Err(Refusal(code, message.into()))
@@ -206,6 +237,31 @@ pub struct Room {
     /// The room's own inbox, for Baba Ayo's moves; weak, so the room still ends when every
     /// handle is gone.
     itself: mpsc::WeakSender<RoomCommand>,
+    /// An operator is closing it: no new game starts, and it closes after the last one.
+    closing: bool,
+    /// It has closed: the task ends.
+    closed: bool,
+    door: DoorState,
+}
+
+impl Table {
+    fn new(id: String, rules: Rules) -> Table {
+        Table {
+            id,
+            last_moves: [None, None],
+            rules,
+            seats: [None, None],
+            game: None,
+            version: *VERSION_BASE,
+            log: VecDeque::new(),
+        }
+    }
+
+    /// Nobody sits there and no game is in play.
+    fn idle(&self) -> bool {
+        self.seats.iter().all(Option::is_none)
+            && !self.game.as_ref().is_some_and(|g| !g.game.is_over())
+    }
 }
 
 impl Room {
@@ -214,6 +270,8 @@ impl Room {
         info: RoomInfo,
         tables: Vec<(String, Rules)>,
         games: Vec<ResumedGame>,
+        closing: bool,
+        door: DoorState,
         store: Store,
         config: RoomConfig,
     ) -> RoomHandle {
@@ -224,15 +282,7 @@ impl Room {
             members: HashMap::new(),
             tables: tables
                 .into_iter()
-                .map(|(id, rules)| Table {
-                    id,
-                    last_moves: [None, None],
-                    rules,
-                    seats: [None, None],
-                    game: None,
-                    version: *VERSION_BASE,
-                    log: VecDeque::new(),
-                })
+                .map(|(id, rules)| Table::new(id, rules))
                 .collect(),
             invitations: Vec::new(),
             absent: HashMap::new(),
@@ -240,6 +290,9 @@ impl Room {
             config,
             occupants: occupants.clone(),
             itself: inbox.downgrade(),
+            closing,
+            closed: false,
+            door,
         };
         for resumed in games {
             room.resume(resumed);
@@ -293,7 +346,12 @@ impl Room {
                         let _ = done.send(());
                         break;
                     }
-                    Some(command) => self.handle(command).await,
+                    Some(command) => {
+                        self.handle(command).await;
+                        if self.closed {
+                            break;
+                        }
+                    }
                     None => break,
                 },
                 _ = tick.tick() => {
@@ -312,7 +370,48 @@ impl Room {
                 conn,
                 since,
                 r#ref,
-            } => self.enter(user, outbox, conn, since, r#ref),
+                admitted,
+            } => {
+                let may = self.may_enter(&user.id);
+                let ok = may.is_ok();
+                let _ = admitted.send(may);
+                if ok {
+                    self.enter(user, outbox, conn, since, r#ref);
+                }
+            }
+            RoomCommand::MayEnter { user_id, reply } => {
+                let _ = reply.send(self.may_enter(&user_id));
+            }
+            RoomCommand::Rename { name } => {
+                self.info.name = name;
+                self.broadcast(&ServerMessage::RoomChanged {
+                    room: self.info.clone(),
+                });
+            }
+            RoomCommand::Shut { games, reply } => {
+                if games == CloseGames::End {
+                    for t in 0..self.tables.len() {
+                        self.end_off_board(t, Game::call_off).await;
+                    }
+                }
+                let _ = reply.send(self.games_in_play());
+                self.closing = true;
+                if self.games_in_play() == 0 {
+                    self.shut();
+                } else {
+                    self.broadcast(&ServerMessage::RoomClosing {
+                        room: self.info.id.clone(),
+                    });
+                }
+            }
+            RoomCommand::Tables {
+                actor,
+                change,
+                reply,
+            } => {
+                let _ = reply.send(self.change_tables(actor, change).await);
+            }
+            RoomCommand::Door { door } => self.door = door,
             RoomCommand::Leave { user_id, conn } => {
                 if self.members.get(&user_id).is_some_and(|m| m.conn == conn) {
                     self.leave(&user_id).await;
@@ -382,6 +481,118 @@ impl Room {
                 }
             }
         }
+    }
+
+    /// Whether `user_id` may come in: the room is not closing, and an apartment's door lets
+    /// them.
+    fn may_enter(&self, user_id: &str) -> Result<(), Refusal> {
+        if self.members.contains_key(user_id) {
+            return Ok(());
+        }
+        if self.closing {
+            return refuse("room_closing", "this room is closing");
+        }
+        if !self.door.admits(self.info.owner.as_deref(), user_id) {
+            return refuse(
+                "door_closed",
+                format!(
+                    "{} is open to invited guests only: ask the owner to invite you",
+                    self.info.name
+                ),
+            );
+        }
+        Ok(())
+    }
+
+    fn games_in_play(&self) -> usize {
+        self.tables
+            .iter()
+            .filter(|t| t.game.as_ref().is_some_and(|g| !g.game.is_over()))
+            .count()
+    }
+
+    /// The room closes for good: nobody reaches it any more, everyone in it is told and is in
+    /// no room, and the task ends.
+    fn shut(&mut self) {
+        self.config.registry.remove(&self.info.id);
+        self.broadcast(&ServerMessage::RoomClosed {
+            room: self.info.id.clone(),
+        });
+        self.members.clear();
+        self.occupants.store(0, Ordering::Relaxed);
+        self.closed = true;
+        tracing::info!(room = %self.info.id, "the room is closed");
+    }
+
+    /// Adds, takes away or changes a table: stored first, then announced.
+    async fn change_tables(
+        &mut self,
+        actor: Actor,
+        change: TableChange,
+    ) -> Result<Option<TableView>, HotelError> {
+        if self.closing {
+            return Err(HotelError::RoomClosing(self.info.id.clone()));
+        }
+        let store = self.store.clone();
+        match change {
+            TableChange::Add { rules, board } => {
+                if board.is_some() && self.tables.len() >= self.config.max_boards {
+                    return Err(HotelError::TooManyBoards(self.config.max_boards));
+                }
+                let rules_json = serde_json::to_string(&rules).unwrap_or_default();
+                let room = self.info.id.clone();
+                let placing = board.clone();
+                let row = blocking(move || {
+                    store.add_table(&actor, &room, &rules_json, placing.as_deref())
+                })
+                .await
+                .map_err(|e| match (e, board) {
+                    (StoreError::Conflict(_), Some(board)) => HotelError::BoardPlaced(board),
+                    (e, _) => e.into(),
+                })?;
+                self.tables.push(Table::new(row.id, rules));
+                let t = self.tables.len() - 1;
+                self.table_changed(t);
+                Ok(Some(self.view(&self.tables[t])))
+            }
+            TableChange::Remove { table } => {
+                let t = self.index_of(&table)?;
+                if !self.tables[t].idle() {
+                    return Err(HotelError::TableBusy(table));
+                }
+                let id = table.clone();
+                blocking(move || store.remove_table(&actor, &id)).await?;
+                self.tables.remove(t);
+                self.invitations.retain(|i| i.table != table);
+                self.broadcast(&ServerMessage::TableRemoved {
+                    room: self.info.id.clone(),
+                    table,
+                });
+                Ok(None)
+            }
+            TableChange::Rules { table, rules } => {
+                let t = self.index_of(&table)?;
+                if self.tables[t]
+                    .game
+                    .as_ref()
+                    .is_some_and(|g| !g.game.is_over())
+                {
+                    return Err(HotelError::TableBusy(table));
+                }
+                let rules_json = serde_json::to_string(&rules).unwrap_or_default();
+                blocking(move || store.set_table_rules(&actor, &table, &rules_json)).await?;
+                self.tables[t].rules = rules;
+                self.table_changed(t);
+                Ok(Some(self.view(&self.tables[t])))
+            }
+        }
+    }
+
+    fn index_of(&self, table: &str) -> Result<usize, HotelError> {
+        self.tables
+            .iter()
+            .position(|t| t.id == table)
+            .ok_or_else(|| HotelError::NoSuchTable(table.to_owned()))
     }
 
     fn enter(
@@ -528,6 +739,20 @@ impl Room {
         r#ref: Option<Value>,
     ) -> Result<(), Refusal> {
         let user = self.members[user_id].user.clone();
+        if self.closing
+            && matches!(
+                message,
+                ClientMessage::Sit { .. }
+                    | ClientMessage::Invite { .. }
+                    | ClientMessage::Respond { accept: true, .. }
+                    | ClientMessage::PlayHouse { .. }
+            )
+        {
+            return refuse(
+                "room_closing",
+                "this room is closing: no new game starts here",
+            );
+        }
         match message {
             ClientMessage::Chat { text } => {
                 let text = text.trim();
@@ -1083,6 +1308,9 @@ impl Room {
         // The players stand up; the finished game stays on the table until someone sits.
         self.tables[t].seats = [None, None];
         self.table_changed(t);
+        if self.closing && self.games_in_play() == 0 {
+            self.shut();
+        }
     }
 
     fn expire_invitations(&mut self) {

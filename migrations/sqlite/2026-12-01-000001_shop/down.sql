@@ -1,0 +1,10 @@
+DROP TABLE audit_log;
+DROP TABLE inventory;
+DROP TABLE coin_entries;
+DROP TABLE purchases;
+DROP TABLE shop_items;
+DROP TABLE apartment_guests;
+ALTER TABLE ayo_tables DROP COLUMN removed_at;
+ALTER TABLE rooms DROP COLUMN door;
+ALTER TABLE rooms DROP COLUMN closed_at;
+ALTER TABLE users DROP COLUMN coins;

@@ -1,0 +1,473 @@
+//! The player's side of the shop and of home: the shop's items, purchases, `GET /me`, and
+//! the apartment's door, guests and boards.
+
+use actix_web::{delete, get, post, put, web, HttpRequest, HttpResponse};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::auth::Player;
+use super::error::{ApiError, ErrorBody};
+use super::input::{Body, RulesSpec};
+use super::AppState;
+use crate::store::{self, apartment_id, Actor, RoomRow, ShopItem, UserRow};
+use crate::world::{Door, HotelError, RoomCommand, TableChange, User};
+
+#[derive(Serialize, ToSchema)]
+pub struct ItemList {
+    pub items: Vec<ShopItem>,
+}
+
+/// The furniture shop: the items on sale.
+#[utoipa::path(
+    tag = "shop",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, body = ItemList),
+        (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody),
+    )
+)]
+#[get("/shop/items")]
+pub async fn shop_items(
+    _: Player,
+    state: web::Data<AppState>,
+) -> Result<HttpResponse, ApiError> {
+    let store = state.store.clone();
+    let items = web::block(move || store.shop_items(false)).await??;
+    Ok(HttpResponse::Ok().json(ItemList { items }))
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PurchaseRequest {
+    /// The id of the shop item to buy.
+    pub item: String,
+}
+
+/// A purchase as answered (the same again for a retry with the same `Idempotency-Key`).
+#[derive(Serialize, ToSchema)]
+pub struct PurchaseBody {
+    pub purchase: PurchaseView,
+    /// The balance right after this purchase.
+    pub balance: i64,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct PurchaseView {
+    pub id: String,
+    /// The item as sold, its price the price paid.
+    pub item: ShopItem,
+    pub price: i64,
+    /// The id of the thing now owned (an Ayo board is placed at home by this id).
+    pub owned: String,
+    pub created_at: String,
+}
+
+/// Buys one of an item. With an `Idempotency-Key` header a retry is applied once and answers
+/// the same (with `Idempotent-Replayed: true`).
+#[utoipa::path(
+    tag = "shop",
+    security(("bearer" = [])),
+    request_body = PurchaseRequest,
+    params(("Idempotency-Key" = Option<String>, Header, description = "makes a retry safe: 1 to 255 visible ASCII characters")),
+    responses(
+        (status = 201, body = PurchaseBody),
+        (status = 400, body = ErrorBody),
+        (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody),
+        (status = 404, description = "no such item", body = ErrorBody),
+        (status = 409, description = "insufficient_coins, out_of_stock, not_on_sale, idempotency_key_reused", body = ErrorBody),
+    )
+)]
+#[post("/shop/purchases")]
+pub async fn purchase(
+    Player(claims): Player,
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    Body(body): Body<PurchaseRequest>,
+) -> Result<HttpResponse, ApiError> {
+    let key = match req.headers().get("Idempotency-Key") {
+        None => None,
+        Some(value) => {
+            let key = value
+                .to_str()
+                .ok()
+                .map(str::trim)
+                .filter(|k| (1..=255).contains(&k.len()) && k.bytes().all(|b| b.is_ascii_graphic()))
+                .ok_or_else(|| {
+                    ApiError::invalid("Idempotency-Key", "1 to 255 visible ASCII characters")
+                })?;
+            Some(key.to_owned())
+        }
+    };
+    let store = state.store.clone();
+    let bought =
+        web::block(move || store.purchase(&claims.sub, &body.item, key.as_deref())).await??;
+    let replayed = bought.replayed;
+    let answer = PurchaseBody {
+        balance: bought.purchase.balance,
+        purchase: PurchaseView {
+            id: bought.purchase.id,
+            price: bought.purchase.price,
+            item: bought.item,
+            owned: bought.owned.id,
+            created_at: rfc3339(bought.purchase.created_at),
+        },
+    };
+    let mut response = HttpResponse::Created();
+    if replayed {
+        response.insert_header(("Idempotent-Replayed", "true"));
+    }
+    Ok(response.json(answer))
+}
+
+/// `GET /me`: who, coins, what they own, their apartment.
+#[derive(Serialize, ToSchema)]
+pub struct MeBody {
+    #[schema(value_type = Object)]
+    pub user: User,
+    pub coins: i64,
+    pub inventory: Vec<OwnedView>,
+    pub apartment: ApartmentView,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct OwnedView {
+    pub id: String,
+    pub item: ShopItem,
+    /// The table of the apartment this board stands as, when placed.
+    pub table: Option<String>,
+    pub acquired_at: String,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct ApartmentView {
+    /// The room id: `enter` it over the WebSocket.
+    pub room: String,
+    pub name: String,
+    pub door: Door,
+    #[schema(value_type = Vec<Object>)]
+    pub guests: Vec<User>,
+    /// The tables the placed boards make.
+    pub tables: Vec<String>,
+    pub max_boards: usize,
+}
+
+/// The signed-in player: coins, inventory and apartment.
+#[utoipa::path(
+    tag = "me",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, body = MeBody),
+        (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody),
+        (status = 404, description = "the token's user is not stored here", body = ErrorBody),
+    )
+)]
+#[get("/me")]
+pub async fn me(Player(claims): Player, state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+    let store = state.store.clone();
+    let max_boards = state.max_boards;
+    let me = web::block(move || -> Result<MeBody, ApiError> {
+        let user = known_user(&store, &claims.sub)?;
+        let coins = store.coins(&user.id)?.unwrap_or(0);
+        let inventory = store
+            .inventory(&user.id)?
+            .into_iter()
+            .map(|(owned, item)| OwnedView {
+                id: owned.id,
+                item,
+                table: owned.table_id,
+                acquired_at: rfc3339(owned.acquired_at),
+            })
+            .collect();
+        let room = store.ensure_apartment(&user)?;
+        let apartment = apartment_view(&store, &room, max_boards)?;
+        Ok(MeBody {
+            user: User {
+                id: user.id,
+                name: user.name,
+                house: false,
+            },
+            coins,
+            inventory,
+            apartment,
+        })
+    })
+    .await??;
+    Ok(HttpResponse::Ok().json(me))
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DoorRequest {
+    pub door: Door,
+}
+
+/// Opens the apartment's door to everyone (`open`) or to invited guests only (`invited`).
+/// People already inside stay.
+#[utoipa::path(
+    tag = "me",
+    security(("bearer" = [])),
+    request_body = DoorRequest,
+    responses(
+        (status = 200, body = ApartmentView),
+        (status = 400, body = ErrorBody),
+        (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody),
+    )
+)]
+#[put("/me/apartment/door")]
+pub async fn set_door(
+    Player(claims): Player,
+    state: web::Data<AppState>,
+    Body(body): Body<DoorRequest>,
+) -> Result<HttpResponse, ApiError> {
+    let room = my_apartment(&state, &claims.sub).await?;
+    let (store, id) = (state.store.clone(), room.id.clone());
+    web::block(move || store.set_door(&id, body.door.as_str())).await??;
+    door_changed(&state, &room).await
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GuestRequest {
+    /// The user id of the guest.
+    pub user: String,
+}
+
+/// Puts a user on the apartment's guest list: they may come in while the door is `invited`.
+#[utoipa::path(
+    tag = "me",
+    security(("bearer" = [])),
+    request_body = GuestRequest,
+    responses(
+        (status = 200, body = ApartmentView),
+        (status = 400, body = ErrorBody),
+        (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody),
+        (status = 404, description = "no such user", body = ErrorBody),
+    )
+)]
+#[post("/me/apartment/guests")]
+pub async fn add_guest(
+    Player(claims): Player,
+    state: web::Data<AppState>,
+    Body(body): Body<GuestRequest>,
+) -> Result<HttpResponse, ApiError> {
+    if body.user == claims.sub {
+        return Err(ApiError::invalid("user", "you live here: no need to invite yourself"));
+    }
+    let room = my_apartment(&state, &claims.sub).await?;
+    let (store, id) = (state.store.clone(), room.id.clone());
+    web::block(move || -> Result<(), ApiError> {
+        match store.user(&body.user)? {
+            Some(guest) if !guest.house => Ok(store.add_guest(&id, &guest.id)?),
+            _ => Err(ApiError::NotFound(format!("there is no user `{}`", body.user))),
+        }
+    })
+    .await??;
+    door_changed(&state, &room).await
+}
+
+/// Takes a user off the guest list (someone inside stays until they leave).
+#[utoipa::path(
+    tag = "me",
+    security(("bearer" = [])),
+    params(("user" = String, Path, description = "the guest's user id")),
+    responses(
+        (status = 200, body = ApartmentView),
+        (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody),
+        (status = 404, description = "not on the guest list", body = ErrorBody),
+    )
+)]
+#[delete("/me/apartment/guests/{user}")]
+pub async fn remove_guest(
+    Player(claims): Player,
+    state: web::Data<AppState>,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let room = my_apartment(&state, &claims.sub).await?;
+    let (store, id, guest) = (state.store.clone(), room.id.clone(), path.into_inner());
+    if !web::block(move || store.remove_guest(&id, &guest)).await?? {
+        return Err(ApiError::NotFound("that user is not on your guest list".into()));
+    }
+    door_changed(&state, &room).await
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PlaceBoardRequest {
+    /// The id of an owned Ayo board (`inventory[].id` of `GET /me`).
+    pub board: String,
+    /// The rules the table plays; the service's default when absent.
+    pub rules: Option<RulesSpec>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct TableBody {
+    /// The table, as the `table` WebSocket message shows it.
+    #[schema(value_type = Object)]
+    pub table: crate::world::protocol::TableView,
+}
+
+/// Places an owned Ayo board in the apartment: it becomes a table there.
+#[utoipa::path(
+    tag = "me",
+    security(("bearer" = [])),
+    request_body = PlaceBoardRequest,
+    responses(
+        (status = 201, body = TableBody),
+        (status = 400, body = ErrorBody),
+        (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody),
+        (status = 404, description = "no such board in the inventory", body = ErrorBody),
+        (status = 409, description = "not_a_board, board_placed, too_many_boards", body = ErrorBody),
+    )
+)]
+#[post("/me/apartment/boards")]
+pub async fn place_board(
+    Player(claims): Player,
+    state: web::Data<AppState>,
+    Body(body): Body<PlaceBoardRequest>,
+) -> Result<HttpResponse, ApiError> {
+    let rules = match &body.rules {
+        Some(spec) => spec.resolve("rules")?,
+        None => state.default_rules,
+    };
+    let room = my_apartment(&state, &claims.sub).await?;
+    let (store, user, board) = (state.store.clone(), claims.sub.clone(), body.board.clone());
+    let owned = web::block(move || store.owned(&user, &board)).await??;
+    match owned {
+        None => return Err(HotelError::NoSuchBoard(body.board).into()),
+        Some((_, item)) if !item.is_board() => return Err(HotelError::NotABoard(item.name).into()),
+        Some((owned, _)) if owned.table_id.is_some() => {
+            return Err(HotelError::BoardPlaced(owned.id).into())
+        }
+        Some(_) => {}
+    }
+    let change = TableChange::Add {
+        rules,
+        board: Some(body.board),
+    };
+    let table = change_tables(&state, &room.id, Actor::Owner(claims.sub), change)
+        .await?
+        .ok_or(HotelError::Gone)?;
+    Ok(HttpResponse::Created().json(TableBody { table }))
+}
+
+/// Takes a board up: its table goes, the board is back in the inventory. Only while idle.
+#[utoipa::path(
+    tag = "me",
+    security(("bearer" = [])),
+    params(("table" = String, Path, description = "the board's table id")),
+    responses(
+        (status = 204, description = "taken up"),
+        (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody),
+        (status = 409, description = "table_busy", body = ErrorBody),
+    )
+)]
+#[delete("/me/apartment/boards/{table}")]
+pub async fn take_up_board(
+    Player(claims): Player,
+    state: web::Data<AppState>,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let room = my_apartment(&state, &claims.sub).await?;
+    let change = TableChange::Remove {
+        table: path.into_inner(),
+    };
+    change_tables(&state, &room.id, Actor::Owner(claims.sub), change).await?;
+    Ok(HttpResponse::NoContent().finish())
+}
+
+/// Asks a room (opening it if need be) to change its tables.
+pub(super) async fn change_tables(
+    state: &AppState,
+    room: &str,
+    actor: Actor,
+    change: TableChange,
+) -> Result<Option<crate::world::protocol::TableView>, ApiError> {
+    let handle = state
+        .world
+        .open(room)
+        .await?
+        .ok_or_else(|| HotelError::NoSuchRoom(room.to_owned()))?;
+    let (reply, answer) = tokio::sync::oneshot::channel();
+    if !handle
+        .send(RoomCommand::Tables {
+            actor,
+            change,
+            reply,
+        })
+        .await
+    {
+        return Err(HotelError::Gone.into());
+    }
+    Ok(answer.await.map_err(|_| HotelError::Gone)??)
+}
+
+/// The user behind a player token, or 404 when this service does not know them.
+fn known_user(store: &store::Store, id: &str) -> Result<UserRow, ApiError> {
+    store
+        .user(id)?
+        .ok_or_else(|| ApiError::NotFound("your user is not known here: sign in again".into()))
+}
+
+/// The player's apartment, made on first need.
+async fn my_apartment(state: &AppState, user_id: &str) -> Result<RoomRow, ApiError> {
+    let (store, id) = (state.store.clone(), user_id.to_owned());
+    web::block(move || -> Result<RoomRow, ApiError> {
+        let user = known_user(&store, &id)?;
+        Ok(store.ensure_apartment(&user)?)
+    })
+    .await?
+}
+
+/// Tells the apartment (if open) its new door and guests; answers the apartment as it is.
+async fn door_changed(state: &AppState, room: &RoomRow) -> Result<HttpResponse, ApiError> {
+    let (store, row, max) = (state.store.clone(), room.clone(), state.max_boards);
+    let view = web::block(move || apartment_view(&store, &row, max)).await??;
+    if let Some(handle) = state.world.room(&room.id) {
+        let door = crate::world::DoorState::new(
+            Some(view.door),
+            view.guests.iter().map(|g| g.id.clone()).collect(),
+        );
+        handle.send(RoomCommand::Door { door }).await;
+    }
+    Ok(HttpResponse::Ok().json(view))
+}
+
+fn apartment_view(
+    store: &store::Store,
+    room: &RoomRow,
+    max_boards: usize,
+) -> Result<ApartmentView, ApiError> {
+    debug_assert_eq!(room.id, apartment_id(room.owner_id.as_deref().unwrap_or("")));
+    let (door, guests) = store.door(&room.id)?;
+    let tables = store.tables(&room.id)?.into_iter().map(|t| t.id).collect();
+    Ok(ApartmentView {
+        room: room.id.clone(),
+        name: room.name.clone(),
+        door: door.parse().unwrap_or_default(),
+        guests: guests
+            .into_iter()
+            .map(|g| User {
+                id: g.id,
+                name: g.name,
+                house: false,
+            })
+            .collect(),
+        tables,
+        max_boards,
+    })
+}
+
+/// A stored UTC time as RFC 3339.
+pub(super) fn rfc3339(t: chrono::NaiveDateTime) -> String {
+    t.and_utc()
+        .to_rfc3339_opts(chrono::SecondsFormat::Micros, true)
+}
