@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use actix_web::dev::Server;
 use actix_web::{web, App, HttpServer};
-use utoipa_actix_web::AppExt;
 use thiserror::Error;
+use utoipa_actix_web::AppExt;
 
 use crate::ayo::house::Level;
 use crate::ayo::Rules;
@@ -143,12 +143,12 @@ impl Application {
                 .configure(http::routes)
                 .into_app()
         })
-                .shutdown_timeout(settings.server.shutdown_timeout_secs)
-                // A move's reply is one small frame: Nagle would hold it for the peer's
-                // delayed ACK (about 40 ms on Linux).
-                .tcp_nodelay(true)
-                // Our own handler tells the rooms first (see run_until_stopped).
-                .disable_signals();
+        .shutdown_timeout(settings.server.shutdown_timeout_secs)
+        // A move's reply is one small frame: Nagle would hold it for the peer's
+        // delayed ACK (about 40 ms on Linux).
+        .tcp_nodelay(true)
+        // Our own handler tells the rooms first (see run_until_stopped).
+        .disable_signals();
         if settings.server.workers > 0 {
             server = server.workers(settings.server.workers);
         }

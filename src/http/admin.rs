@@ -10,7 +10,10 @@ use super::error::{ApiError, ErrorBody};
 use super::home::change_tables;
 use super::input::{display_name, double_option, slug, Body, RulesSpec};
 use super::AppState;
-use crate::store::{self, Actor, AuditEntry, CoinEntry, ItemChange, ItemKind, RoomRow, ShopItem, StoredRoom, TableRow};
+use crate::store::{
+    self, Actor, AuditEntry, CoinEntry, ItemChange, ItemKind, RoomRow, ShopItem, StoredRoom,
+    TableRow,
+};
 use crate::world::{CloseGames, HotelError, RoomCommand, TableChange};
 
 /// Tables a room may be made with at once.
@@ -233,7 +236,12 @@ pub async fn close_room(
     let games_in_play = answer.await.map_err(|_| HotelError::Gone)?;
     Ok(HttpResponse::Ok().json(ClosedBody {
         room: id,
-        status: if games_in_play == 0 { "closed" } else { "closing" }.into(),
+        status: if games_in_play == 0 {
+            "closed"
+        } else {
+            "closing"
+        }
+        .into(),
         games_in_play,
     }))
 }
@@ -348,8 +356,13 @@ pub async fn remove_table(
 ) -> Result<HttpResponse, ApiError> {
     let (room, table) = path.into_inner();
     live_room(&state, &room)?;
-    change_tables(&state, &room, Actor::Operator(claims.sub), TableChange::Remove { table })
-        .await?;
+    change_tables(
+        &state,
+        &room,
+        Actor::Operator(claims.sub),
+        TableChange::Remove { table },
+    )
+    .await?;
     Ok(HttpResponse::NoContent().finish())
 }
 
@@ -417,8 +430,16 @@ pub async fn create_item(
         Some(id) => slug("id", id)?,
         None => slug("name", &slugify(&name))?,
     };
-    let wood = body.wood.as_deref().map(|w| display_name("wood", w, 30)).transpose()?;
-    let finish = body.finish.as_deref().map(|f| display_name("finish", f, 30)).transpose()?;
+    let wood = body
+        .wood
+        .as_deref()
+        .map(|w| display_name("wood", w, 30))
+        .transpose()?;
+    let finish = body
+        .finish
+        .as_deref()
+        .map(|f| display_name("finish", f, 30))
+        .transpose()?;
     let item = ShopItem {
         id: id.clone(),
         name,
@@ -478,7 +499,11 @@ pub async fn change_item(
     Body(body): Body<ItemPatch>,
 ) -> Result<HttpResponse, ApiError> {
     let change = ItemChange {
-        name: body.name.as_deref().map(|n| display_name("name", n, 60)).transpose()?,
+        name: body
+            .name
+            .as_deref()
+            .map(|n| display_name("name", n, 60))
+            .transpose()?,
         price: body.price.map(|p| amount("price", p)).transpose()?,
         stock: body
             .stock
@@ -486,7 +511,11 @@ pub async fn change_item(
             .transpose()?,
         on_sale: body.on_sale,
     };
-    if change.name.is_none() && change.price.is_none() && change.stock.is_none() && change.on_sale.is_none() {
+    if change.name.is_none()
+        && change.price.is_none()
+        && change.stock.is_none()
+        && change.on_sale.is_none()
+    {
         return Err(ApiError::BadRequest {
             code: "bad_request",
             message: "nothing to change: give name, price, stock or on_sale".into(),
@@ -551,7 +580,11 @@ pub async fn coins(
             .coins(&user)?
             .ok_or_else(|| ApiError::NotFound(format!("there is no user `{user}`")))?;
         let ledger = store.ledger(&user, limit)?;
-        Ok(CoinsBody { user, coins, ledger })
+        Ok(CoinsBody {
+            user,
+            coins,
+            ledger,
+        })
     })
     .await??;
     Ok(HttpResponse::Ok().json(body))
@@ -594,12 +627,15 @@ pub async fn adjust_coins(
     Body(body): Body<CoinChange>,
 ) -> Result<HttpResponse, ApiError> {
     if body.amount == 0 || body.amount.abs() > MAX_AMOUNT {
-        return Err(ApiError::invalid("amount", "not 0, and at most 1,000,000 either way"));
+        return Err(ApiError::invalid(
+            "amount",
+            "not 0, and at most 1,000,000 either way",
+        ));
     }
     let reason = display_name("reason", &body.reason, 200)?;
     let (store, user) = (state.store.clone(), path.into_inner());
-    let entry = web::block(move || store.adjust_coins(&claims.sub, &user, body.amount, &reason))
-        .await??;
+    let entry =
+        web::block(move || store.adjust_coins(&claims.sub, &user, body.amount, &reason)).await??;
     Ok(HttpResponse::Created().json(EntryBody { entry }))
 }
 

@@ -64,7 +64,9 @@ impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> Self {
         match e {
             StoreError::NotFound(what) => ApiError::NotFound(format!("not found: {what}")),
-            StoreError::Conflict(what) => ApiError::conflict("conflict", format!("already exists: {what}")),
+            StoreError::Conflict(what) => {
+                ApiError::conflict("conflict", format!("already exists: {what}"))
+            }
             e => ApiError::Internal(e.to_string()),
         }
     }
@@ -77,7 +79,9 @@ impl From<ShopError> for ApiError {
             ShopError::NoSuchItem(_) | ShopError::NoSuchUser(_) => ApiError::NotFound(message),
             ShopError::NotOnSale(_) => ApiError::conflict("not_on_sale", message),
             ShopError::OutOfStock(_) => ApiError::conflict("out_of_stock", message),
-            ShopError::InsufficientCoins { .. } => ApiError::conflict("insufficient_coins", message),
+            ShopError::InsufficientCoins { .. } => {
+                ApiError::conflict("insufficient_coins", message)
+            }
             ShopError::KeyReused(_) => ApiError::conflict("idempotency_key_reused", message),
             ShopError::Store(e) => e.into(),
         }

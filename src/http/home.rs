@@ -28,10 +28,7 @@ pub struct ItemList {
     )
 )]
 #[get("/shop/items")]
-pub async fn shop_items(
-    _: Player,
-    state: web::Data<AppState>,
-) -> Result<HttpResponse, ApiError> {
+pub async fn shop_items(_: Player, state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     let store = state.store.clone();
     let items = web::block(move || store.shop_items(false)).await??;
     Ok(HttpResponse::Ok().json(ItemList { items }))
@@ -165,7 +162,10 @@ pub struct ApartmentView {
     )
 )]
 #[get("/me")]
-pub async fn me(Player(claims): Player, state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+pub async fn me(
+    Player(claims): Player,
+    state: web::Data<AppState>,
+) -> Result<HttpResponse, ApiError> {
     let store = state.store.clone();
     let max_boards = state.max_boards;
     let me = web::block(move || -> Result<MeBody, ApiError> {
@@ -256,14 +256,20 @@ pub async fn add_guest(
     Body(body): Body<GuestRequest>,
 ) -> Result<HttpResponse, ApiError> {
     if body.user == claims.sub {
-        return Err(ApiError::invalid("user", "you live here: no need to invite yourself"));
+        return Err(ApiError::invalid(
+            "user",
+            "you live here: no need to invite yourself",
+        ));
     }
     let room = my_apartment(&state, &claims.sub).await?;
     let (store, id) = (state.store.clone(), room.id.clone());
     web::block(move || -> Result<(), ApiError> {
         match store.user(&body.user)? {
             Some(guest) if !guest.house => Ok(store.add_guest(&id, &guest.id)?),
-            _ => Err(ApiError::NotFound(format!("there is no user `{}`", body.user))),
+            _ => Err(ApiError::NotFound(format!(
+                "there is no user `{}`",
+                body.user
+            ))),
         }
     })
     .await??;
@@ -291,7 +297,9 @@ pub async fn remove_guest(
     let room = my_apartment(&state, &claims.sub).await?;
     let (store, id, guest) = (state.store.clone(), room.id.clone(), path.into_inner());
     if !web::block(move || store.remove_guest(&id, &guest)).await?? {
-        return Err(ApiError::NotFound("that user is not on your guest list".into()));
+        return Err(ApiError::NotFound(
+            "that user is not on your guest list".into(),
+        ));
     }
     door_changed(&state, &room).await
 }
@@ -446,7 +454,10 @@ fn apartment_view(
     room: &RoomRow,
     max_boards: usize,
 ) -> Result<ApartmentView, ApiError> {
-    debug_assert_eq!(room.id, apartment_id(room.owner_id.as_deref().unwrap_or("")));
+    debug_assert_eq!(
+        room.id,
+        apartment_id(room.owner_id.as_deref().unwrap_or(""))
+    );
     let (door, guests) = store.door(&room.id)?;
     let tables = store.tables(&room.id)?.into_iter().map(|t| t.id).collect();
     Ok(ApartmentView {

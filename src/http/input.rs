@@ -127,7 +127,10 @@ pub fn slug(field: &str, raw: &str) -> Result<String, ApiError> {
         && raw
             .chars()
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
-        && raw.chars().next().is_some_and(|c| c.is_ascii_alphanumeric());
+        && raw
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphanumeric());
     if ok {
         Ok(raw.to_owned())
     } else {

@@ -143,8 +143,14 @@ async fn healthz() -> HttpResponse {
 #[get("/metrics")]
 async fn metrics(state: web::Data<AppState>) -> HttpResponse {
     let m = &*crate::metrics::METRICS;
-    m.occupants
-        .set(state.world.rooms().iter().map(|r| r.occupants() as i64).sum());
+    m.occupants.set(
+        state
+            .world
+            .rooms()
+            .iter()
+            .map(|r| r.occupants() as i64)
+            .sum(),
+    );
     HttpResponse::Ok()
         .content_type("text/plain; version=0.0.4")
         .body(m.render())

@@ -20,7 +20,9 @@ pub enum Actor {
 }
 
 /// One line of the audit log.
-#[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable, Serialize, utoipa::ToSchema)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable, Serialize, utoipa::ToSchema,
+)]
 #[diesel(table_name = audit_log)]
 pub struct AuditEntry {
     pub id: String,
@@ -213,7 +215,13 @@ impl Store {
             if changed == 0 {
                 return Err(StoreError::NotFound(format!("room `{id}`")));
             }
-            Store::audit_in(conn, actor, "room.rename", id, &serde_json::json!({"name": name}))
+            Store::audit_in(
+                conn,
+                actor,
+                "room.rename",
+                id,
+                &serde_json::json!({"name": name}),
+            )
         })
     }
 
@@ -228,7 +236,13 @@ impl Store {
             if exists == 0 {
                 return Err(StoreError::NotFound(format!("room `{id}`")));
             }
-            Store::audit_in(conn, actor, "room.close", id, &serde_json::json!({"games": games}))
+            Store::audit_in(
+                conn,
+                actor,
+                "room.close",
+                id,
+                &serde_json::json!({"games": games}),
+            )
         })
     }
 
@@ -294,7 +308,13 @@ impl Store {
             diesel::update(inventory::table.filter(inventory::table_id.eq(table_id)))
                 .set(inventory::table_id.eq(None::<String>))
                 .execute(conn)?;
-            Store::audit_by(conn, actor, "table.remove", table_id, &serde_json::json!({}))
+            Store::audit_by(
+                conn,
+                actor,
+                "table.remove",
+                table_id,
+                &serde_json::json!({}),
+            )
         })
     }
 

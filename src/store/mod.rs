@@ -8,7 +8,9 @@ mod schema;
 mod shop;
 
 pub use hotel::{apartment_id, Actor, AuditEntry, StoredRoom};
-pub use shop::{CoinEntry, ItemChange, ItemKind, Owned, Purchase, PurchaseRow, ShopError, ShopItem};
+pub use shop::{
+    CoinEntry, ItemChange, ItemKind, Owned, Purchase, PurchaseRow, ShopError, ShopItem,
+};
 
 use std::fmt;
 use std::path::PathBuf;
@@ -481,5 +483,8 @@ pub fn ordered_id() -> String {
 
 /// A stored UTC time as RFC 3339 (`2026-12-01T10:00:00.123456Z`).
 pub fn utc<S: serde::Serializer>(t: &NaiveDateTime, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(&t.and_utc().to_rfc3339_opts(chrono::SecondsFormat::Micros, true))
+    s.serialize_str(
+        &t.and_utc()
+            .to_rfc3339_opts(chrono::SecondsFormat::Micros, true),
+    )
 }

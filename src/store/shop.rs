@@ -14,7 +14,9 @@ use super::schema::{coin_entries, inventory, purchases, shop_items, users};
 use super::{new_id, now, ordered_id, Db, Store, StoreError, UserRow};
 
 /// A shop item as stored and as the API shows it.
-#[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable, Serialize, utoipa::ToSchema)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable, Serialize, utoipa::ToSchema,
+)]
 #[diesel(table_name = shop_items)]
 pub struct ShopItem {
     pub id: String,
@@ -102,7 +104,9 @@ pub struct Owned {
 }
 
 /// One line of the coin ledger.
-#[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable, Serialize, utoipa::ToSchema)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable, Serialize, utoipa::ToSchema,
+)]
 #[diesel(table_name = coin_entries)]
 pub struct CoinEntry {
     pub id: String,
@@ -152,7 +156,11 @@ impl Store {
     /// The shop's items, those on sale only unless `all`.
     pub fn shop_items(&self, all: bool) -> Result<Vec<ShopItem>, StoreError> {
         let mut query = shop_items::table
-            .order((shop_items::kind.asc(), shop_items::price.asc(), shop_items::id.asc()))
+            .order((
+                shop_items::kind.asc(),
+                shop_items::price.asc(),
+                shop_items::id.asc(),
+            ))
             .select(ShopItem::as_select())
             .into_boxed();
         if !all {
@@ -228,7 +236,11 @@ impl Store {
         })
     }
 
-    fn change_item_in(conn: &mut Db, id: &str, change: &ItemChange) -> Result<ShopItem, StoreError> {
+    fn change_item_in(
+        conn: &mut Db,
+        id: &str,
+        change: &ItemChange,
+    ) -> Result<ShopItem, StoreError> {
         let mut item: ShopItem = shop_items::table
             .find(id)
             .select(ShopItem::as_select())
@@ -267,11 +279,19 @@ impl Store {
                 .values(user)
                 .execute(conn)?;
             if grant > 0 {
-                Store::move_coins(conn, &user.id, grant, "welcome", "welcome to Lagos Hotel", None, None)
-                    .map_err(|e| match e {
-                        ShopError::Store(e) => e,
-                        e => StoreError::Conflict(e.to_string()),
-                    })?;
+                Store::move_coins(
+                    conn,
+                    &user.id,
+                    grant,
+                    "welcome",
+                    "welcome to Lagos Hotel",
+                    None,
+                    None,
+                )
+                .map_err(|e| match e {
+                    ShopError::Store(e) => e,
+                    e => StoreError::Conflict(e.to_string()),
+                })?;
             }
             Ok(())
         })
@@ -308,15 +328,12 @@ impl Store {
         actor: Option<&str>,
     ) -> Result<CoinEntry, ShopError> {
         let needed = amount.saturating_neg().max(0);
-        let balance: Option<i64> = diesel::update(
-            users::table
-                .find(user_id)
-                .filter(users::coins.ge(needed)),
-        )
-        .set(users::coins.eq(users::coins + amount))
-        .returning(users::coins)
-        .get_result(conn)
-        .optional()?;
+        let balance: Option<i64> =
+            diesel::update(users::table.find(user_id).filter(users::coins.ge(needed)))
+                .set(users::coins.eq(users::coins + amount))
+                .returning(users::coins)
+                .get_result(conn)
+                .optional()?;
         let Some(balance) = balance else {
             let balance: Option<i64> = users::table
                 .find(user_id)
@@ -456,17 +473,19 @@ impl Store {
             .filter(inventory::purchase_id.eq(&purchase.id))
             .select(Owned::as_select())
             .first(&mut *conn)?;
-        Ok(Some(Purchase {
-            purchase,
-            item: ShopItem {
-                // The price as paid, not as it may be now.
-                price: 0,
-                ..item
-            },
-            owned,
-            replayed: true,
-        }
-        .priced()))
+        Ok(Some(
+            Purchase {
+                purchase,
+                item: ShopItem {
+                    // The price as paid, not as it may be now.
+                    price: 0,
+                    ..item
+                },
+                owned,
+                replayed: true,
+            }
+            .priced(),
+        ))
     }
 
     /// Everything a user owns, oldest first, with the items.
@@ -494,7 +513,11 @@ impl Store {
             Store::audit_in(
                 conn,
                 actor,
-                if amount >= 0 { "coins.grant" } else { "coins.take" },
+                if amount >= 0 {
+                    "coins.grant"
+                } else {
+                    "coins.take"
+                },
                 user_id,
                 &serde_json::json!({"amount": amount, "reason": note, "balance": entry.balance}),
             )?;

@@ -14,10 +14,10 @@ use crate::ayo::{EndReason, Forfeit, Game, Pit, Rules, Side};
 use crate::house::House;
 use crate::store::{self, Actor, GameRow, Store, StoreError};
 
+use super::hotel::{CloseGames, DoorState, HotelError, TableChange};
 use super::protocol::{
     ClientMessage, LastMove, Players, RoomInfo, Seats, ServerMessage, TableGame, TableView,
 };
-use super::hotel::{CloseGames, DoorState, HotelError, TableChange};
 use super::user::User;
 use super::Registry;
 
@@ -45,7 +45,9 @@ pub enum RoomCommand {
         reply: oneshot::Sender<Result<(), Refusal>>,
     },
     /// An operator renamed the room.
-    Rename { name: String },
+    Rename {
+        name: String,
+    },
     /// An operator closes the room; the reply is how many games are still in play (the room
     /// closes after them with `CloseGames::Finish`, at once otherwise).
     Shut {
@@ -60,7 +62,9 @@ pub enum RoomCommand {
         reply: oneshot::Sender<Result<Option<TableView>, HotelError>>,
     },
     /// The owner changed the door or the guest list.
-    Door { door: DoorState },
+    Door {
+        door: DoorState,
+    },
     /// Leave on purpose: any seat is given up, a game in play resigned.
     Leave {
         user_id: String,
@@ -260,7 +264,7 @@ impl Table {
     /// Nobody sits there and no game is in play.
     fn idle(&self) -> bool {
         self.seats.iter().all(Option::is_none)
-            && !self.game.as_ref().is_some_and(|g| !g.game.is_over())
+            && self.game.as_ref().is_none_or(|g| g.game.is_over())
     }
 }
 

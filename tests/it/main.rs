@@ -1,5 +1,6 @@
 //! The one integration-test binary: one link on 2 cores, shared helpers.
 
+mod admin;
 mod alloc;
 mod config;
 mod engine;
@@ -10,5 +11,6 @@ mod restart;
 mod room;
 mod rules;
 mod server;
+mod shop;
 mod store;
 mod support;

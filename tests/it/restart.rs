@@ -199,3 +199,33 @@ async fn a_game_against_baba_ayo_goes_on_after_sigkill() {
     second.kill().unwrap();
     second.wait().unwrap();
 }
+
+#[actix_web::test]
+async fn an_apartment_with_a_game_in_play_opens_again_after_a_kill() {
+    let db = TestDb::sqlite();
+    let (mut first, port) = serve(&db);
+    let mut app = TestApp::attach(db, port);
+    let (token, owner) = app.guest("Funmi").await;
+    let table = crate::shop::place_a_board(&app, &token).await;
+    let home = format!("apartment-{owner}");
+    let mut ws = app.ws(&token).await;
+    crate::shop::enter(&mut ws, &home).await;
+    ws.send(json!({"type": "play_house", "table": table, "level": "easy"}))
+        .await;
+    let started = ws.next_of("game_started").await;
+    first.kill().unwrap();
+    first.wait().unwrap();
+
+    let (mut second, port) = serve(&app.db);
+    app.port = port;
+    let mut ws = app.ws(&token).await;
+    let room = crate::shop::enter(&mut ws, &home).await;
+    assert_eq!(room["type"], "room", "{room}");
+    assert_eq!(room["tables"][0]["id"], table.as_str());
+    assert_eq!(room["tables"][0]["game"]["id"], started["game_id"]);
+    assert_eq!(room["tables"][0]["game"]["state"]["status"], "playing");
+    ws.send(json!({"type": "resign", "table": table})).await;
+    assert_eq!(ws.next_of("game_over").await["reason"], "resigned");
+    second.kill().unwrap();
+    second.wait().unwrap();
+}

@@ -29,7 +29,13 @@ fn lounge_world(db: &TestDb, config: RoomConfig) -> World {
         .ensure_room(&room, std::slice::from_ref(&table))
         .unwrap();
     World::start(
-        vec![(room, vec![table])],
+        vec![lounge::store::StoredRoom {
+            room,
+            tables: vec![table],
+            closing: false,
+            door: None,
+            guests: vec![],
+        }],
         vec![],
         store,
         Default::default(),
@@ -46,6 +52,8 @@ fn config() -> RoomConfig {
         house: std::sync::Arc::new(lounge::house::House::new(
             &lounge::config::Settings::load().unwrap().house,
         )),
+        max_boards: 3,
+        registry: Default::default(),
     }
 }
 
@@ -74,6 +82,7 @@ impl Person {
     async fn enter(room: &RoomHandle, user: User, capacity: usize) -> Person {
         let (outbox, frames) = mpsc::channel(capacity);
         let conn = World::next_connection();
+        let (admitted, answer) = tokio::sync::oneshot::channel();
         assert!(
             room.send(RoomCommand::Enter {
                 user: user.clone(),
@@ -81,9 +90,11 @@ impl Person {
                 conn,
                 since: Default::default(),
                 r#ref: None,
+                admitted,
             })
             .await
         );
+        assert_eq!(answer.await.unwrap(), Ok(()));
         Person { user, frames, conn }
     }
 

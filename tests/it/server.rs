@@ -98,6 +98,63 @@ impl TestApp {
         )
     }
 
+    /// Any request, with a token and a JSON body if given; the status, the JSON body (null when
+    /// none) and the headers.
+    pub async fn call_with(
+        &self,
+        method: &str,
+        path: &str,
+        token: Option<&str>,
+        body: Option<Value>,
+        headers: &[(&str, &str)],
+    ) -> (u16, Value, awc::http::header::HeaderMap) {
+        let method = awc::http::Method::from_bytes(method.as_bytes()).expect("a method");
+        let mut req = self.client.request(method, self.url(path));
+        if let Some(token) = token {
+            req = req.bearer_auth(token);
+        }
+        for (name, value) in headers {
+            req = req.insert_header((*name, *value));
+        }
+        let mut resp = match body {
+            Some(body) => req.send_json(&body).await,
+            None => req.send().await,
+        }
+        .expect("request");
+        let status = resp.status().as_u16();
+        let headers = resp.headers().clone();
+        (
+            status,
+            resp.json().limit(1 << 20).await.unwrap_or(Value::Null),
+            headers,
+        )
+    }
+
+    pub async fn call(
+        &self,
+        method: &str,
+        path: &str,
+        token: Option<&str>,
+        body: Option<Value>,
+    ) -> (u16, Value) {
+        let (status, body, _) = self.call_with(method, path, token, body, &[]).await;
+        (status, body)
+    }
+
+    /// An admin token for `subject`, as `lounge admin token` makes one.
+    pub fn admin_token(&self, subject: &str) -> String {
+        let settings = lounge::config::Settings::load().expect("settings");
+        lounge::http::auth::Auth::new(&settings.auth)
+            .unwrap()
+            .issue(
+                subject,
+                subject,
+                lounge::http::auth::Role::Admin,
+                Some(Duration::from_secs(600)),
+            )
+            .unwrap()
+    }
+
     /// Signs a guest in; returns (token, user id).
     pub async fn guest(&self, name: &str) -> (String, String) {
         let (status, body) = self.post("/api/v1/auth/guest", json!({"name": name})).await;
@@ -198,7 +255,7 @@ impl Ws {
     }
 }
 
-async fn on_both<F, Fut>(test: F)
+pub async fn on_both<F, Fut>(test: F)
 where
     F: Fn(TestApp) -> Fut,
     Fut: std::future::Future<Output = ()>,
@@ -733,7 +790,7 @@ async fn entering_the_room_one_is_in_again_keeps_the_seat_and_the_game() {
 }
 
 /// Plays random legal moves for `me` until the game at `table` ends; the `game_over` seen.
-async fn play_out(ws: &mut Ws, table: &str, me: &str, mut state: Value) -> Value {
+pub async fn play_out(ws: &mut Ws, table: &str, me: &str, mut state: Value) -> Value {
     let mut rng = 7u64;
     loop {
         if state["to_move"] == me {
