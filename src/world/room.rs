@@ -518,6 +518,9 @@ impl Room {
     /// The room closes for good: nobody reaches it any more, everyone in it is told and is in
     /// no room, and the task ends.
     fn shut(&mut self) {
+        if self.closed {
+            return;
+        }
         self.config.registry.remove(&self.info.id);
         self.broadcast(&ServerMessage::RoomClosed {
             room: self.info.id.clone(),
