@@ -130,7 +130,7 @@ fn main() {
             let _ = task.await;
         }
         let elapsed = started.elapsed().as_secs_f64();
-        let mut t = tally.borrow_mut();
+        let mut t = std::mem::take(&mut *tally.borrow_mut());
         t.latencies_us.sort_unstable();
         let pct = |p: f64| {
             t.latencies_us

@@ -178,10 +178,10 @@ impl Settings {
                 message: "must be at least 16 characters".into(),
             });
         }
-        if self.shop.welcome_coins < 0 {
+        if !(0..=1_000_000_000).contains(&self.shop.welcome_coins) {
             return Err(ConfigError::Invalid {
                 key: "shop.welcome_coins",
-                message: "cannot be negative".into(),
+                message: "0 to 1,000,000,000".into(),
             });
         }
         if let Some(item) = self

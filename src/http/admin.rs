@@ -90,6 +90,12 @@ pub async fn create_room(
         Some(id) => slug("id", id)?,
         None => slug("name", &slugify(&name))?,
     };
+    if id.starts_with("apartment-") {
+        return Err(ApiError::invalid(
+            "id",
+            "`apartment-` ids are the players' apartments",
+        ));
+    }
     let kind = body.kind.as_deref().unwrap_or("lounge");
     let tables = match kind {
         "lounge" => body.tables.unwrap_or(3),
@@ -185,7 +191,8 @@ pub async fn rename_room(
 pub struct CloseQuery {
     /// `end` (games in play end at once, drawn as `abandoned`) or `finish` (they are played
     /// out first). `end` when absent.
-    pub games: Option<CloseGames>,
+    #[param(value_type = Option<CloseGames>)]
+    pub games: Option<String>,
 }
 
 #[derive(Serialize, ToSchema)]
@@ -219,7 +226,11 @@ pub async fn close_room(
     query: web::Query<CloseQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let id = path.into_inner();
-    let games = query.games.unwrap_or_default();
+    let games = match query.games.as_deref() {
+        None => CloseGames::default(),
+        Some(games) => serde_json::from_value(games.into())
+            .map_err(|_| ApiError::invalid("games", "`end` or `finish`"))?,
+    };
     let handle = live_room(&state, &id)?;
     if handle.info.kind == "apartment" {
         return Err(ApiError::conflict(
@@ -287,8 +298,15 @@ pub async fn add_table(
     };
     let room = path.into_inner();
     let handle = live_room(&state, &room)?;
-    if handle.info.kind == "talk" {
-        return Err(ApiError::conflict("talk_room", "a talk room has no tables"));
+    match handle.info.kind.as_str() {
+        "talk" => return Err(ApiError::conflict("talk_room", "a talk room has no tables")),
+        "apartment" => {
+            return Err(ApiError::conflict(
+                "apartment",
+                "an apartment's tables are its owner's boards",
+            ))
+        }
+        _ => {}
     }
     let change = TableChange::Add { rules, board: None };
     let table = change_tables(&state, &room, Actor::Operator(claims.sub), change)
@@ -530,17 +548,18 @@ pub async fn change_item(
 #[serde(deny_unknown_fields)]
 pub struct Page {
     /// Entries to list, 1 to 500 (50 when absent).
-    pub limit: Option<i64>,
+    #[param(value_type = Option<i64>)]
+    pub limit: Option<String>,
     /// List entries older than this entry id.
     pub before: Option<String>,
 }
 
 impl Page {
     fn limit(&self) -> Result<i64, ApiError> {
-        match self.limit {
+        match self.limit.as_deref().map(str::parse::<i64>) {
             None => Ok(50),
-            Some(n) if (1..=500).contains(&n) => Ok(n),
-            Some(_) => Err(ApiError::invalid("limit", "1 to 500")),
+            Some(Ok(n)) if (1..=500).contains(&n) => Ok(n),
+            Some(_) => Err(ApiError::invalid("limit", "a number from 1 to 500")),
         }
     }
 }
@@ -626,7 +645,7 @@ pub async fn adjust_coins(
     path: web::Path<String>,
     Body(body): Body<CoinChange>,
 ) -> Result<HttpResponse, ApiError> {
-    if body.amount == 0 || body.amount.abs() > MAX_AMOUNT {
+    if body.amount == 0 || body.amount.unsigned_abs() > MAX_AMOUNT.unsigned_abs() {
         return Err(ApiError::invalid(
             "amount",
             "not 0, and at most 1,000,000 either way",

@@ -9,7 +9,7 @@ use super::auth::Player;
 use super::error::{ApiError, ErrorBody};
 use super::input::{Body, RulesSpec};
 use super::AppState;
-use crate::store::{self, apartment_id, Actor, RoomRow, ShopItem, UserRow};
+use crate::store::{self, Actor, RoomRow, ShopItem, UserRow};
 use crate::world::{Door, HotelError, RoomCommand, TableChange, User};
 
 #[derive(Serialize, ToSchema)]
@@ -53,7 +53,7 @@ pub struct PurchaseBody {
 pub struct PurchaseView {
     pub id: String,
     /// The item as sold, its price the price paid.
-    pub item: ShopItem,
+    pub item: store::SoldItem,
     pub price: i64,
     /// The id of the thing now owned (an Ayo board is placed at home by this id).
     pub owned: String,
@@ -439,13 +439,7 @@ async fn my_apartment(state: &AppState, user_id: &str) -> Result<RoomRow, ApiErr
 async fn door_changed(state: &AppState, room: &RoomRow) -> Result<HttpResponse, ApiError> {
     let (store, row, max) = (state.store.clone(), room.clone(), state.max_boards);
     let view = web::block(move || apartment_view(&store, &row, max)).await??;
-    if let Some(handle) = state.world.room(&room.id) {
-        let door = crate::world::DoorState::new(
-            Some(view.door),
-            view.guests.iter().map(|g| g.id.clone()).collect(),
-        );
-        handle.send(RoomCommand::Door { door }).await;
-    }
+    state.world.door_changed(&room.id).await;
     Ok(HttpResponse::Ok().json(view))
 }
 
@@ -454,10 +448,6 @@ fn apartment_view(
     room: &RoomRow,
     max_boards: usize,
 ) -> Result<ApartmentView, ApiError> {
-    debug_assert_eq!(
-        room.id,
-        apartment_id(room.owner_id.as_deref().unwrap_or(""))
-    );
     let (door, guests) = store.door(&room.id)?;
     let tables = store.tables(&room.id)?.into_iter().map(|t| t.id).collect();
     Ok(ApartmentView {

@@ -51,14 +51,23 @@ impl<T: DeserializeOwned + 'static> FromRequest for Body<T> {
                 .map_err(|e| {
                     let field = e.path().to_string();
                     let message = e.inner().to_string();
-                    if field == "." {
-                        // Not one field: the body as a whole (a missing field, bad JSON).
-                        ApiError::BadRequest {
+                    // serde names a missing or unknown field only in its message.
+                    let named = ["missing field `", "unknown field `"]
+                        .iter()
+                        .find_map(|p| message.strip_prefix(p))
+                        .and_then(|rest| rest.split('`').next())
+                        .map(str::to_owned);
+                    match (field.as_str(), named) {
+                        (".", Some(name)) => ApiError::Invalid {
+                            field: name,
+                            message,
+                        },
+                        // Not one field: the body as a whole (not JSON, not an object).
+                        (".", None) => ApiError::BadRequest {
                             code: "bad_request",
                             message,
-                        }
-                    } else {
-                        ApiError::Invalid { field, message }
+                        },
+                        _ => ApiError::Invalid { field, message },
                     }
                 })
         })

@@ -44,9 +44,7 @@ pub async fn connect(
 ) -> Result<HttpResponse, ApiError> {
     let claims = state.auth.from_request(&req)?;
     if claims.role != Role::Player {
-        return Err(ApiError::Unauthorized(
-            "the lounge takes player tokens".into(),
-        ));
+        return Err(ApiError::Forbidden("the lounge takes player tokens".into()));
     }
     let user = User {
         id: claims.sub,

@@ -9,7 +9,7 @@ mod shop;
 
 pub use hotel::{apartment_id, Actor, AuditEntry, StoredRoom};
 pub use shop::{
-    CoinEntry, ItemChange, ItemKind, Owned, Purchase, PurchaseRow, ShopError, ShopItem,
+    CoinEntry, ItemChange, ItemKind, Owned, Purchase, PurchaseRow, ShopError, ShopItem, SoldItem,
 };
 
 use std::fmt;
@@ -271,7 +271,15 @@ impl Store {
             Backend::Postgres => (*conn).transaction(f),
             Backend::Sqlite => {
                 conn.batch_execute("BEGIN IMMEDIATE")?;
-                let done = f(&mut conn);
+                // A panic must not hand the pool a connection still holding the write lock.
+                let done =
+                    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&mut conn))) {
+                        Ok(done) => done,
+                        Err(panic) => {
+                            let _ = conn.batch_execute("ROLLBACK");
+                            std::panic::resume_unwind(panic);
+                        }
+                    };
                 let end = if done.is_ok() { "COMMIT" } else { "ROLLBACK" };
                 if let Err(e) = conn.batch_execute(end) {
                     let _ = conn.batch_execute("ROLLBACK");

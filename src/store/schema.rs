@@ -84,6 +84,7 @@ diesel::table! {
         id -> Text,
         user_id -> Text,
         item_id -> Text,
+        item_name -> Text,
         price -> BigInt,
         balance -> BigInt,
         idempotency_key -> Nullable<Text>,

@@ -74,17 +74,32 @@ pub struct PurchaseRow {
     pub id: String,
     pub user_id: String,
     pub item_id: String,
+    /// The item's name when sold.
+    pub item_name: String,
     pub price: i64,
     pub balance: i64,
     pub idempotency_key: Option<String>,
     pub created_at: NaiveDateTime,
 }
 
+/// An item as it was sold: what cannot change afterwards, so a retry answers the same.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+pub struct SoldItem {
+    pub id: String,
+    pub name: String,
+    /// `ayo_board` or `furniture`.
+    pub kind: String,
+    pub wood: Option<String>,
+    pub finish: Option<String>,
+    /// The price paid.
+    pub price: i64,
+}
+
 /// What a purchase made: the purchase, the item as sold, and the thing now owned.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Purchase {
     pub purchase: PurchaseRow,
-    pub item: ShopItem,
+    pub item: SoldItem,
     pub owned: Owned,
     /// True when this answers a retry of an earlier purchase (same `Idempotency-Key`).
     pub replayed: bool,
@@ -395,7 +410,7 @@ impl Store {
                 -item.price,
                 "purchase",
                 &item.name,
-                None,
+                Some(&purchase_id),
                 None,
             )?;
             if item.stock.is_some() {
@@ -414,6 +429,7 @@ impl Store {
                 id: purchase_id,
                 user_id: user_id.to_owned(),
                 item_id: item_id.to_owned(),
+                item_name: item.name.clone(),
                 price: item.price,
                 balance: entry.balance,
                 idempotency_key: idempotency_key.map(str::to_owned),
@@ -421,9 +437,6 @@ impl Store {
             };
             diesel::insert_into(purchases::table)
                 .values(&purchase)
-                .execute(conn)?;
-            diesel::update(coin_entries::table.find(&entry.id))
-                .set(coin_entries::purchase_id.eq(&purchase.id))
                 .execute(conn)?;
             let owned = Owned {
                 id: new_id(),
@@ -436,20 +449,17 @@ impl Store {
             diesel::insert_into(inventory::table)
                 .values(&owned)
                 .execute(conn)?;
-            Ok(Purchase {
-                purchase,
-                item,
-                owned,
-                replayed: false,
-            })
+            Ok(Purchase::sold(purchase, &item, owned, false))
         });
         match (bought, idempotency_key) {
-            // The same key raced in from another request and won: answer as it did.
-            (Err(ShopError::Store(StoreError::Conflict(_))), Some(key)) => self
-                .purchase_by_key(user_id, key)?
-                .ok_or_else(|| ShopError::Store(StoreError::Conflict("purchase".into())))?
-                .matching(item_id),
-            (bought, _) => bought,
+            (Ok(bought), _) => Ok(bought),
+            // The same key raced in from another request and won (a unique-key conflict, or
+            // a balance or stock it had just taken): answer as it did.
+            (Err(refused), Some(key)) => match self.purchase_by_key(user_id, key)? {
+                Some(done) => done.matching(item_id),
+                None => Err(refused),
+            },
+            (Err(refused), None) => Err(refused),
         }
     }
 
@@ -465,7 +475,7 @@ impl Store {
         else {
             return Ok(None);
         };
-        let item = shop_items::table
+        let item: ShopItem = shop_items::table
             .find(&purchase.item_id)
             .select(ShopItem::as_select())
             .first(&mut *conn)?;
@@ -473,19 +483,7 @@ impl Store {
             .filter(inventory::purchase_id.eq(&purchase.id))
             .select(Owned::as_select())
             .first(&mut *conn)?;
-        Ok(Some(
-            Purchase {
-                purchase,
-                item: ShopItem {
-                    // The price as paid, not as it may be now.
-                    price: 0,
-                    ..item
-                },
-                owned,
-                replayed: true,
-            }
-            .priced(),
-        ))
+        Ok(Some(Purchase::sold(purchase, &item, owned, true)))
     }
 
     /// Everything a user owns, oldest first, with the items.
@@ -527,10 +525,20 @@ impl Store {
 }
 
 impl Purchase {
-    /// The item as it was sold (its price the price paid).
-    fn priced(mut self) -> Purchase {
-        self.item.price = self.purchase.price;
-        self
+    fn sold(purchase: PurchaseRow, item: &ShopItem, owned: Owned, replayed: bool) -> Purchase {
+        Purchase {
+            item: SoldItem {
+                id: item.id.clone(),
+                name: purchase.item_name.clone(),
+                kind: item.kind.clone(),
+                wood: item.wood.clone(),
+                finish: item.finish.clone(),
+                price: purchase.price,
+            },
+            purchase,
+            owned,
+            replayed,
+        }
     }
 
     /// A stored purchase answering a retry: refused if the key was used for another item.

@@ -171,6 +171,15 @@ impl World {
         Ok(stored.map(|stored| self.spawn(stored, Vec::new())))
     }
 
+    /// An apartment's door or guest list changed in the store: its room, if open, reads them
+    /// again. Under the opening lock, so a room being opened meanwhile reads the new ones.
+    pub async fn door_changed(&self, id: &str) {
+        let _opening = self.opening.lock().await;
+        if let Some(handle) = self.registry.get(id) {
+            handle.send(RoomCommand::DoorChanged).await;
+        }
+    }
+
     /// Opens a room an operator just made.
     pub fn add_room(&self, stored: StoredRoom) -> RoomHandle {
         self.spawn(stored, Vec::new())

@@ -61,10 +61,8 @@ pub enum RoomCommand {
         change: TableChange,
         reply: oneshot::Sender<Result<Option<TableView>, HotelError>>,
     },
-    /// The owner changed the door or the guest list.
-    Door {
-        door: DoorState,
-    },
+    /// The owner changed the door or the guest list: read them again from the store.
+    DoorChanged,
     /// Leave on purpose: any seat is given up, a game in play resigned.
     Leave {
         user_id: String,
@@ -361,6 +359,10 @@ impl Room {
                 _ = tick.tick() => {
                     self.expire_invitations();
                     self.abandon_absent().await;
+                    // The last game of a closing room may have ended just now.
+                    if self.closed {
+                        break;
+                    }
                 }
             }
         }
@@ -415,7 +417,18 @@ impl Room {
             } => {
                 let _ = reply.send(self.change_tables(actor, change).await);
             }
-            RoomCommand::Door { door } => self.door = door,
+            RoomCommand::DoorChanged => {
+                let (store, id) = (self.store.clone(), self.info.id.clone());
+                match blocking(move || store.door(&id)).await {
+                    Ok((door, guests)) => {
+                        self.door = DoorState::new(
+                            door.parse().ok(),
+                            guests.into_iter().map(|g| g.id).collect(),
+                        );
+                    }
+                    Err(e) => tracing::error!(error = %e, room = %self.info.id, "reading a door"),
+                }
+            }
             RoomCommand::Leave { user_id, conn } => {
                 if self.members.get(&user_id).is_some_and(|m| m.conn == conn) {
                     self.leave(&user_id).await;
@@ -493,7 +506,8 @@ impl Room {
         if self.members.contains_key(user_id) {
             return Ok(());
         }
-        if self.closing {
+        // Players of the games still in play come back to finish them.
+        if self.closing && !self.plays_here(user_id) {
             return refuse("room_closing", "this room is closing");
         }
         if !self.door.admits(self.info.owner.as_deref(), user_id) {
@@ -506,6 +520,32 @@ impl Room {
             );
         }
         Ok(())
+    }
+
+    /// Whether `user_id` plays a game in play here.
+    fn plays_here(&self, user_id: &str) -> bool {
+        (0..self.tables.len()).any(|t| {
+            self.seat_of(t, user_id).is_some()
+                && self.tables[t]
+                    .game
+                    .as_ref()
+                    .is_some_and(|g| !g.game.is_over())
+        })
+    }
+
+    /// Invitations to table `t` end (it goes, or its rules change): both sides are told.
+    fn void_invitations(&mut self, table: &str) {
+        let (gone, open): (Vec<_>, Vec<_>) =
+            self.invitations.drain(..).partition(|i| i.table == table);
+        self.invitations = open;
+        for inv in gone {
+            let expired = ServerMessage::InvitationExpired {
+                id: inv.id,
+                table: inv.table,
+            };
+            self.send_to(&inv.from.id, &expired);
+            self.send_to(&inv.to, &expired);
+        }
     }
 
     fn games_in_play(&self) -> usize {
@@ -570,7 +610,7 @@ impl Room {
                 let id = table.clone();
                 blocking(move || store.remove_table(&actor, &id)).await?;
                 self.tables.remove(t);
-                self.invitations.retain(|i| i.table != table);
+                self.void_invitations(&table);
                 self.broadcast(&ServerMessage::TableRemoved {
                     room: self.info.id.clone(),
                     table,
@@ -587,8 +627,10 @@ impl Room {
                     return Err(HotelError::TableBusy(table));
                 }
                 let rules_json = serde_json::to_string(&rules).unwrap_or_default();
-                blocking(move || store.set_table_rules(&actor, &table, &rules_json)).await?;
+                let id = table.clone();
+                blocking(move || store.set_table_rules(&actor, &id, &rules_json)).await?;
                 self.tables[t].rules = rules;
+                self.void_invitations(&table);
                 self.table_changed(t);
                 Ok(Some(self.view(&self.tables[t])))
             }

@@ -102,7 +102,7 @@ async fn admin_routes_want_an_admin_token_401_without_403_with_a_player_one() {
             app.call("GET", "/api/v1/me", Some(&admin), None).await.0,
             403
         );
-        assert_eq!(app.ws_status("", Some(&admin)).await, 401);
+        assert_eq!(app.ws_status("", Some(&admin)).await, 403);
     })
     .await;
 }
@@ -168,6 +168,9 @@ async fn operators_open_rename_and_change_rooms_and_everyone_inside_sees_it() {
         for (bad, field) in [
             (json!({"name": ""}), "name"),
             (json!({"name": "Xylo", "id": "Bad Id!"}), "id"),
+            (json!({"name": "Xylo", "id": "apartment-someone"}), "id"),
+            (json!({"name": "Xylo", "colour": "red"}), "colour"),
+            (json!({"tables": 2}), "name"),
             (json!({"name": "Xylo", "tables": 99}), "tables"),
             (json!({"name": "Xylo", "tables": "two"}), "tables"),
             (json!({"name": "Xylo", "kind": "pool"}), "kind"),
@@ -295,6 +298,11 @@ async fn closing_a_room_ends_its_games_or_lets_them_finish_and_moves_everyone_ou
         let (tc, _) = app.guest("Chidi").await;
         let mut c = app.ws(&tc).await;
         assert_eq!(enter(&mut c, "lekki-room").await["code"], "room_closing");
+        // A player whose connection dropped comes back to finish the game.
+        drop(a);
+        b.next_of("occupant_left").await;
+        let mut a = app.ws(&ta).await;
+        assert_eq!(enter(&mut a, "lekki-room").await["type"], "room");
         a.send(json!({"type": "resign", "table": "lekki-room-1"}))
             .await;
         let over = b.next_of("game_over").await;
@@ -367,7 +375,10 @@ async fn operators_run_the_shop_and_the_coins_and_every_action_is_audited() {
         let reasons: Vec<_> = ledger["ledger"].as_array().unwrap().iter().map(|e| e["reason"].clone()).collect();
         assert_eq!(reasons, vec![json!("take"), json!("grant")]);
         assert_eq!(ledger["ledger"][0]["actor"], "ops");
-        assert_eq!(admin(&app, "GET", &format!("{coins}?limit=0"), None).await.0, 400);
+        for bad in ["0", "many"] {
+            let (status, body) = admin(&app, "GET", &format!("{coins}?limit={bad}"), None).await;
+            assert_eq!((status, body["error"]["field"].clone()), (400, json!("limit")));
+        }
         assert_eq!(app.call("GET", "/api/v1/me", Some(&player), None).await.1["coins"], 50);
 
         let (status, audit) = admin(&app, "GET", "/api/v1/admin/audit?limit=10", None).await;

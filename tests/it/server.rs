@@ -300,7 +300,8 @@ async fn guests_sign_in_with_a_valid_name() {
             .post("/api/v1/auth/guest", json!({"nom": "Tunde"}))
             .await;
         assert_eq!(status, 400);
-        assert_eq!(body["error"]["code"], "bad_request");
+        assert_eq!(body["error"]["code"], "invalid_field");
+        assert_eq!(body["error"]["field"], "name");
     })
     .await;
 }

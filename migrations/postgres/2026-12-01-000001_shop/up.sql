@@ -34,12 +34,13 @@ CREATE TABLE shop_items (
     updated_at TIMESTAMP NOT NULL
 );
 
--- Every purchase, with the price paid and the balance after it, so a retry with the same
--- Idempotency-Key answers exactly as the first time.
+-- Every purchase, with the item's name and price as sold and the balance after it, so a retry
+-- with the same Idempotency-Key answers exactly as the first time.
 CREATE TABLE purchases (
     id TEXT PRIMARY KEY,
     user_id TEXT NOT NULL REFERENCES users (id),
     item_id TEXT NOT NULL REFERENCES shop_items (id),
+    item_name TEXT NOT NULL,
     price BIGINT NOT NULL,
     balance BIGINT NOT NULL,
     idempotency_key TEXT,
@@ -47,8 +48,9 @@ CREATE TABLE purchases (
     UNIQUE (user_id, idempotency_key)
 );
 
--- The coin ledger: append-only; `balance` is the user's balance after the entry. Ids are
--- time-ordered (UUIDv7). `reason`: welcome, purchase, grant, take.
+-- The coin ledger: append-only (rows are never changed); `balance` is the user's balance after
+-- the entry. Ids are time-ordered (UUIDv7). `reason`: welcome, purchase, grant, take.
+-- `purchase_id` names the purchase written in the same transaction, just after.
 CREATE TABLE coin_entries (
     id TEXT PRIMARY KEY,
     user_id TEXT NOT NULL REFERENCES users (id),
@@ -56,7 +58,7 @@ CREATE TABLE coin_entries (
     balance BIGINT NOT NULL CHECK (balance >= 0),
     reason TEXT NOT NULL,
     note TEXT NOT NULL,
-    purchase_id TEXT REFERENCES purchases (id),
+    purchase_id TEXT,
     actor TEXT,
     created_at TIMESTAMP NOT NULL
 );
