@@ -10,6 +10,7 @@ use utoipa_actix_web::AppExt;
 
 use crate::ayo::house::Level;
 use crate::ayo::Rules;
+use crate::champions::{Champions, MemoryWall, RedisWall, Wall};
 use crate::config::{Settings, DEVELOPMENT_SECRET};
 use crate::house::House;
 use crate::http::{self, auth::Auth, AppState};
@@ -32,6 +33,10 @@ pub enum StartupError {
     Rules(#[from] crate::ayo::RulesError),
     #[error("the OpenAPI document: {0}")]
     OpenApi(String),
+    #[error("{0}")]
+    Config(String),
+    #[error("champions.redis_url: {0}")]
+    Redis(String),
 }
 
 /// A running service.
@@ -92,6 +97,9 @@ impl Application {
         // The default rules' endgame database, built (or read) while the service starts.
         let endgames = house.endgames().clone();
         tokio::task::spawn_blocking(move || endgames.get(&default_rules));
+        let champions = Arc::new(champions(settings, store.clone())?);
+        tracing::info!(wall = champions.wall_kind(), timezone = %champions.clock.tz, "the champions wall");
+        champions.start();
         let room_config = RoomConfig {
             invitation_ttl: Duration::from_secs(settings.world.invitation_ttl_secs),
             grace: Duration::from_secs(settings.world.grace_secs),
@@ -100,6 +108,11 @@ impl Application {
             house: house.clone(),
             max_boards: settings.apartment.max_boards,
             registry: Default::default(),
+            results: crate::world::ResultsConfig {
+                clock: champions.clock,
+                cap: champions.cap(),
+                pending: champions.pending(),
+            },
         };
         let games = {
             let store = store.clone();
@@ -123,6 +136,7 @@ impl Application {
             welcome_coins: settings.shop.welcome_coins,
             max_boards: settings.apartment.max_boards,
             default_rules,
+            champions: champions.clone(),
             openapi: http::openapi()
                 .to_json()
                 .map_err(|e| StartupError::OpenApi(e.to_string()))?,
@@ -186,6 +200,36 @@ impl Application {
         });
         self.server.await
     }
+}
+
+/// The champions service over Redis when a URL is configured, in-process otherwise. Redis is
+/// reached lazily: the service starts while it is down, and results wait in the outbox.
+pub fn champions(settings: &Settings, store: Store) -> Result<Champions, StartupError> {
+    let config = &settings.champions;
+    let tz = config
+        .tz()
+        .map_err(|e| StartupError::Config(e.to_string()))?;
+    let wall = if config.redis_url.is_empty() {
+        Wall::Memory(MemoryWall::new(config.per_opponent_cap, config.keep_days))
+    } else {
+        let client = redis::Client::open(config.redis_url.as_str())
+            .map_err(|e| StartupError::Redis(e.to_string()))?;
+        let manager = redis::aio::ConnectionManagerConfig::new()
+            .set_connection_timeout(Some(Duration::from_secs(2)))
+            .set_response_timeout(Some(Duration::from_secs(2)))
+            .set_number_of_retries(1)
+            .set_max_delay(Duration::from_secs(2));
+        let conn = client
+            .get_connection_manager_lazy(manager)
+            .map_err(|e| StartupError::Redis(e.to_string()))?;
+        Wall::Redis(RedisWall::new(
+            conn,
+            &config.redis_key_prefix,
+            config.per_opponent_cap,
+            config.keep_days,
+        ))
+    };
+    Ok(Champions::new(wall, store, tz, config.per_opponent_cap))
 }
 
 /// Puts the configured shop items that are not stored yet in the shop (an item an operator

@@ -23,6 +23,31 @@ pub struct Settings {
     pub hotel: HotelSettings,
     pub shop: ShopSettings,
     pub apartment: ApartmentSettings,
+    pub champions: ChampionsSettings,
+}
+
+/// Today's champions.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ChampionsSettings {
+    /// The hotel's time zone: its day runs from one local midnight to the next.
+    pub timezone: String,
+    /// Wins of one player over the same opponent that count a day.
+    pub per_opponent_cap: u32,
+    /// Days a wall is kept in Redis.
+    pub keep_days: u32,
+    /// `redis://...`; empty for the in-process wall. `REDIS_URL` overrides it.
+    pub redis_url: String,
+    /// Put before every Redis key (several services can share one Redis).
+    pub redis_key_prefix: String,
+}
+
+impl ChampionsSettings {
+    pub fn tz(&self) -> Result<chrono_tz::Tz, ConfigError> {
+        self.timezone.parse().map_err(|_| ConfigError::Invalid {
+            key: "champions.timezone",
+            message: format!("`{}` is not an IANA time zone", self.timezone),
+        })
+    }
 }
 
 /// The furniture shop and coins.
@@ -148,6 +173,9 @@ impl Settings {
                 settings.database.url = url;
             }
         }
+        if let Ok(url) = std::env::var("REDIS_URL") {
+            settings.champions.redis_url = url.trim().to_owned();
+        }
         Ok(settings)
     }
 
@@ -176,6 +204,19 @@ impl Settings {
             return Err(ConfigError::Invalid {
                 key: "auth.secret",
                 message: "must be at least 16 characters".into(),
+            });
+        }
+        self.champions.tz()?;
+        if !(1..=1000).contains(&self.champions.per_opponent_cap) {
+            return Err(ConfigError::Invalid {
+                key: "champions.per_opponent_cap",
+                message: "1 to 1000".into(),
+            });
+        }
+        if !(1..=3650).contains(&self.champions.keep_days) {
+            return Err(ConfigError::Invalid {
+                key: "champions.keep_days",
+                message: "1 to 3650".into(),
             });
         }
         if !(0..=1_000_000_000).contains(&self.shop.welcome_coins) {

@@ -3,6 +3,7 @@
 
 pub mod app;
 pub mod ayo;
+pub mod champions;
 pub mod cli;
 pub mod config;
 pub mod house;

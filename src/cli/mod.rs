@@ -41,6 +41,20 @@ pub enum Command {
     /// Operators' tools.
     #[command(subcommand)]
     Admin(AdminCommand),
+    /// Today's champions.
+    #[command(subcommand)]
+    Champions(ChampionsCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ChampionsCommand {
+    /// Recomputes a day's wall from the stored games (the database is the source of truth)
+    /// and writes it to the configured wall.
+    Rebuild {
+        /// The hotel's day, YYYY-MM-DD.
+        #[arg(long, value_name = "YYYY-MM-DD")]
+        date: String,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -210,6 +224,27 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
                 settings.server.bind = bind;
             }
             serve(settings)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Champions(ChampionsCommand::Rebuild { date }) => {
+            let day = crate::champions::parse_day(&date)
+                .ok_or_else(|| CliError::Usage(format!("--date `{date}` is not YYYY-MM-DD")))?;
+            let report = actix_web::rt::System::new().block_on(async move {
+                let url: crate::store::DatabaseUrl = settings
+                    .database
+                    .url
+                    .parse()
+                    .map_err(|e: crate::store::StoreError| CliError::Usage(e.to_string()))?;
+                let store = crate::store::Store::open(&url, 2)
+                    .map_err(|e| CliError::Usage(e.to_string()))?;
+                let champions = crate::app::champions(&settings, store)?;
+                champions
+                    .rebuild(day)
+                    .await
+                    .map_err(|e| CliError::Usage(format!("rebuilding {date}: {e}")))
+            })?;
+            let json = serde_json::to_string(&report).map_err(io::Error::other)?;
+            writeln!(io::stdout().lock(), "{json}")?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Admin(AdminCommand::Token { subject, ttl }) => {

@@ -3,6 +3,7 @@
 
 pub mod admin;
 pub mod auth;
+pub mod champions;
 pub mod error;
 pub mod home;
 pub mod input;
@@ -40,6 +41,8 @@ pub struct AppState {
     pub max_boards: usize,
     /// The rules a new table plays unless told otherwise.
     pub default_rules: Rules,
+    /// Today's champions.
+    pub champions: Arc<crate::champions::Champions>,
     /// The OpenAPI document, made once.
     pub openapi: String,
 }
@@ -90,11 +93,16 @@ pub fn routes(cfg: &mut ServiceConfig) {
     .service(readyz)
     .service(metrics)
     .service(ws::connect)
+    .service(champions::display)
     .service(
         scope::scope("/api/v1")
             .service(openapi_json)
             .service(guest)
             .service(rooms)
+            .service(champions::today)
+            .service(champions::live)
+            .service(champions::past_day)
+            .service(champions::house_board)
             .service(home::shop_items)
             .service(home::purchase)
             .service(home::me)

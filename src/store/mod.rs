@@ -4,10 +4,12 @@
 //! Calls block: async callers run them on the blocking pool.
 
 mod hotel;
+mod results;
 mod schema;
 mod shop;
 
 pub use hotel::{apartment_id, Actor, AuditEntry, StoredRoom};
+pub use results::{Finished, GameResult, Win};
 pub use shop::{
     CoinEntry, ItemChange, ItemKind, Owned, Purchase, PurchaseRow, ShopError, ShopItem, SoldItem,
 };

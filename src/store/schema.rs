@@ -128,6 +128,20 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    game_results (game_id) {
+        game_id -> Text,
+        day -> Text,
+        winner_id -> Text,
+        loser_id -> Text,
+        seeds -> Integer,
+        house_level -> Nullable<Text>,
+        counts -> Bool,
+        ended_at -> Timestamp,
+        walled_at -> Nullable<Timestamp>,
+    }
+}
+
 diesel::joinable!(ayo_tables -> rooms (room_id));
 diesel::joinable!(inventory -> shop_items (item_id));
 diesel::joinable!(apartment_guests -> users (user_id));
@@ -146,4 +160,5 @@ diesel::allow_tables_to_appear_in_same_query!(
     coin_entries,
     inventory,
     audit_log,
+    game_results,
 );

@@ -12,7 +12,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
 pub use hotel::{CloseGames, Door, DoorState, HotelError, TableChange};
-pub use room::{Outbox, Refusal, ResumedGame, RoomCommand, RoomConfig, RoomHandle, RoomSummary};
+pub use room::{
+    Outbox, Refusal, ResultsConfig, ResumedGame, RoomCommand, RoomConfig, RoomHandle, RoomSummary,
+};
 pub use user::{NameError, User, UserName};
 
 use crate::ayo::Rules;

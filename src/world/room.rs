@@ -159,6 +159,19 @@ pub struct RoomConfig {
     pub max_boards: usize,
     /// The open rooms: a room that closes takes itself out.
     pub registry: Registry,
+    /// How results reach the champions wall.
+    pub results: ResultsConfig,
+}
+
+/// What a room needs to store a result for the champions wall.
+#[derive(Clone, Debug)]
+pub struct ResultsConfig {
+    /// The hotel's day, for the day a game ended on.
+    pub clock: crate::champions::HotelDay,
+    /// Counted wins of one player over another a day.
+    pub cap: u32,
+    /// Rung when a counted result waits in the outbox.
+    pub pending: Arc<tokio::sync::Notify>,
 }
 
 struct Member {
@@ -1338,10 +1351,44 @@ impl Room {
         let (store, game_id) = (self.store.clone(), live.id.clone());
         let status_text = json_word(&status);
         let reason_text = json_word(&reason);
-        if let Err(e) =
-            blocking(move || store.finish_game(&game_id, &status_text, &reason_text)).await
+        let win = status.winner().map(|side| {
+            let (winner, loser) = (
+                &live.players[side.index()],
+                &live.players[side.opponent().index()],
+            );
+            store::Win {
+                winner_id: winner.id.clone(),
+                loser_id: loser.id.clone(),
+                seeds: live.game.position().stores()[side.index()],
+                house_level: [winner, loser]
+                    .iter()
+                    .find_map(|p| House::level_of(&p.id))
+                    .map(|l| l.name().to_owned()),
+                plies: live.game.ply(),
+            }
+        });
+        let results = self.config.results.clone();
+        let day = results.clock.today();
+        let counts = match blocking(move || {
+            store.finish_game_with(
+                &game_id,
+                &status_text,
+                &reason_text,
+                win.as_ref(),
+                day,
+                results.cap,
+            )
+        })
+        .await
         {
-            tracing::error!(error = %e, "storing the end of a game");
+            Ok(finished) => finished.counts,
+            Err(e) => {
+                tracing::error!(error = %e, "storing the end of a game");
+                false
+            }
+        };
+        if counts {
+            self.config.results.pending.notify_one();
         }
         let over = ServerMessage::GameOver {
             table: table.id.clone(),
@@ -1349,8 +1396,7 @@ impl Room {
             result: status,
             reason,
             state: live.game.state(),
-            // The champions wall comes with its own issue; until then nothing is counted.
-            counts_for_champions: false,
+            counts_for_champions: counts,
             version: table.version + 1,
         };
         self.publish(t, &over);

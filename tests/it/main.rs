@@ -2,6 +2,7 @@
 
 mod admin;
 mod alloc;
+mod champions;
 mod config;
 mod engine;
 mod perft;

@@ -229,3 +229,17 @@ async fn an_apartment_with_a_game_in_play_opens_again_after_a_kill() {
     second.kill().unwrap();
     second.wait().unwrap();
 }
+
+#[test]
+fn without_redis_the_log_says_the_wall_is_in_process() {
+    let db = TestDb::sqlite();
+    let (mut child, _, log) = serve_logging(&db, "info");
+    let said = log
+        .lock()
+        .unwrap()
+        .iter()
+        .any(|l| l.contains("the champions wall") && l.contains("in-process"));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(said, "{:?}", log.lock().unwrap());
+}

@@ -54,6 +54,13 @@ fn config() -> RoomConfig {
         )),
         max_boards: 3,
         registry: Default::default(),
+        results: lounge::world::ResultsConfig {
+            clock: lounge::champions::HotelDay {
+                tz: chrono_tz::Africa::Lagos,
+            },
+            cap: 3,
+            pending: Default::default(),
+        },
     }
 }
 

@@ -1,0 +1,416 @@
+//! Today's champions: wins between people, counted on the hotel's day, shown on the lounge
+//! wall. The database is the source of truth (a result row a game, written when the game
+//! ends, is the gate); the wall (Redis, or this process without Redis) is fed from the
+//! results' outbox, so a Redis outage delays the wall and loses nothing.
+
+mod wall;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use chrono::{DateTime, NaiveDate, TimeZone, Utc};
+use chrono_tz::Tz;
+use serde::Serialize;
+use tokio::sync::{broadcast, Notify};
+
+pub use wall::{MemoryWall, Recorded, RedisWall, Standing, Wall, WallError, WinRecord};
+
+use crate::ayo::{Game, Pit, Rules, Side};
+use crate::house::House;
+use crate::store::{GameResult, Store, StoreError, UserRow};
+use crate::world::User;
+
+/// The hotel's clock: which day an instant falls in, and where a day starts and ends.
+#[derive(Debug, Clone, Copy)]
+pub struct HotelDay {
+    pub tz: Tz,
+}
+
+impl HotelDay {
+    /// The day `t` falls in, in the hotel's time zone.
+    pub fn day_of(&self, t: DateTime<Utc>) -> NaiveDate {
+        t.with_timezone(&self.tz).date_naive()
+    }
+
+    pub fn today(&self) -> NaiveDate {
+        self.day_of(Utc::now())
+    }
+
+    /// The day as a half-open window of UTC instants: from its midnight to the next.
+    pub fn window(&self, day: NaiveDate) -> (DateTime<Utc>, DateTime<Utc>) {
+        (self.start(day), self.start(day + chrono::Days::new(1)))
+    }
+
+    /// The first instant of `day` (midnight, or the first moment after a skipped midnight).
+    fn start(&self, day: NaiveDate) -> DateTime<Utc> {
+        let midnight = day.and_hms_opt(0, 0, 0).unwrap_or_default();
+        let mut local = midnight;
+        // A zone whose clocks skip midnight starts the day at the first time that exists.
+        for _ in 0..=24 * 4 {
+            if let Some(t) = self.tz.from_local_datetime(&local).earliest() {
+                return t.with_timezone(&Utc);
+            }
+            local += chrono::Duration::minutes(15);
+        }
+        Utc.from_utc_datetime(&midnight)
+    }
+
+    /// Milliseconds from the start of `t`'s day to `t`.
+    pub fn ms_into_day(&self, t: DateTime<Utc>) -> u64 {
+        let start = self.start(self.day_of(t));
+        (t - start).num_milliseconds().max(0) as u64
+    }
+}
+
+/// A wall as the API shows it.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct WallView {
+    /// `YYYY-MM-DD`, the hotel's day.
+    pub date: String,
+    pub timezone: String,
+    pub entries: Vec<Standing>,
+}
+
+/// The house board: wins against Baba Ayo today, a list a level.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct HouseBoard {
+    pub date: String,
+    pub timezone: String,
+    /// `easy`, `normal`, `champion`: people ranked by wins, then the seeds in those wins.
+    #[schema(value_type = Object)]
+    pub levels: std::collections::BTreeMap<String, Vec<Standing>>,
+}
+
+/// What `lounge champions rebuild` did.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Rebuilt {
+    pub date: String,
+    /// Results found again from stored games that had none.
+    pub recovered: usize,
+    /// Results whose counting changed under the per-opponent cap.
+    pub recounted: usize,
+    pub counted: usize,
+}
+
+/// The champions service.
+pub struct Champions {
+    wall: Wall,
+    store: Store,
+    pub clock: HotelDay,
+    cap: u32,
+    /// Told when the wall changed or a new day began: the displays redraw.
+    updates: broadcast::Sender<()>,
+    /// Told when a result waits in the outbox.
+    pending: Arc<Notify>,
+}
+
+/// How often the outbox is tried even when nobody says so (Redis came back).
+const OUTBOX_EVERY: Duration = Duration::from_secs(2);
+/// Wall entries shown unless asked for another number.
+pub const DEFAULT_LIMIT: usize = 10;
+
+impl Champions {
+    pub fn new(wall: Wall, store: Store, tz: Tz, cap: u32) -> Champions {
+        let (updates, _) = broadcast::channel(64);
+        Champions {
+            wall,
+            store,
+            clock: HotelDay { tz },
+            cap,
+            updates,
+            pending: Arc::new(Notify::new()),
+        }
+    }
+
+    pub fn wall_kind(&self) -> &'static str {
+        self.wall.describe()
+    }
+
+    /// The bell rooms ring when a counted result is stored.
+    pub fn pending(&self) -> Arc<Notify> {
+        self.pending.clone()
+    }
+
+    pub fn cap(&self) -> u32 {
+        self.cap
+    }
+
+    /// A receiver told of every change of the wall and of each new day.
+    pub fn subscribe(&self) -> broadcast::Receiver<()> {
+        self.updates.subscribe()
+    }
+
+    /// Starts the outbox task and the midnight bell. Must run inside a tokio runtime.
+    pub fn start(self: &Arc<Self>) {
+        let me = self.clone();
+        tokio::spawn(async move {
+            let mut down_since: Option<std::time::Instant> = None;
+            loop {
+                let _ = tokio::time::timeout(OUTBOX_EVERY, me.pending.notified()).await;
+                match me.drain().await {
+                    Ok(0) => {}
+                    Ok(_) => {
+                        let _ = me.updates.send(());
+                    }
+                    Err(e) => {
+                        if down_since.is_none() {
+                            tracing::warn!(error = %e, "the champions wall is unreachable; results wait in the outbox");
+                            down_since = Some(std::time::Instant::now());
+                        }
+                        continue;
+                    }
+                }
+                if let Some(since) = down_since.take() {
+                    tracing::info!(
+                        after_secs = since.elapsed().as_secs(),
+                        "the champions wall caught up"
+                    );
+                }
+            }
+        });
+        let me = self.clone();
+        tokio::spawn(async move {
+            loop {
+                let now = Utc::now();
+                let next = me.clock.window(me.clock.day_of(now)).1;
+                let wait = (next - now).to_std().unwrap_or(Duration::from_secs(1));
+                tokio::time::sleep(wait + Duration::from_millis(5)).await;
+                // A new day: the wall starts empty.
+                let _ = me.updates.send(());
+            }
+        });
+    }
+
+    /// Sends what waits in the outbox to the wall; how many it sent.
+    pub async fn drain(&self) -> Result<usize, WallError> {
+        let mut sent = 0;
+        loop {
+            let store = self.store.clone();
+            let batch = blocking(move || store.wall_outbox(100))
+                .await
+                .map_err(|e| WallError::Corrupt(e.to_string()))?;
+            if batch.is_empty() {
+                return Ok(sent);
+            }
+            let mut done = Vec::new();
+            let mut failed = None;
+            for (result, winner) in &batch {
+                match self.record(result, winner).await {
+                    Ok(_) => done.push(result.game_id.clone()),
+                    Err(e) => {
+                        failed = Some(e);
+                        break;
+                    }
+                }
+            }
+            sent += done.len();
+            let store = self.store.clone();
+            blocking(move || store.walled(&done))
+                .await
+                .map_err(|e| WallError::Corrupt(e.to_string()))?;
+            if let Some(e) = failed {
+                return Err(e);
+            }
+        }
+    }
+
+    async fn record(&self, result: &GameResult, winner: &UserRow) -> Result<Recorded, WallError> {
+        let day = NaiveDate::parse_from_str(&result.day, "%Y-%m-%d")
+            .map_err(|e| WallError::Corrupt(format!("day `{}`: {e}", result.day)))?;
+        let win = WinRecord {
+            game_id: result.game_id.clone(),
+            day,
+            winner: User {
+                id: winner.id.clone(),
+                name: winner.name.clone(),
+                house: false,
+            },
+            loser_id: result.loser_id.clone(),
+            seeds: result.seeds.max(0) as u32,
+            at_ms: self.clock.ms_into_day(result.ended_at.and_utc()),
+        };
+        self.wall.record(&win).await
+    }
+
+    /// A day's wall. Today's comes from the wall; a past day's too while the wall keeps it,
+    /// else (and whenever the wall cannot answer) it is ranked from the stored results.
+    pub async fn standings(&self, day: NaiveDate, limit: usize) -> Result<WallView, StoreError> {
+        let entries = match self.wall.top(day, limit).await {
+            Ok(entries) if !entries.is_empty() || day == self.clock.today() => entries,
+            Ok(_) => self.ranked_from_results(day, limit).await?,
+            Err(e) => {
+                tracing::warn!(error = %e, "the champions wall does not answer: ranking from the database");
+                self.ranked_from_results(day, limit).await?
+            }
+        };
+        Ok(WallView {
+            date: day.format("%Y-%m-%d").to_string(),
+            timezone: self.clock.tz.name().to_owned(),
+            entries,
+        })
+    }
+
+    /// A day's wall ranked from the stored results, as the wall would rank them.
+    async fn ranked_from_results(
+        &self,
+        day: NaiveDate,
+        limit: usize,
+    ) -> Result<Vec<Standing>, StoreError> {
+        let store = self.store.clone();
+        let results = blocking(move || store.results_of_day(day)).await?;
+        let wall = MemoryWall::new(self.cap, 1);
+        for (result, winner) in results.iter().filter(|(r, _)| r.counts) {
+            wall.record(&self.win_record(day, result, winner));
+        }
+        Ok(wall.top(day, limit))
+    }
+
+    fn win_record(&self, day: NaiveDate, result: &GameResult, winner: &UserRow) -> WinRecord {
+        WinRecord {
+            game_id: result.game_id.clone(),
+            day,
+            winner: User {
+                id: winner.id.clone(),
+                name: winner.name.clone(),
+                house: false,
+            },
+            loser_id: result.loser_id.clone(),
+            seeds: result.seeds.max(0) as u32,
+            at_ms: self.clock.ms_into_day(result.ended_at.and_utc()),
+        }
+    }
+
+    /// Wins against Baba Ayo on `day`, a board a level, scored by the seeds in the wins.
+    pub async fn house_board(
+        &self,
+        day: NaiveDate,
+        limit: usize,
+    ) -> Result<HouseBoard, StoreError> {
+        let store = self.store.clone();
+        let results = blocking(move || store.results_of_day(day)).await?;
+        let mut levels = std::collections::BTreeMap::new();
+        for level in crate::ayo::house::Level::ALL {
+            let name = level.name().to_owned();
+            // No cap: the house does not farm.
+            let board = MemoryWall::new(u32::MAX, 1);
+            for (result, winner) in &results {
+                if result.house_level.as_deref() == Some(name.as_str()) && !winner.house {
+                    board.record(&self.win_record(day, result, winner));
+                }
+            }
+            levels.insert(name, board.top(day, limit));
+        }
+        Ok(HouseBoard {
+            date: day.format("%Y-%m-%d").to_string(),
+            timezone: self.clock.tz.name().to_owned(),
+            levels,
+        })
+    }
+
+    /// Recomputes a day from the stored games: results missing for games won that day are
+    /// found again by replaying their moves, the per-opponent cap is applied again in the
+    /// order the games ended, and the day's wall is written afresh.
+    pub async fn rebuild(&self, day: NaiveDate) -> Result<Rebuilt, RebuildError> {
+        let mut report = Rebuilt {
+            date: day.format("%Y-%m-%d").to_string(),
+            ..Rebuilt::default()
+        };
+        let (from, to) = self.clock.window(day);
+        let store = self.store.clone();
+        let missing =
+            blocking(move || store.won_games_without_result(from.naive_utc(), to.naive_utc()))
+                .await?;
+        for game in missing {
+            let store = self.store.clone();
+            let moves = {
+                let id = game.id.clone();
+                blocking(move || store.moves(&id)).await?
+            };
+            let rules: Rules = serde_json::from_str(&game.rules).unwrap_or_default();
+            let replayed = Game::replay(rules, moves.iter().filter_map(|&n| Pit::new(n))).map_err(
+                |(ply, e)| RebuildError::Replay(game.id.clone(), format!("ply {ply}: {e}")),
+            )?;
+            let (winner, loser) = match game.status.as_str() {
+                "south_won" => (Side::South, Side::North),
+                _ => (Side::North, Side::South),
+            };
+            let ids = [game.south_id.clone(), game.north_id.clone()];
+            let house_level = ids
+                .iter()
+                .find_map(|id| House::level_of(id))
+                .map(|l| l.name().to_owned());
+            if moves.is_empty() {
+                continue;
+            }
+            let result = GameResult {
+                game_id: game.id.clone(),
+                day: report.date.clone(),
+                winner_id: ids[winner.index()].clone(),
+                loser_id: ids[loser.index()].clone(),
+                seeds: i32::from(replayed.position().stores()[winner.index()]),
+                counts: house_level.is_none(),
+                house_level,
+                ended_at: game.ended_at.unwrap_or(from.naive_utc()),
+                walled_at: None,
+            };
+            let store = self.store.clone();
+            if blocking(move || store.insert_result(&result)).await? {
+                report.recovered += 1;
+            }
+        }
+        let store = self.store.clone();
+        let results = blocking(move || store.results_of_day(day)).await?;
+        let mut pairs: std::collections::HashMap<(String, String), u32> = Default::default();
+        self.wall.clear(day).await?;
+        for (result, winner) in &results {
+            let eligible = result.house_level.is_none() && !winner.house;
+            let n = pairs
+                .entry((result.winner_id.clone(), result.loser_id.clone()))
+                .or_default();
+            if eligible {
+                *n += 1;
+            }
+            let counts = eligible && *n <= self.cap;
+            if counts != result.counts {
+                report.recounted += 1;
+                let (store, id) = (self.store.clone(), result.game_id.clone());
+                blocking(move || store.set_counts(&id, counts)).await?;
+            }
+            if counts {
+                self.wall
+                    .record(&self.win_record(day, result, winner))
+                    .await?;
+                report.counted += 1;
+            }
+        }
+        let ids: Vec<String> = results.iter().map(|(r, _)| r.game_id.clone()).collect();
+        let store = self.store.clone();
+        blocking(move || store.walled(&ids)).await?;
+        let _ = self.updates.send(());
+        Ok(report)
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum RebuildError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Wall(#[from] WallError),
+    #[error("game {0} does not replay: {1}")]
+    Replay(String, String),
+}
+
+/// Runs a store call on the blocking pool.
+async fn blocking<T: Send + 'static>(
+    call: impl FnOnce() -> Result<T, StoreError> + Send + 'static,
+) -> Result<T, StoreError> {
+    tokio::task::spawn_blocking(call)
+        .await
+        .unwrap_or_else(|e| Err(StoreError::Task(e.to_string())))
+}
+
+/// Parses a `YYYY-MM-DD` date.
+pub fn parse_day(raw: &str) -> Option<NaiveDate> {
+    NaiveDate::parse_from_str(raw, "%Y-%m-%d").ok()
+}

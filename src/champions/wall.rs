@@ -1,0 +1,352 @@
+//! The wall: a day's standings, in Redis or in this process, with the same behaviour.
+//!
+//! Recording a win is idempotent per game and one step: Redis runs one Lua script, the
+//! in-process wall holds one lock. A winner's wins over one loser count at most `cap` times a
+//! day. Ranking: most wins, then most seeds in those wins, then whoever got there first.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Mutex;
+
+use chrono::NaiveDate;
+use serde::Serialize;
+use thiserror::Error;
+
+use crate::world::User;
+
+/// A counted win on its way to the wall.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WinRecord {
+    pub game_id: String,
+    /// The hotel's day it ended.
+    pub day: NaiveDate,
+    pub winner: User,
+    pub loser_id: String,
+    pub seeds: u32,
+    /// Milliseconds from the start of the day to the end of the game: who got there first.
+    pub at_ms: u64,
+}
+
+/// What recording did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Recorded {
+    Counted,
+    /// Past the per-opponent cap: seen, not counted.
+    Capped,
+    /// This game was recorded before.
+    Duplicate,
+}
+
+/// One line of the wall.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+pub struct Standing {
+    pub rank: usize,
+    #[schema(value_type = Object)]
+    pub user: User,
+    pub wins: u32,
+    pub seeds: u32,
+}
+
+#[derive(Debug, Error)]
+pub enum WallError {
+    #[error("redis: {0}")]
+    Redis(#[from] redis::RedisError),
+    #[error("the wall holds something unexpected: {0}")]
+    Corrupt(String),
+}
+
+/// A player's day so far.
+#[derive(Debug, Clone)]
+struct Tally {
+    user: User,
+    wins: u32,
+    seeds: u32,
+    at_ms: u64,
+}
+
+/// Tallies in wall order, ranked.
+fn ranked(mut tallies: Vec<Tally>, limit: usize) -> Vec<Standing> {
+    tallies.sort_by(|a, b| {
+        b.wins
+            .cmp(&a.wins)
+            .then(b.seeds.cmp(&a.seeds))
+            .then(a.at_ms.cmp(&b.at_ms))
+            .then(a.user.id.cmp(&b.user.id))
+    });
+    tallies
+        .into_iter()
+        .take(limit)
+        .enumerate()
+        .map(|(i, t)| Standing {
+            rank: i + 1,
+            user: t.user,
+            wins: t.wins,
+            seeds: t.seeds,
+        })
+        .collect()
+}
+
+/// One day of the in-process wall.
+#[derive(Debug, Default)]
+struct Day {
+    games: HashSet<String>,
+    pairs: HashMap<(String, String), u32>,
+    tallies: HashMap<String, Tally>,
+}
+
+impl Day {
+    fn record(&mut self, win: &WinRecord, cap: u32) -> Recorded {
+        if !self.games.insert(win.game_id.clone()) {
+            return Recorded::Duplicate;
+        }
+        let pair = self
+            .pairs
+            .entry((win.winner.id.clone(), win.loser_id.clone()))
+            .or_default();
+        *pair += 1;
+        if *pair > cap {
+            return Recorded::Capped;
+        }
+        let tally = self
+            .tallies
+            .entry(win.winner.id.clone())
+            .or_insert_with(|| Tally {
+                user: win.winner.clone(),
+                wins: 0,
+                seeds: 0,
+                at_ms: 0,
+            });
+        tally.user.name = win.winner.name.clone();
+        tally.wins += 1;
+        tally.seeds += win.seeds;
+        tally.at_ms = win.at_ms;
+        Recorded::Counted
+    }
+}
+
+/// The wall in this process: for `cargo run` without Redis, and to rank stored results.
+#[derive(Debug)]
+pub struct MemoryWall {
+    days: Mutex<BTreeMap<NaiveDate, Day>>,
+    cap: u32,
+    /// Days kept, the newest recorded included.
+    keep_days: u32,
+}
+
+impl MemoryWall {
+    pub fn new(cap: u32, keep_days: u32) -> MemoryWall {
+        MemoryWall {
+            days: Mutex::default(),
+            cap,
+            keep_days: keep_days.max(1),
+        }
+    }
+
+    fn days(&self) -> std::sync::MutexGuard<'_, BTreeMap<NaiveDate, Day>> {
+        self.days
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    pub fn record(&self, win: &WinRecord) -> Recorded {
+        let mut days = self.days();
+        let recorded = days.entry(win.day).or_default().record(win, self.cap);
+        // Days past the kept ones expire, as Redis keys do.
+        if let Some(newest) = days.keys().next_back().copied() {
+            let oldest = newest - chrono::Days::new(u64::from(self.keep_days - 1));
+            days.retain(|day, _| *day >= oldest);
+        }
+        recorded
+    }
+
+    pub fn top(&self, day: NaiveDate, limit: usize) -> Vec<Standing> {
+        let days = self.days();
+        let tallies = days
+            .get(&day)
+            .map(|d| d.tallies.values().cloned().collect())
+            .unwrap_or_default();
+        ranked(tallies, limit)
+    }
+
+    pub fn clear(&self, day: NaiveDate) {
+        self.days().remove(&day);
+    }
+}
+
+/// The wall in Redis. A day's keys share the hash tag `{champions:YYYY-MM-DD}`, so they live
+/// on one node of a cluster, and expire after the configured days.
+pub struct RedisWall {
+    conn: redis::aio::ConnectionManager,
+    prefix: String,
+    cap: u32,
+    ttl_secs: u64,
+    script: redis::Script,
+}
+
+/// KEYS: games (set), pairs (hash), stats (hash: "wins seeds at_ms"), names (hash), rank
+/// (sorted set). ARGV: game, winner, loser, seeds, at_ms, cap, ttl, winner's name.
+/// The rank score packs wins (10 bits), seeds (16 bits) and the time left in the day
+/// (27 bits) into the 53 bits a double holds exactly: one ZREVRANGE reads the wall in order.
+const RECORD: &str = r"
+if redis.call('SADD', KEYS[1], ARGV[1]) == 0 then return 'duplicate' end
+local result = 'capped'
+local n = redis.call('HINCRBY', KEYS[2], ARGV[2] .. '|' .. ARGV[3], 1)
+if n <= tonumber(ARGV[6]) then
+  local wins, seeds = 0, 0
+  local cur = redis.call('HGET', KEYS[3], ARGV[2])
+  if cur then
+    local w, s = string.match(cur, '^(%d+) (%d+)')
+    wins, seeds = tonumber(w), tonumber(s)
+  end
+  wins = wins + 1
+  seeds = seeds + tonumber(ARGV[4])
+  local at = tonumber(ARGV[5])
+  redis.call('HSET', KEYS[3], ARGV[2], wins .. ' ' .. seeds .. ' ' .. at)
+  redis.call('HSET', KEYS[4], ARGV[2], ARGV[8])
+  local score = math.min(wins, 1023) * 8796093022208 + math.min(seeds, 65535) * 134217728
+    + (134217727 - math.min(at, 134217727))
+  redis.call('ZADD', KEYS[5], string.format('%.0f', score), ARGV[2])
+  result = 'counted'
+end
+for i = 1, 5 do redis.call('EXPIRE', KEYS[i], ARGV[7]) end
+return result
+";
+
+impl RedisWall {
+    pub fn new(
+        conn: redis::aio::ConnectionManager,
+        prefix: &str,
+        cap: u32,
+        keep_days: u32,
+    ) -> RedisWall {
+        RedisWall {
+            conn,
+            prefix: prefix.to_owned(),
+            cap,
+            ttl_secs: u64::from(keep_days.max(1)) * 86_400,
+            script: redis::Script::new(RECORD),
+        }
+    }
+
+    /// The day's keys: games, pairs, stats, names, rank.
+    pub fn keys(&self, day: NaiveDate) -> [String; 5] {
+        let tag = format!("{}{{champions:{}}}", self.prefix, day.format("%Y-%m-%d"));
+        ["games", "pairs", "stats", "names", "rank"].map(|k| format!("{tag}:{k}"))
+    }
+
+    pub async fn record(&self, win: &WinRecord) -> Result<Recorded, WallError> {
+        let keys = self.keys(win.day);
+        let mut conn = self.conn.clone();
+        let answer: String = self
+            .script
+            .key(&keys[..])
+            .arg(&win.game_id)
+            .arg(&win.winner.id)
+            .arg(&win.loser_id)
+            .arg(win.seeds)
+            .arg(win.at_ms)
+            .arg(self.cap)
+            .arg(self.ttl_secs)
+            .arg(&win.winner.name)
+            .invoke_async(&mut conn)
+            .await?;
+        match answer.as_str() {
+            "counted" => Ok(Recorded::Counted),
+            "capped" => Ok(Recorded::Capped),
+            "duplicate" => Ok(Recorded::Duplicate),
+            other => Err(WallError::Corrupt(format!("the script answered `{other}`"))),
+        }
+    }
+
+    pub async fn top(&self, day: NaiveDate, limit: usize) -> Result<Vec<Standing>, WallError> {
+        let [_, _, stats, names, rank] = self.keys(day);
+        let mut conn = self.conn.clone();
+        let ids: Vec<String> = redis::cmd("ZREVRANGE")
+            .arg(&rank)
+            .arg(0)
+            .arg(limit.max(1) as i64 - 1)
+            .query_async(&mut conn)
+            .await?;
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let (stats, names): (Vec<Option<String>>, Vec<Option<String>>) = redis::pipe()
+            .cmd("HMGET")
+            .arg(&stats)
+            .arg(&ids)
+            .cmd("HMGET")
+            .arg(&names)
+            .arg(&ids)
+            .query_async(&mut conn)
+            .await?;
+        let mut tallies = Vec::new();
+        for ((id, stat), name) in ids.into_iter().zip(stats).zip(names) {
+            let stat = stat.ok_or_else(|| WallError::Corrupt(format!("no stats for {id}")))?;
+            let mut parts = stat.split(' ').map(str::parse::<u64>);
+            let (Some(Ok(wins)), Some(Ok(seeds)), Some(Ok(at_ms))) =
+                (parts.next(), parts.next(), parts.next())
+            else {
+                return Err(WallError::Corrupt(format!("stats `{stat}` for {id}")));
+            };
+            tallies.push(Tally {
+                user: User {
+                    name: name.unwrap_or_default(),
+                    id,
+                    house: false,
+                },
+                wins: wins as u32,
+                seeds: seeds as u32,
+                at_ms,
+            });
+        }
+        Ok(ranked(tallies, limit))
+    }
+
+    pub async fn clear(&self, day: NaiveDate) -> Result<(), WallError> {
+        let mut conn = self.conn.clone();
+        let _: i64 = redis::cmd("DEL")
+            .arg(&self.keys(day)[..])
+            .query_async(&mut conn)
+            .await?;
+        Ok(())
+    }
+}
+
+/// The wall in use.
+pub enum Wall {
+    Redis(RedisWall),
+    Memory(MemoryWall),
+}
+
+impl Wall {
+    pub async fn record(&self, win: &WinRecord) -> Result<Recorded, WallError> {
+        match self {
+            Wall::Redis(w) => w.record(win).await,
+            Wall::Memory(w) => Ok(w.record(win)),
+        }
+    }
+
+    pub async fn top(&self, day: NaiveDate, limit: usize) -> Result<Vec<Standing>, WallError> {
+        match self {
+            Wall::Redis(w) => w.top(day, limit).await,
+            Wall::Memory(w) => Ok(w.top(day, limit)),
+        }
+    }
+
+    pub async fn clear(&self, day: NaiveDate) -> Result<(), WallError> {
+        match self {
+            Wall::Redis(w) => w.clear(day).await,
+            Wall::Memory(w) => {
+                w.clear(day);
+                Ok(())
+            }
+        }
+    }
+
+    pub fn describe(&self) -> &'static str {
+        match self {
+            Wall::Redis(_) => "redis",
+            Wall::Memory(_) => "in-process",
+        }
+    }
+}

@@ -1,0 +1,160 @@
+//! Today's champions: the wall, past days, the live stream the lounge display follows, the
+//! house board, and the display page itself.
+
+use std::time::Duration;
+
+use actix_web::{get, web, HttpResponse};
+use futures_util::stream;
+use serde::Deserialize;
+use utoipa::IntoParams;
+
+use super::error::{ApiError, ErrorBody};
+use super::AppState;
+use crate::champions::{parse_day, HouseBoard, WallView, DEFAULT_LIMIT};
+
+/// The display page, served by the binary (no CDN).
+const DISPLAY: &str = include_str!("../../web/champions.html");
+/// A comment line this often keeps proxies from closing a quiet stream.
+const KEEP_ALIVE: Duration = Duration::from_secs(15);
+
+#[derive(Deserialize, IntoParams)]
+pub struct Limit {
+    /// Entries, 1 to 100 (10 when absent).
+    #[param(value_type = Option<u32>)]
+    pub limit: Option<String>,
+}
+
+impl Limit {
+    fn get(&self) -> Result<usize, ApiError> {
+        match self.limit.as_deref().map(str::parse::<usize>) {
+            None => Ok(DEFAULT_LIMIT),
+            Some(Ok(n)) if (1..=100).contains(&n) => Ok(n),
+            Some(_) => Err(ApiError::invalid("limit", "a number from 1 to 100")),
+        }
+    }
+}
+
+/// Today's champions wall: wins between people today (the hotel's day), most wins first,
+/// then most seeds in those wins, then whoever got there first.
+#[utoipa::path(
+    tag = "champions",
+    params(Limit),
+    responses((status = 200, body = WallView), (status = 400, body = ErrorBody))
+)]
+#[get("/champions/today")]
+pub async fn today(
+    state: web::Data<AppState>,
+    query: web::Query<Limit>,
+) -> Result<HttpResponse, ApiError> {
+    let limit = query.get()?;
+    let champions = &state.champions;
+    let wall = champions.standings(champions.clock.today(), limit).await?;
+    Ok(HttpResponse::Ok().json(wall))
+}
+
+/// The wall as it is, then again each time it changes (a counting game ended) and at
+/// midnight when a new day starts empty: server-sent events named `wall`, each a wall body.
+#[utoipa::path(
+    tag = "champions",
+    params(Limit),
+    responses(
+        (status = 200, description = "text/event-stream of `wall` events", content_type = "text/event-stream"),
+        (status = 400, body = ErrorBody),
+    )
+)]
+#[get("/champions/stream")]
+pub async fn live(
+    state: web::Data<AppState>,
+    query: web::Query<Limit>,
+) -> Result<HttpResponse, ApiError> {
+    let limit = query.get()?;
+    let champions = state.champions.clone();
+    let updates = champions.subscribe();
+    let events = stream::unfold(
+        (champions, updates, true),
+        move |(champions, mut updates, first)| async move {
+            if !first {
+                let woke = tokio::time::timeout(KEEP_ALIVE, updates.recv()).await;
+                match woke {
+                    Err(_) => {
+                        let ping = web::Bytes::from_static(b": still here\n\n");
+                        return Some((
+                            Ok::<_, actix_web::Error>(ping),
+                            (champions, updates, false),
+                        ));
+                    }
+                    Ok(Err(tokio::sync::broadcast::error::RecvError::Closed)) => return None,
+                    // Lagged or told: either way the wall is read afresh.
+                    Ok(_) => {}
+                }
+            }
+            let now = champions.clock.today();
+            let frame = match champions.standings(now, limit).await {
+                Ok(wall) => format!(
+                    "event: wall\ndata: {}\n\n",
+                    serde_json::to_string(&wall).unwrap_or_default()
+                ),
+                Err(e) => {
+                    tracing::error!(error = %e, "reading the wall for a display");
+                    ": the wall is not readable now\n\n".to_owned()
+                }
+            };
+            Some((Ok(web::Bytes::from(frame)), (champions, updates, false)))
+        },
+    );
+    Ok(HttpResponse::Ok()
+        .content_type("text/event-stream")
+        .insert_header(("Cache-Control", "no-cache"))
+        .insert_header(("X-Accel-Buffering", "no"))
+        .streaming(events))
+}
+
+/// A past day's wall (`YYYY-MM-DD`, the hotel's day).
+#[utoipa::path(
+    tag = "champions",
+    params(("date" = String, Path, description = "YYYY-MM-DD"), Limit),
+    responses((status = 200, body = WallView), (status = 400, body = ErrorBody))
+)]
+#[get("/champions/{date}")]
+pub async fn past_day(
+    state: web::Data<AppState>,
+    path: web::Path<String>,
+    query: web::Query<Limit>,
+) -> Result<HttpResponse, ApiError> {
+    let day = parse_day(&path).ok_or_else(|| ApiError::invalid("date", "a date as YYYY-MM-DD"))?;
+    let limit = query.get()?;
+    let wall = state.champions.standings(day, limit).await?;
+    Ok(HttpResponse::Ok().json(wall))
+}
+
+/// The house board: today's wins against Baba Ayo, one board a level, scored by the seeds
+/// collected in the wins. Never on the champions wall.
+#[utoipa::path(
+    tag = "champions",
+    params(Limit),
+    responses((status = 200, body = HouseBoard), (status = 400, body = ErrorBody))
+)]
+#[get("/house-board/today")]
+pub async fn house_board(
+    state: web::Data<AppState>,
+    query: web::Query<Limit>,
+) -> Result<HttpResponse, ApiError> {
+    let limit = query.get()?;
+    let champions = &state.champions;
+    let board = champions
+        .house_board(champions.clock.today(), limit)
+        .await?;
+    Ok(HttpResponse::Ok().json(board))
+}
+
+/// The champions display for the big screen on the lounge wall.
+#[utoipa::path(
+    tag = "champions",
+    responses((status = 200, description = "the display page", content_type = "text/html"))
+)]
+#[get("/champions")]
+pub async fn display() -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type("text/html; charset=utf-8")
+        .body(DISPLAY)
+}
