@@ -215,8 +215,9 @@ pub fn champions(settings: &Settings, store: Store) -> Result<Champions, Startup
         let client = redis::Client::open(config.redis_url.as_str())
             .map_err(|e| StartupError::Redis(e.to_string()))?;
         let manager = redis::aio::ConnectionManagerConfig::new()
-            .set_connection_timeout(Some(Duration::from_secs(2)))
-            .set_response_timeout(Some(Duration::from_secs(2)))
+            // Short: while Redis is away, readers fall back to the database quickly.
+            .set_connection_timeout(Some(Duration::from_millis(500)))
+            .set_response_timeout(Some(Duration::from_millis(500)))
             .set_number_of_retries(1)
             .set_max_delay(Duration::from_secs(2));
         let conn = client
@@ -229,7 +230,13 @@ pub fn champions(settings: &Settings, store: Store) -> Result<Champions, Startup
             config.keep_days,
         ))
     };
-    Ok(Champions::new(wall, store, tz, config.per_opponent_cap))
+    Ok(Champions::new(
+        wall,
+        store,
+        tz,
+        config.per_opponent_cap,
+        config.keep_days,
+    ))
 }
 
 /// Puts the configured shop items that are not stored yet in the shop (an item an operator

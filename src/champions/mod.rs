@@ -98,6 +98,8 @@ pub struct Champions {
     store: Store,
     pub clock: HotelDay,
     cap: u32,
+    /// Days the wall keeps (filled from the database at start).
+    keep_days: u32,
     /// Told when the wall changed or a new day began: the displays redraw.
     updates: broadcast::Sender<()>,
     /// Told when a result waits in the outbox.
@@ -106,17 +108,25 @@ pub struct Champions {
 
 /// How often the outbox is tried even when nobody says so (Redis came back).
 const OUTBOX_EVERY: Duration = Duration::from_secs(2);
+/// How often the wall is read to tell displays it changed: another instance may have
+/// recorded a game, or Redis came back.
+const WATCH_EVERY: Duration = Duration::from_secs(1);
+/// How often today's wall is checked against the database (a Redis that lost its data).
+const RECONCILE_EVERY: Duration = Duration::from_secs(30);
 /// Wall entries shown unless asked for another number.
 pub const DEFAULT_LIMIT: usize = 10;
+/// Entries the watcher compares: a change below them does not show on any display.
+const WATCHED: usize = 100;
 
 impl Champions {
-    pub fn new(wall: Wall, store: Store, tz: Tz, cap: u32) -> Champions {
+    pub fn new(wall: Wall, store: Store, tz: Tz, cap: u32, keep_days: u32) -> Champions {
         let (updates, _) = broadcast::channel(64);
         Champions {
             wall,
             store,
             clock: HotelDay { tz },
             cap,
+            keep_days: keep_days.max(1),
             updates,
             pending: Arc::new(Notify::new()),
         }
@@ -140,13 +150,30 @@ impl Champions {
         self.updates.subscribe()
     }
 
-    /// Starts the outbox task and the midnight bell. Must run inside a tokio runtime.
+    /// Fills the wall from the database, then starts the outbox task, the watcher and the
+    /// midnight bell. Must run inside a tokio runtime.
     pub fn start(self: &Arc<Self>) {
         let me = self.clone();
         tokio::spawn(async move {
+            // The kept days as the database has them: an in-process wall starts empty, and
+            // a Redis may have lost its data.
+            let today = me.clock.today();
+            for back in 0..me.keep_days {
+                let day = today - chrono::Days::new(u64::from(back));
+                if let Err(e) = me.reconcile(day).await {
+                    tracing::warn!(error = %e, %day, "the champions wall could not be filled");
+                }
+            }
             let mut down_since: Option<std::time::Instant> = None;
+            let mut reconciled = std::time::Instant::now();
             loop {
                 let _ = tokio::time::timeout(OUTBOX_EVERY, me.pending.notified()).await;
+                if reconciled.elapsed() >= RECONCILE_EVERY {
+                    reconciled = std::time::Instant::now();
+                    if let Err(e) = me.reconcile(me.clock.today()).await {
+                        tracing::debug!(error = %e, "checking the wall");
+                    }
+                }
                 match me.drain().await {
                     Ok(0) => {}
                     Ok(_) => {
@@ -165,20 +192,38 @@ impl Champions {
                         after_secs = since.elapsed().as_secs(),
                         "the champions wall caught up"
                     );
+                    // Redis may have come back empty.
+                    reconciled = std::time::Instant::now();
+                    let _ = me.reconcile(me.clock.today()).await;
                 }
             }
         });
         let me = self.clone();
         tokio::spawn(async move {
+            let mut seen: Option<(NaiveDate, Vec<Standing>)> = None;
             loop {
-                let now = Utc::now();
-                let next = me.clock.window(me.clock.day_of(now)).1;
-                let wait = (next - now).to_std().unwrap_or(Duration::from_secs(1));
-                tokio::time::sleep(wait + Duration::from_millis(5)).await;
-                // A new day: the wall starts empty.
-                let _ = me.updates.send(());
+                let day = me.clock.today();
+                if let Ok(wall) = me.standings(day, WATCHED).await {
+                    let now = Some((day, wall.entries));
+                    if seen.is_some() && now != seen {
+                        let _ = me.updates.send(());
+                    }
+                    seen = now;
+                }
+                tokio::select! {
+                    _ = tokio::time::sleep(WATCH_EVERY) => {}
+                    _ = me.midnight() => {}
+                }
             }
         });
+    }
+
+    /// Sleeps until the next midnight of the hotel.
+    async fn midnight(&self) {
+        let now = Utc::now();
+        let next = self.clock.window(self.clock.day_of(now)).1;
+        let wait = (next - now).to_std().unwrap_or(Duration::from_secs(1));
+        tokio::time::sleep(wait + Duration::from_millis(5)).await;
     }
 
     /// Sends what waits in the outbox to the wall; how many it sent.
@@ -195,7 +240,7 @@ impl Champions {
             let mut done = Vec::new();
             let mut failed = None;
             for (result, winner) in &batch {
-                match self.record(result, winner).await {
+                match self.wall.record(&self.win_record(result, winner)).await {
                     Ok(_) => done.push(result.game_id.clone()),
                     Err(e) => {
                         failed = Some(e);
@@ -214,32 +259,53 @@ impl Champions {
         }
     }
 
-    async fn record(&self, result: &GameResult, winner: &UserRow) -> Result<Recorded, WallError> {
-        let day = NaiveDate::parse_from_str(&result.day, "%Y-%m-%d")
-            .map_err(|e| WallError::Corrupt(format!("day `{}`: {e}", result.day)))?;
-        let win = WinRecord {
-            game_id: result.game_id.clone(),
-            day,
-            winner: User {
-                id: winner.id.clone(),
-                name: winner.name.clone(),
-                house: false,
-            },
-            loser_id: result.loser_id.clone(),
-            seeds: result.seeds.max(0) as u32,
-            at_ms: self.clock.ms_into_day(result.ended_at.and_utc()),
-        };
-        self.wall.record(&win).await
+    /// Makes a day's wall agree with the database when it does not: the wall is cleared and
+    /// every counted result recorded again, in the order the games ended. Results the
+    /// outbox sends meanwhile are counted once (the wall knows its games).
+    pub async fn reconcile(&self, day: NaiveDate) -> Result<bool, RebuildError> {
+        let store = self.store.clone();
+        let results = blocking(move || store.results_of_day(day)).await?;
+        let counted: Vec<_> = results.iter().filter(|(r, _)| r.counts).collect();
+        let on_wall: u64 = self
+            .wall
+            .top(day, usize::MAX)
+            .await?
+            .iter()
+            .map(|s| u64::from(s.wins))
+            .sum();
+        if on_wall == counted.len() as u64 {
+            return Ok(false);
+        }
+        tracing::info!(%day, on_wall, stored = counted.len(), "the champions wall differs from the database: filling it again");
+        self.refill(day).await?;
+        Ok(true)
     }
 
-    /// A day's wall. Today's comes from the wall; a past day's too while the wall keeps it,
-    /// else (and whenever the wall cannot answer) it is ranked from the stored results.
+    /// Clears a day's wall and records its counted results again, read after the clearing so
+    /// nothing the outbox sent meanwhile is lost. How many counted.
+    async fn refill(&self, day: NaiveDate) -> Result<usize, RebuildError> {
+        self.wall.clear(day).await?;
+        let store = self.store.clone();
+        let results = blocking(move || store.results_of_day(day)).await?;
+        let mut counted = 0;
+        for (result, winner) in results.iter().filter(|(r, _)| r.counts) {
+            if self.wall.record(&self.win_record(result, winner)).await? == Recorded::Counted {
+                counted += 1;
+            }
+        }
+        let _ = self.updates.send(());
+        Ok(counted)
+    }
+
+    /// A day's wall. It comes from the wall; when the wall cannot answer, or has nothing
+    /// for the day (a past day it no longer keeps, or a wall that lost its data), it is
+    /// ranked from the stored results.
     pub async fn standings(&self, day: NaiveDate, limit: usize) -> Result<WallView, StoreError> {
         let entries = match self.wall.top(day, limit).await {
-            Ok(entries) if !entries.is_empty() || day == self.clock.today() => entries,
+            Ok(entries) if !entries.is_empty() => entries,
             Ok(_) => self.ranked_from_results(day, limit).await?,
             Err(e) => {
-                tracing::warn!(error = %e, "the champions wall does not answer: ranking from the database");
+                tracing::debug!(error = %e, "the champions wall does not answer: ranking from the database");
                 self.ranked_from_results(day, limit).await?
             }
         };
@@ -260,12 +326,17 @@ impl Champions {
         let results = blocking(move || store.results_of_day(day)).await?;
         let wall = MemoryWall::new(self.cap, 1);
         for (result, winner) in results.iter().filter(|(r, _)| r.counts) {
-            wall.record(&self.win_record(day, result, winner));
+            wall.record(&self.win_record(result, winner));
         }
         Ok(wall.top(day, limit))
     }
 
-    fn win_record(&self, day: NaiveDate, result: &GameResult, winner: &UserRow) -> WinRecord {
+    /// A stored result as the wall takes it; "got there" is measured from the start of the
+    /// result's own day.
+    fn win_record(&self, result: &GameResult, winner: &UserRow) -> WinRecord {
+        let day =
+            parse_day(&result.day).unwrap_or_else(|| self.clock.day_of(result.ended_at.and_utc()));
+        let start = self.clock.window(day).0;
         WinRecord {
             game_id: result.game_id.clone(),
             day,
@@ -276,11 +347,14 @@ impl Champions {
             },
             loser_id: result.loser_id.clone(),
             seeds: result.seeds.max(0) as u32,
-            at_ms: self.clock.ms_into_day(result.ended_at.and_utc()),
+            at_ms: (result.ended_at.and_utc() - start)
+                .num_milliseconds()
+                .max(0) as u64,
         }
     }
 
-    /// Wins against Baba Ayo on `day`, a board a level, scored by the seeds in the wins.
+    /// Wins against Baba Ayo on `day`, a board a level, scored by the seeds collected in
+    /// the wins (then wins, then who got there first).
     pub async fn house_board(
         &self,
         day: NaiveDate,
@@ -295,10 +369,10 @@ impl Champions {
             let board = MemoryWall::new(u32::MAX, 1);
             for (result, winner) in &results {
                 if result.house_level.as_deref() == Some(name.as_str()) && !winner.house {
-                    board.record(&self.win_record(day, result, winner));
+                    board.record(&self.win_record(result, winner));
                 }
             }
-            levels.insert(name, board.top(day, limit));
+            levels.insert(name, board.top_by_seeds(day, limit));
         }
         Ok(HouseBoard {
             date: day.format("%Y-%m-%d").to_string(),
@@ -326,6 +400,10 @@ impl Champions {
                 let id = game.id.clone();
                 blocking(move || store.moves(&id)).await?
             };
+            // Abandoned before the first move: no result.
+            if moves.is_empty() {
+                continue;
+            }
             let rules: Rules = serde_json::from_str(&game.rules).unwrap_or_default();
             let replayed = Game::replay(rules, moves.iter().filter_map(|&n| Pit::new(n))).map_err(
                 |(ply, e)| RebuildError::Replay(game.id.clone(), format!("ply {ply}: {e}")),
@@ -339,29 +417,28 @@ impl Champions {
                 .iter()
                 .find_map(|id| House::level_of(id))
                 .map(|l| l.name().to_owned());
-            if moves.is_empty() {
-                continue;
-            }
+            let ended = game.ended_at.unwrap_or(from.naive_utc());
             let result = GameResult {
                 game_id: game.id.clone(),
                 day: report.date.clone(),
                 winner_id: ids[winner.index()].clone(),
                 loser_id: ids[loser.index()].clone(),
                 seeds: i32::from(replayed.position().stores()[winner.index()]),
-                counts: house_level.is_none(),
+                // Decided below with the cap; until then nothing waits for the wall.
+                counts: false,
                 house_level,
-                ended_at: game.ended_at.unwrap_or(from.naive_utc()),
-                walled_at: None,
+                ended_at: ended,
+                walled_at: Some(ended),
             };
             let store = self.store.clone();
             if blocking(move || store.insert_result(&result)).await? {
                 report.recovered += 1;
             }
         }
+        // The cap again, in the order the games ended; the database first, then the wall.
         let store = self.store.clone();
         let results = blocking(move || store.results_of_day(day)).await?;
         let mut pairs: std::collections::HashMap<(String, String), u32> = Default::default();
-        self.wall.clear(day).await?;
         for (result, winner) in &results {
             let eligible = result.house_level.is_none() && !winner.house;
             let n = pairs
@@ -376,17 +453,11 @@ impl Champions {
                 let (store, id) = (self.store.clone(), result.game_id.clone());
                 blocking(move || store.set_counts(&id, counts)).await?;
             }
-            if counts {
-                self.wall
-                    .record(&self.win_record(day, result, winner))
-                    .await?;
-                report.counted += 1;
-            }
         }
-        let ids: Vec<String> = results.iter().map(|(r, _)| r.game_id.clone()).collect();
+        report.counted = self.refill(day).await?;
         let store = self.store.clone();
+        let ids: Vec<String> = results.iter().map(|(r, _)| r.game_id.clone()).collect();
         blocking(move || store.walled(&ids)).await?;
-        let _ = self.updates.send(());
         Ok(report)
     }
 }

@@ -119,7 +119,8 @@ impl Day {
         tally.user.name = win.winner.name.clone();
         tally.wins += 1;
         tally.seeds += win.seeds;
-        tally.at_ms = win.at_ms;
+        // When they got there: the latest of their wins, whatever order they arrive in.
+        tally.at_ms = tally.at_ms.max(win.at_ms);
         Recorded::Counted
     }
 }
@@ -160,12 +161,37 @@ impl MemoryWall {
     }
 
     pub fn top(&self, day: NaiveDate, limit: usize) -> Vec<Standing> {
-        let days = self.days();
-        let tallies = days
+        ranked(self.tallies(day), limit)
+    }
+
+    /// The house board's order: seeds first, then wins, then who got there first.
+    pub fn top_by_seeds(&self, day: NaiveDate, limit: usize) -> Vec<Standing> {
+        let mut tallies = self.tallies(day);
+        tallies.sort_by(|a, b| {
+            b.seeds
+                .cmp(&a.seeds)
+                .then(b.wins.cmp(&a.wins))
+                .then(a.at_ms.cmp(&b.at_ms))
+                .then(a.user.id.cmp(&b.user.id))
+        });
+        tallies
+            .into_iter()
+            .take(limit)
+            .enumerate()
+            .map(|(i, t)| Standing {
+                rank: i + 1,
+                user: t.user,
+                wins: t.wins,
+                seeds: t.seeds,
+            })
+            .collect()
+    }
+
+    fn tallies(&self, day: NaiveDate) -> Vec<Tally> {
+        self.days()
             .get(&day)
             .map(|d| d.tallies.values().cloned().collect())
-            .unwrap_or_default();
-        ranked(tallies, limit)
+            .unwrap_or_default()
     }
 
     pub fn clear(&self, day: NaiveDate) {
@@ -192,15 +218,16 @@ if redis.call('SADD', KEYS[1], ARGV[1]) == 0 then return 'duplicate' end
 local result = 'capped'
 local n = redis.call('HINCRBY', KEYS[2], ARGV[2] .. '|' .. ARGV[3], 1)
 if n <= tonumber(ARGV[6]) then
-  local wins, seeds = 0, 0
+  local wins, seeds, at = 0, 0, 0
   local cur = redis.call('HGET', KEYS[3], ARGV[2])
   if cur then
-    local w, s = string.match(cur, '^(%d+) (%d+)')
-    wins, seeds = tonumber(w), tonumber(s)
+    local w, s, a = string.match(cur, '^(%d+) (%d+) (%d+)')
+    wins, seeds, at = tonumber(w), tonumber(s), tonumber(a)
   end
   wins = wins + 1
   seeds = seeds + tonumber(ARGV[4])
-  local at = tonumber(ARGV[5])
+  -- When they got there: the latest of their wins, whatever order they arrive in.
+  at = math.max(at, tonumber(ARGV[5]))
   redis.call('HSET', KEYS[3], ARGV[2], wins .. ' ' .. seeds .. ' ' .. at)
   redis.call('HSET', KEYS[4], ARGV[2], ARGV[8])
   local score = math.min(wins, 1023) * 8796093022208 + math.min(seeds, 65535) * 134217728
@@ -261,10 +288,12 @@ impl RedisWall {
     pub async fn top(&self, day: NaiveDate, limit: usize) -> Result<Vec<Standing>, WallError> {
         let [_, _, stats, names, rank] = self.keys(day);
         let mut conn = self.conn.clone();
+        // The last index to read; -1 is the end (no limit).
+        let last = i64::try_from(limit.max(1)).map_or(-1, |n| n - 1);
         let ids: Vec<String> = redis::cmd("ZREVRANGE")
             .arg(&rank)
             .arg(0)
-            .arg(limit.max(1) as i64 - 1)
+            .arg(last)
             .query_async(&mut conn)
             .await?;
         if ids.is_empty() {

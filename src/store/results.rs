@@ -55,11 +55,13 @@ impl Store {
         status: &str,
         end_reason: &str,
         win: Option<&Win>,
-        day: NaiveDate,
+        day_of: impl Fn(NaiveDateTime) -> NaiveDate,
         cap: u32,
     ) -> Result<Finished, StoreError> {
         self.write(|conn| {
+            // The day is the one the stored end falls in: one clock reading for both.
             let ended = now();
+            let day = day_of(ended);
             let changed = diesel::update(
                 games::table
                     .find(game_id)
@@ -134,6 +136,7 @@ impl Store {
         Ok(game_results::table
             .inner_join(users::table.on(users::id.eq(game_results::winner_id)))
             .filter(game_results::walled_at.is_null())
+            .filter(game_results::counts.eq(true))
             .order((game_results::ended_at.asc(), game_results::game_id.asc()))
             .limit(limit)
             .select((GameResult::as_select(), UserRow::as_select()))
@@ -179,7 +182,8 @@ impl Store {
         diesel::update(game_results::table.find(game_id))
             .set((
                 game_results::counts.eq(counts),
-                game_results::walled_at.eq(None::<NaiveDateTime>),
+                // Only a counted result waits for the wall.
+                game_results::walled_at.eq((!counts).then(now)),
             ))
             .execute(&mut *self.conn()?)?;
         Ok(())

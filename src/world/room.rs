@@ -1368,14 +1368,14 @@ impl Room {
             }
         });
         let results = self.config.results.clone();
-        let day = results.clock.today();
         let counts = match blocking(move || {
+            let clock = results.clock;
             store.finish_game_with(
                 &game_id,
                 &status_text,
                 &reason_text,
                 win.as_ref(),
-                day,
+                |ended| clock.day_of(ended.and_utc()),
                 results.cap,
             )
         })

@@ -612,7 +612,44 @@ async fn a_day_is_rebuilt_from_the_stored_games() {
             .output()
             .unwrap();
         assert!(!bad.status.success());
+        // Nothing that does not count waits for the wall.
+        assert!(app.db.store().wall_outbox(10).unwrap().is_empty());
     }
+}
+
+#[actix_web::test]
+async fn after_a_restart_the_in_process_wall_still_shows_today() {
+    let db = TestDb::sqlite();
+    let url = db.url_string();
+    let app = TestApp::spawn(db).await;
+    let (ta, a) = app.guest("Ade").await;
+    let (tb, b) = app.guest("Bisi").await;
+    let (mut wa, mut wb) = (app.ws(&ta).await, app.ws(&tb).await);
+    for w in [&mut wa, &mut wb] {
+        crate::shop::enter(w, "surulere-games-lounge").await;
+    }
+    let (winner, _) = quick_win(&mut wa, &mut wb, &a, &b, "surulere-games-lounge-1").await;
+    wall_until(&app, |w| w["entries"][0]["user"]["id"] == winner.as_str()).await;
+    // A new process on the same database: its wall is filled from the stored results.
+    let settings = lounge::config::Settings::load_from(
+        lounge::config::Settings::environment().source(Some(
+            [("LOUNGE_DATABASE__URL".to_owned(), url)]
+                .into_iter()
+                .collect(),
+        )),
+    )
+    .unwrap();
+    let store = lounge::store::Store::open(&settings.database.url.parse().unwrap(), 2).unwrap();
+    let champions = std::sync::Arc::new(lounge::app::champions(&settings, store).unwrap());
+    let today = champions.clock.today();
+    assert!(
+        champions.reconcile(today).await.unwrap(),
+        "an empty wall is filled"
+    );
+    assert!(!champions.reconcile(today).await.unwrap(), "then it agrees");
+    let wall = champions.standings(today, 10).await.unwrap();
+    assert_eq!(wall.entries[0].user.id, winner);
+    assert_eq!(wall.entries[0].wins, 1);
 }
 
 #[actix_web::test]
@@ -707,7 +744,7 @@ async fn wins_against_baba_ayo_go_on_the_house_board_by_level_never_on_the_wall(
             plies: 40,
         };
         let finished = store
-            .finish_game_with(&game.id, "south_won", "majority", Some(&won), today, 3)
+            .finish_game_with(&game.id, "south_won", "majority", Some(&won), |_| today, 3)
             .unwrap();
         assert!(finished.finished && !finished.counts);
     }
