@@ -4,6 +4,7 @@
 pub mod admin;
 pub mod auth;
 pub mod champions;
+mod client;
 pub mod error;
 pub mod home;
 pub mod input;
@@ -94,6 +95,9 @@ pub fn routes(cfg: &mut ServiceConfig) {
     .service(metrics)
     .service(ws::connect)
     .service(champions::display)
+    .service(client::index)
+    .service(client::script)
+    .service(client::style)
     .service(
         scope::scope("/api/v1")
             .service(openapi_json)

@@ -2,6 +2,7 @@
 
 mod admin;
 mod alloc;
+mod browser;
 mod champions;
 mod config;
 mod engine;

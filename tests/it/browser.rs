@@ -1,0 +1,48 @@
+//! The hotel web client end to end in headless Chromium, driven by Playwright
+//! (`tests/e2e/lounge.mjs`; `.ci/run` installs `playwright-core` and Debian's `chromium`).
+//! Screenshots of the lounge, a game in play and the champions display land in
+//! `docs/screenshots/`.
+
+use std::path::Path;
+use std::process::Command;
+
+use crate::server::TestApp;
+use crate::support::TestDb;
+
+#[actix_web::test]
+async fn two_people_play_a_whole_game_in_the_browser_an_onlooker_and_the_wall_follow() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let e2e = root.join("tests/e2e");
+    assert!(
+        e2e.join("node_modules/playwright-core").is_dir(),
+        "playwright-core is not installed: (cd tests/e2e && npm ci), as .ci/run does"
+    );
+    let app = TestApp::spawn_with(
+        TestDb::sqlite(),
+        &[
+            ("LOUNGE_SERVER__WS_MESSAGES_PER_SEC", "1000"),
+            ("LOUNGE_HOUSE__EASY_MS", "20"),
+        ],
+    )
+    .await;
+    let url = app.url("");
+    let shots = root.join("docs/screenshots");
+    // Node runs beside this test's server, on the blocking pool so the server keeps serving.
+    let output = actix_web::rt::task::spawn_blocking(move || {
+        Command::new("node")
+            .arg(e2e.join("lounge.mjs"))
+            .arg(url)
+            .arg(shots)
+            .output()
+    })
+    .await
+    .unwrap()
+    .expect("node runs (Node.js 20 is on these machines)");
+    let said = format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(output.status.success(), "{said}");
+    assert!(said.contains("\nok"), "{said}");
+}
