@@ -17,6 +17,11 @@ const state = {
   animation: null,     // {skip} while sowing is shown
   preview: null,
   ref: 0,
+  retries: 0,
+  replaced: false,
+  moving: false,       // a move sent, its answer not yet here
+  choices: {},         // table id -> {level, invitee}: kept across redraws
+  lastRoom: localStorage.getItem("lounge.room") || "surulere-games-lounge",
 };
 
 // ---- HTTP -----------------------------------------------------------------------------------
@@ -58,20 +63,48 @@ function start() {
   $("nav").hidden = false;
   $("lounge").hidden = false;
   $("me").textContent = state.user.name;
-  connect("surulere-games-lounge");
+  connect(state.lastRoom);
+}
+
+function signOut(text) {
+  localStorage.removeItem("lounge.token");
+  localStorage.removeItem("lounge.user");
+  state.token = null;
+  state.ws = null;
+  $("nav").hidden = true;
+  $("lounge").hidden = true;
+  $("shop").hidden = true;
+  $("signin").hidden = false;
+  $("signin-error").textContent = text;
 }
 
 function connect(room) {
   const scheme = location.protocol === "https:" ? "wss" : "ws";
   const ws = new WebSocket(`${scheme}://${location.host}/ws?token=${encodeURIComponent(state.token)}`);
   state.ws = ws;
-  ws.onopen = () => send({ type: "enter", room });
+  let opened = false;
+  ws.onopen = () => {
+    opened = true;
+    state.retries = 0;
+    send({ type: "enter", room });
+  };
   ws.onmessage = (event) => receive(JSON.parse(event.data));
-  ws.onclose = (event) => {
+  ws.onclose = async (event) => {
     if (state.ws !== ws) return;
-    if (event.code === 1008 || event.code === 4001) return notice("Disconnected.");
-    notice("Connection lost; reconnecting…");
-    setTimeout(() => connect(state.room ? state.room.id : room), 1500);
+    if (state.replaced) return;
+    if (event.code === 1008) return notice("Disconnected: too many messages.");
+    if (!opened) {
+      // Refused before the upgrade: an expired or unknown token signs out.
+      try {
+        await api("GET", "/me");
+      } catch (e) {
+        if (/token|sign in/i.test(e.message)) return signOut("Your session ended: pick a name again.");
+      }
+    }
+    const wait = Math.min(30000, 1500 * 2 ** state.retries);
+    state.retries += 1;
+    notice(`Connection lost; reconnecting in ${Math.round(wait / 1000)} s…`);
+    setTimeout(() => connect(state.room ? state.room.id : room), wait);
   };
 }
 
@@ -88,15 +121,54 @@ function notice(text) {
 
 // ---- What the server says ---------------------------------------------------------------------
 
+/// A table event that is not newer than what the client holds is old news (a move sent
+/// again gets its answer again): dropped. One that skips versions asks for what was missed.
+function fresh(m) {
+  const table = state.tables.get(m.table || m.id);
+  if (!table || typeof m.version !== "number") return true;
+  if (m.version <= table.version) return false;
+  if (m.version > table.version + 1) {
+    send({ type: "sync", table: table.id, version: table.version });
+    return false;
+  }
+  return true;
+}
+
 function receive(m) {
+  if (["table", "game_started", "game_state", "game_over"].includes(m.type) && !fresh(m)) return;
   switch (m.type) {
+    case "replaced":
+      state.replaced = true;
+      notice("You opened the lounge somewhere else.");
+      $("invitations").replaceChildren(button("Use it here", () => {
+        state.replaced = false;
+        $("invitations").replaceChildren();
+        connect(state.room ? state.room.id : state.lastRoom);
+      }));
+      break;
+    case "server_closing":
+      notice("The lounge is restarting; back in a moment…");
+      break;
+    case "missed":
+      if (m.resync && m.snapshot) {
+        state.tables.set(m.table, m.snapshot);
+        renderTables();
+        if (m.table === state.watching) showBoard();
+      } else {
+        for (const event of m.events) receive(event);
+      }
+      break;
     case "welcome":
       state.user = m.user;
       break;
     case "room":
+      if (!state.room || state.room.id !== m.room.id) $("chat").replaceChildren();
       state.room = m.room;
+      state.lastRoom = m.room.id;
+      localStorage.setItem("lounge.room", m.room.id);
       state.occupants = new Map(m.occupants.map((u) => [u.id, u]));
       state.tables = new Map(m.tables.map((t) => [t.id, t]));
+      state.moving = false;
       $("room-name").textContent = m.room.name;
       $("shop").hidden = true;
       $("lounge").hidden = false;
@@ -112,10 +184,12 @@ function receive(m) {
     case "occupant_joined":
       state.occupants.set(m.user.id, m.user);
       renderOccupants();
+      renderTables();
       break;
     case "occupant_left":
       state.occupants.delete(m.user.id);
       renderOccupants();
+      renderTables();
       break;
     case "table":
       state.tables.set(m.id, m);
@@ -136,7 +210,10 @@ function receive(m) {
       const mine = [m.players.south.id, m.players.north.id].includes(state.user.id);
       if (mine || !state.watching) watch(m.table);
       renderTables();
-      if (m.table === state.watching) showBoard();
+      if (m.table === state.watching) {
+        $("result").textContent = "";
+        showBoard();
+      }
       break;
     }
     case "game_state": {
@@ -145,14 +222,17 @@ function receive(m) {
       const before = table.game.state;
       table.game.state = m.state;
       table.version = m.version;
+      if (m.last_move.seat === mySeat(table)) state.moving = false;
+      dropDrawOffer(m.table);
       if (m.table === state.watching) animate(before, m);
-      renderTables();
       break;
     }
     case "game_over": {
       const table = state.tables.get(m.table);
       if (table && table.game) table.game.state = m.state;
       if (table) table.version = m.version;
+      state.moving = false;
+      dropDrawOffer(m.table);
       if (m.table === state.watching) {
         const finish = () => {
           showBoard();
@@ -186,7 +266,7 @@ function receive(m) {
       const li = document.createElement("li");
       li.textContent = `${m.user.name}: ${m.text}`;
       $("chat").appendChild(li);
-      li.scrollIntoView({ block: "nearest" });
+      $("chat").scrollTop = $("chat").scrollHeight;
       break;
     }
     case "room_closing":
@@ -194,9 +274,12 @@ function receive(m) {
       break;
     case "room_closed":
       notice("This room has closed.");
-      connectTo("surulere-games-lounge");
+      state.tables = new Map();
+      watch(null);
+      connectTo(m.room === "surulere-games-lounge" ? "gist-lounge" : "surulere-games-lounge");
       break;
     case "error":
+      state.moving = false;
       notice(m.message);
       break;
   }
@@ -255,7 +338,22 @@ function button(text, onClick, testid) {
   return b;
 }
 
+/// The viewer's seat: in the game on the table (its players stay after they stand up), or
+/// at the table.
 function mySeat(table) {
+  const players = table.game && table.game.players;
+  if (players) {
+    if (players.south.id === state.user.id) return "south";
+    if (players.north.id === state.user.id) return "north";
+    if (table.game.state.status === "playing") return null;
+  }
+  if (table.seats.south && table.seats.south.id === state.user.id) return "south";
+  if (table.seats.north && table.seats.north.id === state.user.id) return "north";
+  return null;
+}
+
+/// Where the viewer sits at the table now (nowhere once a game is over and they stood up).
+function seatAt(table) {
   if (table.seats.south && table.seats.south.id === state.user.id) return "south";
   if (table.seats.north && table.seats.north.id === state.user.id) return "north";
   return null;
@@ -270,7 +368,7 @@ function renderTables() {
     const h = document.createElement("h4");
     h.textContent = `Table ${i + 1} · ${t.rules.preset}`;
     div.appendChild(h);
-    const seat = mySeat(t);
+    const seat = seatAt(t);
     const playing = t.game && t.game.state.status === "playing";
     for (const side of ["south", "north"]) {
       const row = document.createElement("div");
@@ -297,6 +395,7 @@ function renderTables() {
           o.textContent = u.name;
           pick.appendChild(o);
         }
+        remember(pick, t.id, "invitee");
         controls.appendChild(pick);
         controls.appendChild(button("Invite", () => pick.value && send({ type: "invite", table: t.id, user: pick.value }), "invite"));
       }
@@ -312,6 +411,7 @@ function renderTables() {
         o.textContent = l;
         level.appendChild(o);
       }
+      remember(level, t.id, "level");
       controls.appendChild(level);
       controls.appendChild(button("Play Baba Ayo", () => send({ type: "play_house", table: t.id, level: level.value }), "play-house"));
     }
@@ -319,6 +419,13 @@ function renderTables() {
     div.appendChild(controls);
     return div;
   }));
+}
+
+/// Keeps a select's choice across redraws.
+function remember(select, table, key) {
+  const choices = (state.choices[table] = state.choices[table] || {});
+  if (choices[key] && [...select.options].some((o) => o.value === choices[key])) select.value = choices[key];
+  select.addEventListener("change", () => { choices[key] = select.value; });
 }
 
 function watch(tableId) {
@@ -345,8 +452,9 @@ function showBoard(pits) {
   const them = me === "south" ? "north" : "south";
   const mine = me === "south" ? 0 : 6;
   const theirs = me === "south" ? 6 : 0;
-  const myTurn = seat && s.status === "playing" && s.to_move === seat && !state.animation;
+  const myTurn = seat && s.status === "playing" && s.to_move === seat && !state.animation && !state.moving;
   const board = $("board");
+  const focused = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.pit : undefined;
   const cells = [];
   const store = (side) => {
     const d = document.createElement("div");
@@ -365,6 +473,10 @@ function showBoard(pits) {
   myStore.style.gridRow = "1 / span 2";
   cells.push(myStore);
   board.replaceChildren(...cells);
+  if (focused !== undefined) {
+    const again = board.querySelector(`[data-pit="${focused}"]:not(:disabled)`);
+    (again || board).focus();
+  }
   const players = game.players;
   $("opponent").textContent = `${players[them].name}${players[them].house ? " (house)" : ""}`;
   $("myself").textContent = seat ? `You (${seat})` : `${players[me].name} (watching)`;
@@ -391,8 +503,11 @@ function pit(index, number, pits, legal, row, column) {
     b.addEventListener("mouseleave", clearPreview);
     b.addEventListener("blur", clearPreview);
     let pressed;
+    const release = () => { clearTimeout(pressed); clearPreview(); };
     b.addEventListener("touchstart", () => { pressed = setTimeout(() => previewFrom(index), 350); }, { passive: true });
-    b.addEventListener("touchend", () => { clearTimeout(pressed); clearPreview(); });
+    b.addEventListener("touchend", release);
+    b.addEventListener("touchmove", release, { passive: true });
+    b.addEventListener("touchcancel", release);
   }
   return b;
 }
@@ -421,17 +536,21 @@ function clearPreview() {
 
 function play(number) {
   const table = state.tables.get(state.watching);
+  if (state.moving) return;
+  state.moving = true;
   send({ type: "move", table: table.id, pit: number, version: table.version });
+  showBoard();
 }
 
 document.addEventListener("keydown", (event) => {
   if (event.target.matches("input, select, textarea")) return;
+  if (event.ctrlKey || event.altKey || event.metaKey || event.repeat) return;
   const n = Number(event.key);
   if (!(n >= 1 && n <= 6)) return;
   const table = state.tables.get(state.watching);
   const s = table && table.game && table.game.state;
   const seat = table && mySeat(table);
-  if (s && seat && s.status === "playing" && s.to_move === seat && s.legal.includes(n) && !state.animation) {
+  if (s && seat && s.status === "playing" && s.to_move === seat && s.legal.includes(n) && !state.animation && !state.moving) {
     event.preventDefault();
     play(n);
   }
@@ -439,6 +558,8 @@ document.addEventListener("keydown", (event) => {
 
 // Sowing shown seed by seed from the board before the move; a tap skips to the end.
 function animate(before, update) {
+  // One sowing at a time: a running one ends at once (its final board is the one before).
+  if (state.animation) state.animation.skip();
   const seat = update.last_move.seat;
   const from = (seat === "south" ? 0 : 6) + update.last_move.pit - 1;
   const pits = before.pits.slice();
@@ -453,23 +574,28 @@ function animate(before, update) {
     seeds -= 1;
     steps.push({ pits: pits.slice(), at });
   }
+  // Captured pits: emptied by the capture (only when the move captured something).
   const captured = [];
-  for (let i = 0; i < 12; i++) {
+  for (let i = 0; update.captured > 0 && i < 12; i++) {
     if (i !== from && pits[i] > 0 && update.state.pits[i] === 0) captured.push(i);
   }
   let timer;
+  const token = {};
   const done = () => {
     clearTimeout(timer);
-    const then = state.animation && state.animation.then;
+    if (state.animation !== token) return;
+    const then = token.then;
     state.animation = null;
     showBoard();
     for (const i of captured) $("board").querySelector(`[data-pit="${i}"]`)?.classList.add("captured");
     if (then) then();
   };
-  state.animation = { skip: done };
+  token.skip = done;
+  state.animation = token;
   let n = 0;
   const step = () => {
-    if (!state.animation || n >= steps.length) return done();
+    if (state.animation !== token) return;
+    if (n >= steps.length) return done();
     showBoard(steps[n].pits);
     $("board").querySelector(`[data-pit="${steps[n].at}"]`)?.classList.add("sowing");
     n += 1;
@@ -483,7 +609,10 @@ $("board").addEventListener("click", () => {
 });
 
 $("resign").addEventListener("click", () => send({ type: "resign", table: state.watching }));
-$("offer-draw").addEventListener("click", () => send({ type: "offer_draw", table: state.watching }));
+$("offer-draw").addEventListener("click", () => {
+  send({ type: "offer_draw", table: state.watching });
+  notice("Draw offered.");
+});
 
 // ---- Invitations and draws --------------------------------------------------------------------
 
@@ -502,9 +631,14 @@ function showInvitation(m) {
   $("invitations").appendChild(div);
 }
 
+function dropDrawOffer(table) {
+  $("invitations").querySelectorAll(`[data-draw="${table}"]`).forEach((d) => d.remove());
+}
+
 function showDrawOffer(m) {
   const div = document.createElement("div");
   div.className = "invitation";
+  div.dataset.draw = m.table;
   const text = document.createElement("span");
   text.textContent = `${m.from.name} offers a draw.`;
   div.append(
