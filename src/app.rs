@@ -45,6 +45,7 @@ pub struct Application {
     server: Server,
     world: World,
     house: Arc<House>,
+    champions: Arc<Champions>,
     pub store: Store,
 }
 
@@ -178,6 +179,7 @@ impl Application {
             server,
             world,
             house,
+            champions,
             store,
         })
     }
@@ -189,12 +191,13 @@ impl Application {
     /// Serves until SIGINT or SIGTERM, then drains (actix-web's graceful shutdown).
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
         let handle = self.server.handle();
-        let (world, house) = (self.world, self.house);
+        let (world, house, champions) = (self.world, self.house, self.champions);
         actix_web::rt::spawn(async move {
             stop_signal().await;
             tracing::info!("stopping: the rooms tell their people, then connections drain");
             // Baba Ayo stops thinking: his games resume with everyone else's.
             house.stop();
+            champions.stop();
             world.close().await;
             handle.stop(true).await;
         });

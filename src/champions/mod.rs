@@ -104,6 +104,8 @@ pub struct Champions {
     updates: broadcast::Sender<()>,
     /// Told when a result waits in the outbox.
     pending: Arc<Notify>,
+    /// True once the service stops: live streams end.
+    stopping: tokio::sync::watch::Sender<bool>,
 }
 
 /// How often the outbox is tried even when nobody says so (Redis came back).
@@ -129,7 +131,18 @@ impl Champions {
             keep_days: keep_days.max(1),
             updates,
             pending: Arc::new(Notify::new()),
+            stopping: tokio::sync::watch::Sender::new(false),
         }
+    }
+
+    /// The service stops: live streams end.
+    pub fn stop(&self) {
+        self.stopping.send_replace(true);
+    }
+
+    /// Watches for the service stopping.
+    pub fn stopping(&self) -> tokio::sync::watch::Receiver<bool> {
+        self.stopping.subscribe()
     }
 
     pub fn wall_kind(&self) -> &'static str {

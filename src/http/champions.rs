@@ -70,17 +70,22 @@ pub async fn live(
     let limit = query.get()?;
     let champions = state.champions.clone();
     let updates = champions.subscribe();
+    let stopping = champions.stopping();
     let events = stream::unfold(
-        (champions, updates, true),
-        move |(champions, mut updates, first)| async move {
+        (champions, updates, stopping, true),
+        move |(champions, mut updates, mut stopping, first)| async move {
             if !first {
-                let woke = tokio::time::timeout(KEEP_ALIVE, updates.recv()).await;
+                let woke = tokio::select! {
+                    // The service stops: the stream ends, so shutting down does not wait.
+                    _ = stopping.wait_for(|stop| *stop) => return None,
+                    woke = tokio::time::timeout(KEEP_ALIVE, updates.recv()) => woke,
+                };
                 match woke {
                     Err(_) => {
                         let ping = web::Bytes::from_static(b": still here\n\n");
                         return Some((
                             Ok::<_, actix_web::Error>(ping),
-                            (champions, updates, false),
+                            (champions, updates, stopping, false),
                         ));
                     }
                     Ok(Err(tokio::sync::broadcast::error::RecvError::Closed)) => return None,
@@ -99,7 +104,10 @@ pub async fn live(
                     ": the wall is not readable now\n\n".to_owned()
                 }
             };
-            Some((Ok(web::Bytes::from(frame)), (champions, updates, false)))
+            Some((
+                Ok(web::Bytes::from(frame)),
+                (champions, updates, stopping, false),
+            ))
         },
     );
     Ok(HttpResponse::Ok()

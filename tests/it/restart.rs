@@ -19,7 +19,17 @@ fn serve(db: &TestDb) -> (Child, u16) {
 
 /// `serve` at a log level, with the log it writes.
 fn serve_logging(db: &TestDb, level: &str) -> (Child, u16, Arc<Mutex<Vec<String>>>) {
+    serve_with(db, level, &[])
+}
+
+/// `serve_logging` with more settings.
+fn serve_with(
+    db: &TestDb,
+    level: &str,
+    extra: &[(&str, &str)],
+) -> (Child, u16, Arc<Mutex<Vec<String>>>) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_lounge"))
+        .envs(extra.iter().copied())
         .args(["serve", "--bind", "127.0.0.1:0"])
         .env("DATABASE_URL", db.url_string())
         .env("LOUNGE_LOG", level)
@@ -242,4 +252,43 @@ fn without_redis_the_log_says_the_wall_is_in_process() {
     child.kill().unwrap();
     child.wait().unwrap();
     assert!(said, "{:?}", log.lock().unwrap());
+}
+
+#[actix_web::test]
+async fn a_display_following_the_wall_does_not_hold_up_a_stop() {
+    let db = TestDb::sqlite();
+    // A drain long enough that waiting for it would show.
+    let (mut child, port, _) = serve_with(
+        &db,
+        "info",
+        &[("LOUNGE_SERVER__SHUTDOWN_TIMEOUT_SECS", "120")],
+    );
+    let mut stream = awc::Client::default()
+        .get(format!("http://127.0.0.1:{port}/api/v1/champions/stream"))
+        .send()
+        .await
+        .unwrap();
+    let first = futures_util::StreamExt::next(&mut stream)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(std::str::from_utf8(&first)
+        .unwrap()
+        .starts_with("event: wall"));
+    let stopped = std::time::Instant::now();
+    Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let status = actix_web::rt::task::spawn_blocking(move || child.wait())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(status.success(), "{status:?}");
+    // Well inside the 120 s drain: the stream ended when the service stopped.
+    assert!(
+        stopped.elapsed() < std::time::Duration::from_secs(60),
+        "{:?}",
+        stopped.elapsed()
+    );
 }
