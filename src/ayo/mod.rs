@@ -2,6 +2,7 @@
 //! module what a move does; nothing else decides.
 
 mod board;
+pub mod clock;
 pub mod endgame;
 pub mod eval;
 mod game;

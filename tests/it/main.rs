@@ -4,6 +4,7 @@ mod admin;
 mod alloc;
 mod browser;
 mod champions;
+mod clock;
 mod config;
 mod engine;
 mod perft;
