@@ -5,6 +5,7 @@
 mod hotel;
 pub mod protocol;
 mod room;
+pub mod series;
 mod user;
 
 use std::collections::{BTreeMap, HashMap};

@@ -13,6 +13,7 @@ mod replay;
 mod restart;
 mod room;
 mod rules;
+mod series;
 mod server;
 mod shop;
 mod store;

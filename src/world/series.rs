@@ -1,0 +1,136 @@
+//! A match of one or more games between two players: best of 1, 3, 5 or 7. A win is a point,
+//! a draw half each; the first past half the games wins the match. Who moves first swaps
+//! every game. Pure: the room asks it what a result means.
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::ayo::Side;
+
+/// Games a match is played over at most.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "u8", into = "u8")]
+pub struct BestOf(u8);
+
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("a match is best of 1, 3, 5 or 7 games, not {0}")]
+pub struct BestOfError(pub u8);
+
+impl TryFrom<u8> for BestOf {
+    type Error = BestOfError;
+
+    fn try_from(n: u8) -> Result<Self, Self::Error> {
+        if matches!(n, 1 | 3 | 5 | 7) {
+            Ok(BestOf(n))
+        } else {
+            Err(BestOfError(n))
+        }
+    }
+}
+
+impl From<BestOf> for u8 {
+    fn from(b: BestOf) -> u8 {
+        b.0
+    }
+}
+
+impl Default for BestOf {
+    fn default() -> Self {
+        BestOf(1)
+    }
+}
+
+/// How a game of the match ended, for the match.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GameOutcome {
+    /// Won by the player who was `first` (0) or `second` (1) when the match began.
+    Won(usize),
+    Draw,
+}
+
+/// Where a match stands.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Series {
+    pub best_of: BestOf,
+    /// Points in half points, for the match's first and second player.
+    halves: [u32; 2],
+    /// Games played.
+    pub played: u8,
+    /// The winner (0 or 1), once decided; `Some(None)` is a drawn match.
+    decided: Option<Option<usize>>,
+}
+
+impl Series {
+    pub fn new(best_of: BestOf) -> Series {
+        Series {
+            best_of,
+            halves: [0, 0],
+            played: 0,
+            decided: None,
+        }
+    }
+
+    /// Points of the first and second player (a draw is 0.5 each).
+    pub fn points(&self) -> [f32; 2] {
+        self.halves.map(|h| h as f32 / 2.0)
+    }
+
+    /// The side the match's first player takes in the next game: South in the first game,
+    /// then every other game, so the first move swaps every game.
+    pub fn first_player_side(&self) -> Side {
+        if self.played % 2 == 0 {
+            Side::South
+        } else {
+            Side::North
+        }
+    }
+
+    /// Counts a game; the match is decided when someone is past half the games, or when
+    /// every game is played (level: a draw).
+    pub fn record(&mut self, outcome: GameOutcome) {
+        if self.decided.is_some() {
+            return;
+        }
+        self.played += 1;
+        match outcome {
+            GameOutcome::Won(p) => self.halves[p.min(1)] += 2,
+            GameOutcome::Draw => {
+                self.halves[0] += 1;
+                self.halves[1] += 1;
+            }
+        }
+        // Past half: more than best_of points, in halves more than best_of.
+        let needed = u32::from(self.best_of.0);
+        if let Some(p) = (0..2).find(|&p| self.halves[p] > needed) {
+            self.decided = Some(Some(p));
+        } else if self.played >= self.best_of.0 {
+            self.decided = Some(self.leader());
+        }
+    }
+
+    /// The match ends before its games are played (a resignation of the match, or nobody
+    /// pressed start): `resigned` loses it; with nobody to blame the leader wins, level is a
+    /// draw.
+    pub fn end_early(&mut self, resigned: Option<usize>) {
+        if self.decided.is_some() {
+            return;
+        }
+        self.decided = Some(match resigned {
+            Some(p) => Some(1 - p.min(1)),
+            None => self.leader(),
+        });
+    }
+
+    fn leader(&self) -> Option<usize> {
+        match self.halves[0].cmp(&self.halves[1]) {
+            std::cmp::Ordering::Greater => Some(0),
+            std::cmp::Ordering::Less => Some(1),
+            std::cmp::Ordering::Equal => None,
+        }
+    }
+
+    /// `None` while the match goes on; `Some(Some(p))` won by player `p`; `Some(None)` drawn.
+    pub fn result(&self) -> Option<Option<usize>> {
+        self.decided
+    }
+}

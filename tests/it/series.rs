@@ -1,0 +1,87 @@
+//! Matches over several games: scoring, early finish, who moves first.
+
+use lounge::ayo::Side;
+use lounge::world::series::{BestOf, GameOutcome, Series};
+
+fn best_of(n: u8) -> Series {
+    Series::new(BestOf::try_from(n).unwrap())
+}
+
+#[test]
+fn only_best_of_one_three_five_or_seven() {
+    for n in [1, 3, 5, 7] {
+        assert!(BestOf::try_from(n).is_ok());
+    }
+    for n in [0, 2, 4, 9] {
+        assert!(BestOf::try_from(n).is_err());
+    }
+    assert!(serde_json::from_str::<BestOf>("4").is_err());
+    assert_eq!(
+        serde_json::to_string(&BestOf::try_from(5).unwrap()).unwrap(),
+        "5"
+    );
+}
+
+#[test]
+fn the_first_past_half_wins_and_the_match_ends_early() {
+    let mut s = best_of(5);
+    s.record(GameOutcome::Won(0));
+    s.record(GameOutcome::Won(0));
+    assert_eq!(s.result(), None);
+    s.record(GameOutcome::Won(0));
+    // 3 of 5: past half, with two games unplayed.
+    assert_eq!(s.result(), Some(Some(0)));
+    assert_eq!(s.played, 3);
+    // Nothing counts after the end.
+    s.record(GameOutcome::Won(1));
+    assert_eq!(s.points(), [3.0, 0.0]);
+}
+
+#[test]
+fn a_draw_is_half_each_and_level_after_every_game_is_a_drawn_match() {
+    let mut s = best_of(3);
+    s.record(GameOutcome::Draw);
+    s.record(GameOutcome::Won(1));
+    assert_eq!(s.points(), [0.5, 1.5]);
+    assert_eq!(s.result(), None, "1.5 of 3 is not past half");
+    s.record(GameOutcome::Won(0));
+    assert_eq!(s.points(), [1.5, 1.5]);
+    assert_eq!(s.result(), Some(None));
+    let mut one = best_of(1);
+    one.record(GameOutcome::Draw);
+    assert_eq!(one.result(), Some(None));
+}
+
+#[test]
+fn the_first_move_swaps_every_game() {
+    let mut s = best_of(7);
+    let mut sides = Vec::new();
+    for _ in 0..4 {
+        sides.push(s.first_player_side());
+        s.record(GameOutcome::Draw);
+    }
+    assert_eq!(sides, [Side::South, Side::North, Side::South, Side::North]);
+}
+
+#[test]
+fn a_match_resigned_or_abandoned_between_games() {
+    let mut s = best_of(5);
+    s.record(GameOutcome::Won(1));
+    s.end_early(Some(1));
+    assert_eq!(
+        s.result(),
+        Some(Some(0)),
+        "resigning the match loses it, even ahead"
+    );
+    let mut nobody = best_of(5);
+    nobody.record(GameOutcome::Won(1));
+    nobody.end_early(None);
+    assert_eq!(
+        nobody.result(),
+        Some(Some(1)),
+        "nobody pressed start: the leader wins"
+    );
+    let mut level = best_of(3);
+    level.end_early(None);
+    assert_eq!(level.result(), Some(None));
+}
