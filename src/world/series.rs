@@ -78,7 +78,7 @@ impl Series {
     /// The side the match's first player takes in the next game: South in the first game,
     /// then every other game, so the first move swaps every game.
     pub fn first_player_side(&self) -> Side {
-        if self.played % 2 == 0 {
+        if self.played.is_multiple_of(2) {
             Side::South
         } else {
             Side::North
