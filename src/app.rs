@@ -106,6 +106,7 @@ impl Application {
             grace: Duration::from_secs(settings.world.grace_secs),
             chat_max_chars: settings.world.chat_max_chars,
             table_log: settings.world.table_log_events,
+            apartment_idle: Duration::from_secs(settings.world.apartment_idle_secs),
             house: house.clone(),
             max_boards: settings.apartment.max_boards,
             registry: Default::default(),

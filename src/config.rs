@@ -100,6 +100,8 @@ pub struct WorldSettings {
     pub grace_secs: u64,
     pub chat_max_chars: usize,
     pub table_log_events: usize,
+    /// Seconds an apartment with nobody in it and no game in play stays open.
+    pub apartment_idle_secs: u64,
 }
 
 #[derive(Debug, Clone, Deserialize)]

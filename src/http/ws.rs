@@ -198,6 +198,20 @@ async fn run(
     let _ = conn.session.close(close).await;
 }
 
+/// Whether a room lets `user_id` in; `None` when the room is gone.
+async fn may_enter(handle: &RoomHandle, user_id: &str) -> Option<Result<(), Refusal>> {
+    let (reply, answer) = oneshot::channel();
+    let asked = RoomCommand::MayEnter {
+        user_id: user_id.to_owned(),
+        reply,
+    };
+    if handle.send(asked).await {
+        answer.await.ok()
+    } else {
+        None
+    }
+}
+
 async fn next_frame(inbox: &mut Option<mpsc::Receiver<Arc<str>>>) -> Option<Arc<str>> {
     match inbox {
         Some(rx) => rx.recv().await,
@@ -272,20 +286,27 @@ impl Connection {
                     return;
                 }
                 // Asked first, so a closed door leaves one where one was.
-                let (reply, answer) = oneshot::channel();
-                let asked = RoomCommand::MayEnter {
-                    user_id: self.user.id.clone(),
-                    reply,
-                };
-                let may = if handle.send(asked).await {
-                    answer.await.ok()
-                } else {
-                    None
-                };
+                let mut handle = handle;
+                let mut may = may_enter(&handle, &self.user.id).await;
+                if may.is_none() {
+                    // An idle apartment may have closed just now: it opens again.
+                    if let Ok(Some(again)) = self.world.open(&room).await {
+                        may = may_enter(&again, &self.user.id).await;
+                        handle = again;
+                    }
+                }
                 let refusal = match may {
                     Some(Ok(())) => {
                         self.leave_room(false).await;
-                        match self.enter_room(handle, since, r#ref.clone()).await {
+                        let mut entered =
+                            self.enter_room(handle, since.clone(), r#ref.clone()).await;
+                        if entered.is_none() {
+                            // An idle apartment may have closed just now: it opens again.
+                            if let Ok(Some(again)) = self.world.open(&room).await {
+                                entered = self.enter_room(again, since, r#ref.clone()).await;
+                            }
+                        }
+                        match entered {
                             Some(Ok(())) => None,
                             Some(Err(refusal)) => Some(refusal),
                             None => Some(Refusal("no_such_room", "that room is closed".into())),

@@ -153,6 +153,8 @@ pub struct RoomConfig {
     pub chat_max_chars: usize,
     /// Table events kept for clients that come back.
     pub table_log: usize,
+    /// How long an empty apartment without a game stays open.
+    pub apartment_idle: Duration,
     /// Baba Ayo, for `play_house`.
     pub house: Arc<House>,
     /// Boards an apartment holds at most.
@@ -256,6 +258,8 @@ pub struct Room {
     closing: bool,
     /// It has closed: the task ends.
     closed: bool,
+    /// Since when an apartment has been empty and quiet.
+    idle_since: Option<Instant>,
     door: DoorState,
 }
 
@@ -307,6 +311,7 @@ impl Room {
             itself: inbox.downgrade(),
             closing,
             closed: false,
+            idle_since: None,
             door,
         };
         for resumed in games {
@@ -372,6 +377,13 @@ impl Room {
                 _ = tick.tick() => {
                     self.expire_invitations();
                     self.abandon_absent().await;
+                    if self.idle_too_long() {
+                        // Nobody here and nothing going on: the apartment closes quietly
+                        // and opens again at the next visit (its state is all stored).
+                        self.config.registry.remove(&self.info.id);
+                        tracing::debug!(room = %self.info.id, "an idle apartment closes");
+                        break;
+                    }
                     // The last game of a closing room may have ended just now.
                     if self.closed {
                         break;
@@ -533,6 +545,21 @@ impl Room {
             );
         }
         Ok(())
+    }
+
+    /// An apartment with nobody in it, nobody coming back and no game in play, for longer
+    /// than `apartment_idle`.
+    fn idle_too_long(&mut self) -> bool {
+        let idle = self.info.kind == "apartment"
+            && self.members.is_empty()
+            && self.absent.is_empty()
+            && self.games_in_play() == 0;
+        if !idle {
+            self.idle_since = None;
+            return false;
+        }
+        let since = *self.idle_since.get_or_insert_with(Instant::now);
+        since.elapsed() >= self.config.apartment_idle
     }
 
     /// Whether `user_id` plays a game in play here.

@@ -49,6 +49,7 @@ fn config() -> RoomConfig {
         grace: Duration::from_secs(60),
         chat_max_chars: 500,
         table_log: 8,
+        apartment_idle: Duration::from_secs(300),
         house: std::sync::Arc::new(lounge::house::House::new(
             &lounge::config::Settings::load().unwrap().house,
         )),

@@ -589,3 +589,54 @@ async fn a_whole_game_at_a_home_board_between_the_owner_and_a_visitor() {
     })
     .await;
 }
+
+#[actix_web::test]
+async fn an_idle_apartment_closes_and_opens_again_at_the_next_visit() {
+    let app = TestApp::spawn_with(
+        TestDb::sqlite(),
+        &[
+            ("LOUNGE_SERVER__WS_MESSAGES_PER_SEC", "1000"),
+            ("LOUNGE_WORLD__APARTMENT_IDLE_SECS", "1"),
+        ],
+    )
+    .await;
+    let (token, owner) = app.guest("Funmi").await;
+    let table = place_a_board(&app, &token).await;
+    let home = format!("apartment-{owner}");
+    let admin = app.admin_token("ops");
+    let open = |rooms: &Value| {
+        rooms["rooms"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["id"] == home.as_str())
+    };
+    let mut ws = app.ws(&token).await;
+    assert_eq!(
+        enter(&mut ws, &home).await["tables"][0]["id"],
+        table.as_str()
+    );
+    // Someone inside keeps it open.
+    tokio::time::sleep(std::time::Duration::from_millis(1600)).await;
+    let (_, rooms) = app
+        .call("GET", "/api/v1/admin/rooms", Some(&admin), None)
+        .await;
+    assert!(open(&rooms));
+    enter(&mut ws, "surulere-games-lounge").await;
+    let mut closed = false;
+    for _ in 0..50 {
+        let (_, rooms) = app
+            .call("GET", "/api/v1/admin/rooms", Some(&admin), None)
+            .await;
+        if !open(&rooms) {
+            closed = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+    assert!(closed, "the empty apartment closed");
+    // The next visit opens it again, board and all.
+    let room = enter(&mut ws, &home).await;
+    assert_eq!(room["type"], "room", "{room}");
+    assert_eq!(room["tables"][0]["id"], table.as_str());
+}
