@@ -57,8 +57,12 @@ impl HotelDay {
 
     /// Milliseconds from the start of `t`'s day to `t`.
     pub fn ms_into_day(&self, t: DateTime<Utc>) -> u64 {
-        let start = self.start(self.day_of(t));
-        (t - start).num_milliseconds().max(0) as u64
+        self.ms_since_start(self.day_of(t), t)
+    }
+
+    /// Milliseconds from the start of `day` to `t` (0 before it).
+    pub fn ms_since_start(&self, day: NaiveDate, t: DateTime<Utc>) -> u64 {
+        (t - self.start(day)).num_milliseconds().max(0) as u64
     }
 }
 
@@ -216,8 +220,13 @@ impl Champions {
             let mut seen: Option<(NaiveDate, Vec<Standing>)> = None;
             loop {
                 let day = me.clock.today();
-                if let Ok(wall) = me.standings(day, WATCHED).await {
-                    let now = Some((day, wall.entries));
+                // The wall itself; the database only while the wall does not answer.
+                let entries = match me.wall.top(day, WATCHED).await {
+                    Ok(entries) => Ok(entries),
+                    Err(_) => me.ranked_from_results(day, WATCHED).await,
+                };
+                if let Ok(entries) = entries {
+                    let now = Some((day, entries));
                     if seen.is_some() && now != seen {
                         let _ = me.updates.send(());
                     }
@@ -347,9 +356,8 @@ impl Champions {
     /// A stored result as the wall takes it; "got there" is measured from the start of the
     /// result's own day.
     fn win_record(&self, result: &GameResult, winner: &UserRow) -> WinRecord {
-        let day =
-            parse_day(&result.day).unwrap_or_else(|| self.clock.day_of(result.ended_at.and_utc()));
-        let start = self.clock.window(day).0;
+        let ended = result.ended_at.and_utc();
+        let day = parse_day(&result.day).unwrap_or_else(|| self.clock.day_of(ended));
         WinRecord {
             game_id: result.game_id.clone(),
             day,
@@ -360,9 +368,7 @@ impl Champions {
             },
             loser_id: result.loser_id.clone(),
             seeds: result.seeds.max(0) as u32,
-            at_ms: (result.ended_at.and_utc() - start)
-                .num_milliseconds()
-                .max(0) as u64,
+            at_ms: self.clock.ms_since_start(day, ended),
         }
     }
 
