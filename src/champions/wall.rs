@@ -64,12 +64,21 @@ struct Tally {
     at_ms: u64,
 }
 
-/// Tallies in wall order, ranked.
-fn ranked(mut tallies: Vec<Tally>, limit: usize) -> Vec<Standing> {
+/// Tallies in wall order, ranked: wins, then seeds, then who got there first.
+fn ranked(tallies: Vec<Tally>, limit: usize) -> Vec<Standing> {
+    ranked_by(tallies, limit, |a, b| {
+        b.wins.cmp(&a.wins).then(b.seeds.cmp(&a.seeds))
+    })
+}
+
+/// Tallies ranked by `order`, then who got there first.
+fn ranked_by(
+    mut tallies: Vec<Tally>,
+    limit: usize,
+    order: impl Fn(&Tally, &Tally) -> std::cmp::Ordering,
+) -> Vec<Standing> {
     tallies.sort_by(|a, b| {
-        b.wins
-            .cmp(&a.wins)
-            .then(b.seeds.cmp(&a.seeds))
+        order(a, b)
             .then(a.at_ms.cmp(&b.at_ms))
             .then(a.user.id.cmp(&b.user.id))
     });
@@ -166,25 +175,9 @@ impl MemoryWall {
 
     /// The house board's order: seeds first, then wins, then who got there first.
     pub fn top_by_seeds(&self, day: NaiveDate, limit: usize) -> Vec<Standing> {
-        let mut tallies = self.tallies(day);
-        tallies.sort_by(|a, b| {
-            b.seeds
-                .cmp(&a.seeds)
-                .then(b.wins.cmp(&a.wins))
-                .then(a.at_ms.cmp(&b.at_ms))
-                .then(a.user.id.cmp(&b.user.id))
-        });
-        tallies
-            .into_iter()
-            .take(limit)
-            .enumerate()
-            .map(|(i, t)| Standing {
-                rank: i + 1,
-                user: t.user,
-                wins: t.wins,
-                seeds: t.seeds,
-            })
-            .collect()
+        ranked_by(self.tallies(day), limit, |a, b| {
+            b.seeds.cmp(&a.seeds).then(b.wins.cmp(&a.wins))
+        })
     }
 
     fn tallies(&self, day: NaiveDate) -> Vec<Tally> {
