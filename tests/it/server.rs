@@ -900,7 +900,9 @@ async fn play_house_is_refused_where_it_cannot_be() {
     u.next_of("room").await;
     u.send(json!({"type": "sit", "table": "surulere-games-lounge-3", "seat": "north"}))
         .await;
-    // Both seated: a game between the two people started, so the house cannot sit.
+    // Both seated: a game between the two people started, so the house cannot sit. (Waited
+    // for: Uche's sit and Tunde's next message come over two sockets, in either order.)
+    t.next_of("game_started").await;
     t.send(json!({"type": "play_house", "table": "surulere-games-lounge-3", "level": "easy", "ref": 5}))
         .await;
     assert_eq!(t.next_of("error").await["code"], "game_in_play");
