@@ -17,7 +17,7 @@ pub use wall::{MemoryWall, Recorded, RedisWall, Standing, Wall, WallError, WinRe
 
 use crate::ayo::{Game, Pit, Rules, Side};
 use crate::house::House;
-use crate::store::{GameResult, Store, StoreError, UserRow};
+use crate::store::{blocking, GameResult, Store, StoreError, UserRow};
 use crate::world::User;
 
 /// The hotel's clock: which day an instant falls in, and where a day starts and ends.
@@ -489,15 +489,6 @@ pub enum RebuildError {
     Wall(#[from] WallError),
     #[error("game {0} does not replay: {1}")]
     Replay(String, String),
-}
-
-/// Runs a store call on the blocking pool.
-async fn blocking<T: Send + 'static>(
-    call: impl FnOnce() -> Result<T, StoreError> + Send + 'static,
-) -> Result<T, StoreError> {
-    tokio::task::spawn_blocking(call)
-        .await
-        .unwrap_or_else(|e| Err(StoreError::Task(e.to_string())))
 }
 
 /// Parses a `YYYY-MM-DD` date.

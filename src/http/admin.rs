@@ -7,7 +7,7 @@ use utoipa::{IntoParams, ToSchema};
 
 use super::auth::Admin;
 use super::error::{ApiError, ErrorBody};
-use super::home::change_tables;
+use super::home::{change_tables, ItemList, TableBody};
 use super::input::{display_name, double_option, slug, Body, RulesSpec};
 use super::AppState;
 use crate::store::{
@@ -264,12 +264,6 @@ pub struct NewTable {
     pub rules: Option<RulesSpec>,
 }
 
-#[derive(Serialize, ToSchema)]
-pub struct TableBody {
-    #[schema(value_type = Object)]
-    pub table: crate::world::protocol::TableView,
-}
-
 /// Adds a table at the end of a room; everyone in it gets its `table` message.
 #[utoipa::path(
     tag = "admin",
@@ -382,11 +376,6 @@ pub async fn remove_table(
     )
     .await?;
     Ok(HttpResponse::NoContent().finish())
-}
-
-#[derive(Serialize, ToSchema)]
-pub struct ItemList {
-    pub items: Vec<ShopItem>,
 }
 
 /// Every shop item, on sale or not.

@@ -480,6 +480,16 @@ impl Store {
     }
 }
 
+/// Runs a store call on the blocking pool (store calls block; async callers never wait on
+/// them on an async worker).
+pub async fn blocking<T: Send + 'static>(
+    call: impl FnOnce() -> Result<T, StoreError> + Send + 'static,
+) -> Result<T, StoreError> {
+    tokio::task::spawn_blocking(call)
+        .await
+        .unwrap_or_else(|e| Err(StoreError::Task(e.to_string())))
+}
+
 /// A new random id, 32 hex digits.
 pub fn new_id() -> String {
     uuid::Uuid::new_v4().simple().to_string()

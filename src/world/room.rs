@@ -12,7 +12,7 @@ use tokio::sync::{mpsc, oneshot};
 use crate::ayo::house::Level;
 use crate::ayo::{EndReason, Forfeit, Game, Pit, Rules, Side};
 use crate::house::House;
-use crate::store::{self, Actor, GameRow, Store, StoreError};
+use crate::store::{self, blocking, Actor, GameRow, Store, StoreError};
 
 use super::hotel::{CloseGames, DoorState, HotelError, TableChange};
 use super::protocol::{
@@ -1567,13 +1567,4 @@ fn json_word<T: serde::Serialize>(value: &T) -> String {
         .ok()
         .and_then(|v| v.as_str().map(str::to_owned))
         .unwrap_or_default()
-}
-
-/// Runs a store call on the blocking pool.
-async fn blocking<T: Send + 'static>(
-    call: impl FnOnce() -> Result<T, store::StoreError> + Send + 'static,
-) -> Result<T, store::StoreError> {
-    tokio::task::spawn_blocking(call)
-        .await
-        .unwrap_or_else(|e| Err(store::StoreError::Task(e.to_string())))
 }
