@@ -15,7 +15,7 @@ use crate::config::{Settings, DEVELOPMENT_SECRET};
 use crate::house::House;
 use crate::http::{self, auth::Auth, AppState};
 use crate::store::{self, DatabaseUrl, RoomRow, Store, StoreError, TableRow};
-use crate::world::{ResumedGame, RoomConfig, User, World};
+use crate::world::{RoomConfig, World};
 use std::time::Duration;
 
 #[derive(Debug, Error)]
@@ -115,17 +115,21 @@ impl Application {
                 cap: champions.cap(),
                 pending: champions.pending(),
             },
+            clock: settings.world.clock.clone(),
+            untimed_start: Duration::from_secs(settings.world.untimed_start_secs),
+            rematch: Duration::from_secs(settings.world.rematch_secs),
+            heartbeat: Duration::from_millis(settings.world.heartbeat_ms.max(10)),
         };
-        let games = {
-            let store = store.clone();
-            tokio::task::spawn_blocking(move || resume_games(&store, default_rules))
+        let matches = {
+            let (store, clock) = (store.clone(), room_config.clock.clone());
+            tokio::task::spawn_blocking(move || crate::world::resumable(&store, default_rules, &clock))
                 .await
                 .map_err(|e| StoreError::Task(e.to_string()))??
         };
-        if !games.is_empty() {
-            tracing::info!(games = games.len(), "resuming the games in play");
+        if !matches.is_empty() {
+            tracing::info!(matches = matches.len(), "resuming the matches in play");
         }
-        let world = World::start(rooms, games, store.clone(), default_rules, room_config);
+        let world = World::start(rooms, matches, store.clone(), default_rules, room_config);
         let rooms_world = world.clone();
         let state = web::Data::new(AppState {
             store: store.clone(),
@@ -294,42 +298,6 @@ fn seed_hotel(
         }
     }
     store.rooms_to_open()
-}
-
-/// Every game in play, replayed from its stored moves.
-fn resume_games(store: &Store, default_rules: Rules) -> Result<Vec<ResumedGame>, StoreError> {
-    let mut resumed = Vec::new();
-    for stored in store.games_in_play()? {
-        let row = &stored.game;
-        let rules: Rules = serde_json::from_str(&row.rules).unwrap_or(default_rules);
-        let moves = stored.moves.iter().filter_map(|&n| crate::ayo::Pit::new(n));
-        let game = match crate::ayo::Game::replay(rules, moves) {
-            Ok(game) if !game.is_over() && game.moves().len() == stored.moves.len() => game,
-            _ => {
-                // Stored moves that do not make a game in play: end it rather than guess.
-                tracing::error!(game = %row.id, "a stored game does not replay; marking it abandoned");
-                store.finish_game(&row.id, "draw", "abandoned")?;
-                continue;
-            }
-        };
-        let player = |id: &str| -> Result<User, StoreError> {
-            let user = store
-                .user(id)?
-                .ok_or_else(|| StoreError::NotFound(format!("user {id}")))?;
-            Ok(User {
-                id: user.id,
-                name: user.name,
-                house: user.house,
-            })
-        };
-        resumed.push(ResumedGame {
-            table_id: row.table_id.clone(),
-            game_id: row.id.clone(),
-            game,
-            players: [player(&row.south_id)?, player(&row.north_id)?],
-        });
-    }
-    Ok(resumed)
 }
 
 /// SIGTERM or SIGINT.

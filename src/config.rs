@@ -102,6 +102,15 @@ pub struct WorldSettings {
     pub table_log_events: usize,
     /// Seconds an apartment with nobody in it and no game in play stays open.
     pub apartment_idle_secs: u64,
+    /// Seconds both players of an untimed match have to press start between games.
+    pub untimed_start_secs: u64,
+    /// Seconds a rematch stays on offer after a match.
+    pub rematch_secs: u64,
+    /// Milliseconds between heartbeats (an outage without a clean stop began at the last).
+    pub heartbeat_ms: u64,
+    /// The time game clocks run on: the system's, or a test's hand-driven one.
+    #[serde(skip)]
+    pub clock: crate::world::ServerClock,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -313,6 +313,13 @@ impl Position {
         Moves(bits)
     }
 
+    /// Whether `side` could still end with more seeds than its opponent: its store and every
+    /// seed left on the board against the opponent's store.
+    pub fn can_still_win(&self, side: Side) -> bool {
+        let on_board: u8 = self.pits.iter().sum();
+        self.stores[side.index()] + on_board > self.stores[side.opponent().index()]
+    }
+
     /// The side whose store holds more than half the seeds, if any.
     pub fn majority(&self) -> Option<Side> {
         Side::BOTH

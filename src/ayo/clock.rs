@@ -10,10 +10,11 @@ use thiserror::Error;
 use super::Side;
 
 /// How a table's games are timed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum TimeControl {
     /// No clock (the lounge's default).
+    #[default]
     None,
     /// Each move within `seconds`, from a minute to a day.
     PerMove { seconds: u32 },
@@ -187,6 +188,16 @@ impl Clocks {
         }
         self.running = Some((side.opponent(), now));
         Ok(())
+    }
+
+    /// Clocks put back after an outage: `left` as after the last move (or the start), `side`'s
+    /// clock had run `ran_ms` of its move before the outage, and runs again from `now`.
+    pub fn resumed(control: TimeControl, left: [u64; 2], side: Side, ran_ms: u64, now: u64) -> Option<Clocks> {
+        let mut clocks = Clocks::new(control)?;
+        clocks.left = left;
+        clocks.left[side.index()] = left[side.index()].saturating_sub(ran_ms);
+        clocks.running = Some((side, now));
+        Some(clocks)
     }
 
     /// Stops both clocks at `now` (the game ended, or the service stops): what is left is

@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use super::board::{EndReason, IllegalReason, Moves, Pit, Position, Side, Status, PITS};
-use super::rules::{Repetition, Rules};
+use super::rules::{Repetition, Rules, Timeout};
 
 /// The game state as every client sees it (`protocol.md`, "Game state").
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -204,6 +204,24 @@ impl Game {
             Forfeit::Abandoned => EndReason::Abandoned,
         };
         self.finish(Status::won_by(side.opponent()), reason);
+        true
+    }
+
+    /// `side`'s time ran out: it loses, or, where the rules say so and the opponent cannot
+    /// possibly win any more, the game is drawn (`timeout` either way). Returns false,
+    /// changing nothing, once the game is over.
+    pub fn time_out(&mut self, side: Side) -> bool {
+        if self.is_over() {
+            return false;
+        }
+        let status = if self.rules.timeout == Timeout::DrawIfCannotWin
+            && !self.position.can_still_win(side.opponent())
+        {
+            Status::Draw
+        } else {
+            Status::won_by(side.opponent())
+        };
+        self.finish(status, EndReason::Timeout);
         true
     }
 

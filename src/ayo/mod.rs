@@ -16,6 +16,6 @@ pub use board::{
 };
 pub use game::{Forfeit, Game, MoveError, Played, State};
 pub use rules::{
-    Capture, GrandSlam, Preset, Repetition, Rules, RulesError, Sowing, MAX_RELAY_LAPS,
+    Capture, GrandSlam, Preset, Repetition, Rules, RulesError, Sowing, Timeout, MAX_RELAY_LAPS,
     OVERRIDE_KEYS,
 };

@@ -28,6 +28,12 @@
 //!   no legal move names the end; all but a majority sweep the same way.
 //! - **Agreed draws** (Oware's "fewer than 4 seeds remain and both agree", and a draw offer
 //!   accepted at any time) are draws, the board left as it is.
+//! - **Running out of time** (`timeout`) loses, except where the switch is
+//!   `draw_if_cannot_win`: then, when the opponent could not end with more seeds than the side
+//!   whose time ran out even by taking every seed still on the board, it is a draw (as a chess
+//!   flag against a bare king is). Kontest's page says "run out and you lose", so `kontest`
+//!   loses outright; the other presets draw when the opponent cannot win. Rules stored before
+//!   the switch existed read as `loses`.
 //! - **Twelve or more seeds** skip the pit they were lifted from, on every lap; in relay sowing
 //!   each lap skips the pit that lap was lifted from.
 //!
@@ -101,6 +107,17 @@ pub enum Repetition {
     Ignored,
 }
 
+/// What running out of time does.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Timeout {
+    /// The side whose time ran out loses.
+    #[default]
+    Loses,
+    /// It loses unless the opponent cannot possibly win any more: then a draw.
+    DrawIfCannotWin,
+}
+
 /// The named rule sets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -140,11 +157,13 @@ impl Preset {
             grand_slam: GrandSlam::CapturesNothing,
             no_capture_limit: 60,
             repetition: Repetition::Ignored,
+            timeout: Timeout::DrawIfCannotWin,
         };
         match self {
             Preset::Lagos => abapa,
             Preset::Kontest => Rules {
                 no_capture_limit: 100,
+                timeout: Timeout::Loses,
                 ..abapa
             },
             Preset::Oware => Rules {
@@ -190,6 +209,9 @@ pub struct Rules {
     /// Plies without a capture that end the game; 0 means no limit.
     pub no_capture_limit: u16,
     pub repetition: Repetition,
+    /// What running out of time does (a table with a clock).
+    #[serde(default)]
+    pub timeout: Timeout,
 }
 
 impl Default for Rules {
@@ -204,7 +226,7 @@ pub enum RulesError {
     #[error("unknown rules `{0}`: expected one of lagos, kontest, oware, ayoayo")]
     UnknownPreset(String),
     #[error(
-        "unknown rule `{0}`: expected one of no_capture_limit, repetition, grand_slam, sowing, capture"
+        "unknown rule `{0}`: expected one of no_capture_limit, repetition, grand_slam, sowing, capture, timeout"
     )]
     UnknownKey(String),
     #[error("rule `{key}` cannot be `{value}`: expected {expected}")]
@@ -218,7 +240,7 @@ pub enum RulesError {
 }
 
 /// The override keys, with what each takes.
-pub const OVERRIDE_KEYS: [(&str, &str); 5] = [
+pub const OVERRIDE_KEYS: [(&str, &str); 6] = [
     (
         "no_capture_limit",
         "a number of plies from 0 (no limit) to 10000",
@@ -227,6 +249,7 @@ pub const OVERRIDE_KEYS: [(&str, &str); 5] = [
     ("grand_slam", "captures_nothing or illegal"),
     ("sowing", "single or relay"),
     ("capture", "two_three or four"),
+    ("timeout", "loses or draw_if_cannot_win"),
 ];
 
 impl Rules {
@@ -259,6 +282,8 @@ impl Rules {
             ("sowing", "relay") => self.sowing = Sowing::Relay,
             ("capture", "two_three") => self.capture = Capture::TwoThree,
             ("capture", "four") => self.capture = Capture::Four,
+            ("timeout", "loses") => self.timeout = Timeout::Loses,
+            ("timeout", "draw_if_cannot_win") => self.timeout = Timeout::DrawIfCannotWin,
             _ => return Err(bad()),
         }
         Ok(())

@@ -8,7 +8,9 @@ use diesel::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::schema::{apartment_guests, audit_log, ayo_tables, games, inventory, rooms, users};
+use super::schema::{
+    apartment_guests, audit_log, ayo_tables, games, inventory, matches, rooms, users,
+};
 use super::shop::{Owned, ShopItem};
 use super::{now, ordered_id, Db, RoomRow, Store, StoreError, TableRow, UserRow};
 
@@ -112,12 +114,20 @@ impl Store {
     /// and any room with a game in play (a closed one only until its games end).
     pub fn rooms_to_open(&self) -> Result<Vec<StoredRoom>, StoreError> {
         let mut conn = self.conn()?;
-        let busy: Vec<String> = ayo_tables::table
+        let mut busy: Vec<String> = ayo_tables::table
             .inner_join(games::table)
             .filter(games::status.eq("playing"))
             .select(ayo_tables::room_id)
             .distinct()
             .load(&mut *conn)?;
+        // A match between games has no game in play, and its room opens too.
+        let matched: Vec<String> = ayo_tables::table
+            .inner_join(matches::table.on(matches::table_id.eq(ayo_tables::id)))
+            .filter(matches::status.eq("playing"))
+            .select(ayo_tables::room_id)
+            .distinct()
+            .load(&mut *conn)?;
+        busy.extend(matched);
         let rows: Vec<(RoomRow, Option<NaiveDateTime>)> = rooms::table
             .filter(
                 rooms::closed_at

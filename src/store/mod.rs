@@ -4,11 +4,16 @@
 //! Calls block: async callers run them on the blocking pool.
 
 mod hotel;
+mod matches;
 mod results;
 mod schema;
 mod shop;
 
 pub use hotel::{apartment_id, Actor, AuditEntry, StoredRoom};
+pub use matches::{
+    GameRecord, MatchInPlay, MatchRecord, MatchResult, MatchRow, MoveClock, Outage, StoredClock,
+    Tally,
+};
 pub use results::{Finished, GameResult, Win};
 pub use shop::{
     CoinEntry, ItemChange, ItemKind, Owned, Purchase, PurchaseRow, ShopError, ShopItem, SoldItem,
@@ -195,6 +200,11 @@ pub struct GameRow {
     pub end_reason: Option<String>,
     pub started_at: NaiveDateTime,
     pub ended_at: Option<NaiveDateTime>,
+    /// The match it is a game of, and its number there (from 1).
+    pub match_id: Option<String>,
+    pub number: Option<i32>,
+    /// When its first clock started (server milliseconds), without a clock `None`.
+    pub clock_started_ms: Option<i64>,
 }
 
 /// A game still in play with its moves in order: what a restart replays.
@@ -211,6 +221,9 @@ struct NewMove<'a> {
     ply: i32,
     pit: i32,
     played_at: NaiveDateTime,
+    at_ms: Option<i64>,
+    south_ms: Option<i64>,
+    north_ms: Option<i64>,
 }
 
 /// Which database a store speaks to.
@@ -391,6 +404,19 @@ impl Store {
     /// of waiting. The status check before it is a guard; the room task that owns the game is
     /// the one that ends it, so nothing races it.
     pub fn record_move(&self, game_id: &str, ply: u32, pit: u8) -> Result<(), StoreError> {
+        self.record_move_with(game_id, ply, pit, None)
+    }
+
+    /// Stores a move with the clocks after it, in the same row: a restart finds both or
+    /// neither.
+    pub fn record_move_with(
+        &self,
+        game_id: &str,
+        ply: u32,
+        pit: u8,
+        clock: Option<MoveClock>,
+    ) -> Result<(), StoreError> {
+        let ms = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
         let ply = i32::try_from(ply).map_err(|_| StoreError::Conflict(format!("ply {ply}")))?;
         let mut conn = self.conn()?;
         let status: Option<String> = games::table
@@ -408,6 +434,9 @@ impl Store {
             ply,
             pit: pit.into(),
             played_at: now(),
+            at_ms: clock.map(|c| ms(c.at_ms)),
+            south_ms: clock.map(|c| ms(c.left[0])),
+            north_ms: clock.map(|c| ms(c.left[1])),
         };
         diesel::insert_into(moves::table)
             .values(&row)
@@ -499,6 +528,14 @@ pub fn new_id() -> String {
 /// entries list in order by id alone.
 pub fn ordered_id() -> String {
     uuid::Uuid::now_v7().simple().to_string()
+}
+
+/// A stored UTC time, if any, as RFC 3339.
+pub fn utc_opt<S: serde::Serializer>(t: &Option<NaiveDateTime>, s: S) -> Result<S::Ok, S::Error> {
+    match t {
+        Some(t) => utc(t, s),
+        None => s.serialize_none(),
+    }
 }
 
 /// A stored UTC time as RFC 3339 (`2026-12-01T10:00:00.123456Z`).

@@ -44,6 +44,9 @@ diesel::table! {
         end_reason -> Nullable<Text>,
         started_at -> Timestamp,
         ended_at -> Nullable<Timestamp>,
+        match_id -> Nullable<Text>,
+        number -> Nullable<Integer>,
+        clock_started_ms -> Nullable<BigInt>,
     }
 }
 
@@ -53,6 +56,44 @@ diesel::table! {
         ply -> Integer,
         pit -> Integer,
         played_at -> Timestamp,
+        at_ms -> Nullable<BigInt>,
+        south_ms -> Nullable<BigInt>,
+        north_ms -> Nullable<BigInt>,
+    }
+}
+
+diesel::table! {
+    matches (id) {
+        id -> Text,
+        table_id -> Text,
+        first_id -> Text,
+        second_id -> Text,
+        house -> Bool,
+        best_of -> Integer,
+        clock -> Text,
+        rules -> Text,
+        status -> Text,
+        winner_id -> Nullable<Text>,
+        end_reason -> Nullable<Text>,
+        first_halves -> Integer,
+        second_halves -> Integer,
+        started_at -> Timestamp,
+        ended_at -> Nullable<Timestamp>,
+    }
+}
+
+diesel::table! {
+    clock_pauses (game_id, stopped_ms) {
+        game_id -> Text,
+        stopped_ms -> BigInt,
+        resumed_ms -> BigInt,
+    }
+}
+
+diesel::table! {
+    heartbeats (id) {
+        id -> Text,
+        at_ms -> BigInt,
     }
 }
 
@@ -148,6 +189,8 @@ diesel::joinable!(apartment_guests -> users (user_id));
 diesel::joinable!(purchases -> shop_items (item_id));
 diesel::joinable!(games -> ayo_tables (table_id));
 diesel::joinable!(moves -> games (game_id));
+diesel::joinable!(games -> matches (match_id));
+diesel::joinable!(clock_pauses -> games (game_id));
 diesel::allow_tables_to_appear_in_same_query!(
     users,
     rooms,
@@ -161,4 +204,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     inventory,
     audit_log,
     game_results,
+    matches,
+    clock_pauses,
+    heartbeats,
 );

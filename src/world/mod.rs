@@ -3,23 +3,29 @@
 //! later live on another instance.
 
 mod hotel;
+pub mod matches;
 pub mod protocol;
+mod resume;
 mod room;
 pub mod series;
+pub mod time;
 mod user;
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
 pub use hotel::{CloseGames, Door, DoorState, HotelError, TableChange};
+pub use resume::resumable;
 pub use room::{
-    Outbox, Refusal, ResultsConfig, ResumedGame, RoomCommand, RoomConfig, RoomHandle, RoomSummary,
+    Outbox, Refusal, ResultsConfig, ResumedGame, ResumedMatch, RoomCommand, RoomConfig, RoomHandle,
+    RoomSummary,
 };
+pub use time::ServerClock;
 pub use user::{NameError, User, UserName};
 
 use crate::ayo::Rules;
-use crate::store::{Store, StoreError, StoredRoom};
+use crate::store::{blocking, Store, StoreError, StoredRoom};
 use protocol::RoomInfo;
 
 /// The open rooms by id: how everything reaches a room.
@@ -77,13 +83,15 @@ pub struct World {
     config: RoomConfig,
     /// One apartment opens at a time, so two visitors never start two tasks for one room.
     opening: Arc<tokio::sync::Mutex<()>>,
+    /// The service is stopping: no more heartbeats.
+    stopped: Arc<AtomicBool>,
 }
 
 impl World {
     /// Starts a task for every stored room given. Must run inside a tokio runtime.
     pub fn start(
         rooms: Vec<StoredRoom>,
-        games: Vec<ResumedGame>,
+        matches: Vec<ResumedMatch>,
         store: Store,
         default_rules: Rules,
         mut config: RoomConfig,
@@ -96,32 +104,55 @@ impl World {
             default_rules,
             config,
             opening: Arc::default(),
+            stopped: Arc::default(),
         };
-        let mut games_at: HashMap<String, Vec<ResumedGame>> = HashMap::new();
-        for game in games {
-            games_at
-                .entry(game.table_id.clone())
-                .or_default()
-                .push(game);
+        let mut matches_at: HashMap<String, Vec<ResumedMatch>> = HashMap::new();
+        for m in matches {
+            matches_at.entry(m.table_id.clone()).or_default().push(m);
         }
         for room in rooms {
-            let games: Vec<ResumedGame> = room
+            let matches: Vec<ResumedMatch> = room
                 .tables
                 .iter()
-                .flat_map(|t| games_at.remove(&t.id).unwrap_or_default())
+                .flat_map(|t| matches_at.remove(&t.id).unwrap_or_default())
                 .collect();
-            world.spawn(room, games);
+            world.spawn(room, matches);
         }
-        for (table, games) in games_at {
-            for game in games {
-                tracing::warn!(game = %game.game_id, %table, "a game in play at a table that is gone");
+        for (table, matches) in matches_at {
+            for m in matches {
+                tracing::warn!(r#match = %m.r#match.id, %table, "a match in play at a table that is gone");
             }
         }
+        world.start_heartbeat();
         world
     }
 
+    /// Every second (`heartbeat`), the service says in the store that it is alive: where an
+    /// outage began, should it end without a clean stop.
+    fn start_heartbeat(&self) {
+        let (store, clock, every) = (
+            self.store.clone(),
+            self.config.clock.clone(),
+            self.config.heartbeat,
+        );
+        let stopped = self.stopped.clone();
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(every);
+            loop {
+                tick.tick().await;
+                if stopped.load(Ordering::SeqCst) {
+                    break;
+                }
+                let (store, at) = (store.clone(), clock.now_ms());
+                if let Err(e) = blocking(move || store.beat(at)).await {
+                    tracing::warn!(error = %e, "writing the heartbeat");
+                }
+            }
+        });
+    }
+
     /// Starts a room's task and puts it in the registry.
-    fn spawn(&self, stored: StoredRoom, games: Vec<ResumedGame>) -> RoomHandle {
+    fn spawn(&self, stored: StoredRoom, matches: Vec<ResumedMatch>) -> RoomHandle {
         let info = RoomInfo {
             id: stored.room.id.clone(),
             name: stored.room.name.clone(),
@@ -145,7 +176,7 @@ impl World {
         let handle = room::Room::spawn(
             info,
             tables,
-            games,
+            matches,
             stored.closing,
             door,
             self.store.clone(),
@@ -197,13 +228,19 @@ impl World {
         self.registry.all()
     }
 
-    /// Tells every room the service is stopping and waits until each has let its people go.
+    /// Tells every room the service is stopping and waits until each has let its people go;
+    /// the last heartbeat is then the moment every clock stopped.
     pub async fn close(&self) {
+        self.stopped.store(true, Ordering::SeqCst);
         for room in self.registry.all() {
             let (done, closed) = tokio::sync::oneshot::channel();
             if room.send(RoomCommand::Close { done }).await {
                 let _ = closed.await;
             }
+        }
+        let (store, at) = (self.store.clone(), self.config.clock.now_ms());
+        if let Err(e) = blocking(move || store.beat(at)).await {
+            tracing::warn!(error = %e, "writing the last heartbeat");
         }
     }
 

@@ -6,8 +6,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
+use crate::ayo::clock::{Clocks, TimeControl};
 use crate::ayo::{Pit, Side, State, Status};
 
+use super::matches::{MatchEnd, MatchSettings, MatchView, Rematch, Scope};
 use super::user::User;
 
 /// A client message, by its `type`.
@@ -29,9 +31,31 @@ pub enum ClientMessage {
     Stand {
         table: String,
     },
+    /// `clock` and `best_of`, optional (additions): the match's settings, as `set_match`.
     PlayHouse {
         table: String,
         level: crate::ayo::house::Level,
+        #[serde(default)]
+        clock: Option<String>,
+        #[serde(default)]
+        best_of: Option<u8>,
+    },
+    /// How the table's next match is played (an addition): the host (seated, nobody opposite
+    /// yet) chooses a clock (`none`, `90s`, `5m`, `1d`, `3+2`) and best of 1, 3, 5 or 7.
+    SetMatch {
+        table: String,
+        #[serde(default)]
+        clock: Option<String>,
+        #[serde(default)]
+        best_of: Option<u8>,
+    },
+    /// Ready for the next game of the match (an addition).
+    Start {
+        table: String,
+    },
+    /// Play the same opponent again after a match (an addition): one press each.
+    Rematch {
+        table: String,
     },
     Invite {
         table: String,
@@ -48,11 +72,17 @@ pub enum ClientMessage {
         pit: Pit,
         version: Option<u64>,
     },
+    /// `scope`, optional (an addition): `game` (the default) or `match`.
     Resign {
         table: String,
+        #[serde(default)]
+        scope: Scope,
     },
+    /// `scope`, optional (an addition): `game` (the default) or `match`.
     OfferDraw {
         table: String,
+        #[serde(default)]
+        scope: Scope,
     },
     AnswerDraw {
         table: String,
@@ -70,12 +100,15 @@ pub enum ClientMessage {
 }
 
 /// The message types a client may send, for the `unknown_type` error.
-pub const CLIENT_TYPES: [&str; 14] = [
+pub const CLIENT_TYPES: [&str; 17] = [
     "enter",
     "leave",
     "sit",
     "stand",
     "play_house",
+    "set_match",
+    "start",
+    "rematch",
     "invite",
     "respond",
     "move",
@@ -153,6 +186,36 @@ pub struct TableGame {
     pub id: String,
     pub players: Players,
     pub state: State,
+    /// Its number in its match, from 1 (an addition).
+    pub number: u8,
+    /// Its clocks, `null` without one (an addition).
+    pub clock: Option<ClockView>,
+}
+
+/// A game's two clocks as clients see them (an addition): the time each side has left at
+/// `server_time` (milliseconds since 1970 on the server's clock) and whose clock runs.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct ClockView {
+    pub control: TimeControl,
+    pub south_ms: u64,
+    pub north_ms: u64,
+    pub running: Option<Side>,
+    pub server_time: u64,
+}
+
+impl ClockView {
+    pub fn of(clocks: Option<&Clocks>, now: u64) -> Option<ClockView> {
+        clocks.map(|c| {
+            let [south_ms, north_ms] = c.left(now);
+            ClockView {
+                control: c.control,
+                south_ms,
+                north_ms,
+                running: c.running(),
+                server_time: now,
+            }
+        })
+    }
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
@@ -177,6 +240,14 @@ pub struct TableView {
     pub game: Option<TableGame>,
     /// Goes up by one with every change to the table (an addition to the protocol).
     pub version: u64,
+    /// How the next match here is played (an addition).
+    pub settings: MatchSettings,
+    /// The match in play, or the last one (an addition).
+    pub r#match: Option<MatchView>,
+    /// A rematch on offer after the last match (an addition).
+    pub rematch: Option<Rematch>,
+    /// The server's clock when this was sent, in milliseconds since 1970 (an addition).
+    pub server_time: u64,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -211,6 +282,8 @@ pub enum ServerMessage {
         from: User,
         table: String,
         room: String,
+        /// How the match would be played (an addition).
+        settings: MatchSettings,
     },
     /// To the one who invited (an addition): the invitation's id, for the record.
     InvitationSent {
@@ -236,6 +309,10 @@ pub enum ServerMessage {
         state: State,
         /// The table's version after this event (an addition).
         version: u64,
+        /// The match this game is part of (an addition).
+        r#match: MatchView,
+        /// The game's clocks, `null` without one (an addition).
+        clock: Option<ClockView>,
     },
     GameState {
         table: String,
@@ -247,6 +324,10 @@ pub enum ServerMessage {
         version: u64,
         /// The `ref` the mover sent with the move (an addition): the mover's direct reply.
         r#ref: Option<Value>,
+        /// Both clocks after the move, `null` without one (an addition).
+        clock: Option<ClockView>,
+        /// The server's clock, milliseconds since 1970 (an addition).
+        server_time: u64,
     },
     GameOver {
         table: String,
@@ -257,6 +338,34 @@ pub enum ServerMessage {
         counts_for_champions: bool,
         /// The table's version after this event (an addition).
         version: u64,
+        /// The match with this game counted (an addition).
+        r#match: Option<MatchView>,
+        /// The clocks as they stopped, `null` without one (an addition).
+        clock: Option<ClockView>,
+    },
+    /// The match changed between games (an addition): a start pressed, a game lost by not
+    /// pressing it, the wait for the next game begun.
+    MatchState {
+        table: String,
+        r#match: MatchView,
+        version: u64,
+        server_time: u64,
+    },
+    /// The match is over (an addition): its winner (`null` for a drawn match), why, and the
+    /// points of its first and second player.
+    MatchOver {
+        table: String,
+        match_id: String,
+        winner: Option<User>,
+        reason: MatchEnd,
+        points: [f32; 2],
+        r#match: MatchView,
+        version: u64,
+    },
+    /// To the opponent of one who pressed rematch (an addition).
+    RematchOffered {
+        table: String,
+        from: User,
     },
     /// The reply to `sync`, and to `enter` with `since` (an addition): the table events after
     /// version `since` up to `version`, exactly as they were sent, oldest first; or, when
@@ -277,10 +386,13 @@ pub enum ServerMessage {
     DrawOffered {
         table: String,
         from: User,
+        /// `game` or `match` (an addition).
+        scope: Scope,
     },
     /// To the one who offered, when the offer is turned down (an addition).
     DrawDeclined {
         table: String,
+        scope: Scope,
     },
     Chat {
         room: String,

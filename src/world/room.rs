@@ -9,15 +9,19 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
+use crate::ayo::clock::Clocks;
 use crate::ayo::house::Level;
 use crate::ayo::{EndReason, Forfeit, Game, Pit, Rules, Side};
 use crate::house::House;
-use crate::store::{self, blocking, Actor, GameRow, Store, StoreError};
+use crate::store::{self, blocking, Actor, GameRow, MatchResult, MatchRow, MoveClock, Store, StoreError};
 
 use super::hotel::{CloseGames, DoorState, HotelError, TableChange};
+use super::matches::{DrawOffer, LiveMatch, MatchEnd, MatchSettings, PlayedGame, Rematch, Scope};
 use super::protocol::{
-    ClientMessage, LastMove, Players, RoomInfo, Seats, ServerMessage, TableGame, TableView,
+    ClientMessage, ClockView, LastMove, Players, RoomInfo, Seats, ServerMessage, TableGame,
+    TableView,
 };
+use super::time::ServerClock;
 use super::user::User;
 use super::Registry;
 
@@ -135,13 +139,23 @@ impl RoomHandle {
     }
 }
 
+/// A match in play read back from the store at start, with its game in play if any (none
+/// between games).
+pub struct ResumedMatch {
+    pub table_id: String,
+    pub r#match: LiveMatch,
+    pub game: Option<ResumedGame>,
+}
+
 /// A game in play read back from the store at start.
 pub struct ResumedGame {
-    pub table_id: String,
     pub game_id: String,
     pub game: Game,
     /// South, North.
     pub players: [User; 2],
+    pub number: u8,
+    /// Its clocks, running again for the side to move from the start.
+    pub clocks: Option<Clocks>,
 }
 
 /// How a room behaves.
@@ -163,6 +177,14 @@ pub struct RoomConfig {
     pub registry: Registry,
     /// How results reach the champions wall.
     pub results: ResultsConfig,
+    /// The time game clocks run on.
+    pub clock: ServerClock,
+    /// How long both players have to press start between games of an untimed match.
+    pub untimed_start: Duration,
+    /// How long a rematch stays on offer after a match.
+    pub rematch: Duration,
+    /// How often the service writes its heartbeat (where an unclean outage began).
+    pub heartbeat: Duration,
 }
 
 /// What a room needs to store a result for the champions wall.
@@ -187,7 +209,9 @@ struct LiveGame {
     id: String,
     game: Game,
     players: [User; 2],
-    draw_offer: Option<Side>,
+    /// Its number in its match.
+    number: u8,
+    clocks: Option<Clocks>,
 }
 
 /// The last move played at a table, to answer it again if it is sent again.
@@ -206,6 +230,11 @@ struct Table {
     rules: Rules,
     seats: [Option<User>; 2],
     game: Option<LiveGame>,
+    /// How the next match is played: the host's choice.
+    settings: MatchSettings,
+    /// The match in play, or the last one.
+    r#match: Option<LiveMatch>,
+    rematch: Option<Rematch>,
     version: u64,
     /// The latest table events as sent, with the version each brought the table to.
     log: VecDeque<(u64, Arc<str>)>,
@@ -271,15 +300,26 @@ impl Table {
             rules,
             seats: [None, None],
             game: None,
+            settings: MatchSettings::default(),
+            r#match: None,
+            rematch: None,
             version: *VERSION_BASE,
             log: VecDeque::new(),
         }
     }
 
-    /// Nobody sits there and no game is in play.
+    /// Nobody sits there and no match is in play.
     fn idle(&self) -> bool {
-        self.seats.iter().all(Option::is_none)
-            && self.game.as_ref().is_none_or(|g| g.game.is_over())
+        self.seats.iter().all(Option::is_none) && !self.match_in_play()
+    }
+
+    fn game_in_play(&self) -> bool {
+        self.game.as_ref().is_some_and(|g| !g.game.is_over())
+    }
+
+    /// A match in play: a game of it in play, or waiting for the next one.
+    fn match_in_play(&self) -> bool {
+        self.r#match.as_ref().is_some_and(|m| !m.is_over())
     }
 }
 
@@ -288,7 +328,7 @@ impl Room {
     pub fn spawn(
         info: RoomInfo,
         tables: Vec<(String, Rules)>,
-        games: Vec<ResumedGame>,
+        matches: Vec<ResumedMatch>,
         closing: bool,
         door: DoorState,
         store: Store,
@@ -314,7 +354,7 @@ impl Room {
             idle_since: None,
             door,
         };
-        for resumed in games {
+        for resumed in matches {
             room.resume(resumed);
         }
         tokio::spawn(room.run(commands));
@@ -325,31 +365,51 @@ impl Room {
         }
     }
 
-    /// Puts a game in play back on its table after a restart. Its players sit again and have
-    /// the grace period to come back.
-    fn resume(&mut self, resumed: ResumedGame) {
+    /// Puts a match in play back on its table after a restart: its game in play, or the wait
+    /// for the next one begun again. Its players sit again and have the grace period to come
+    /// back.
+    fn resume(&mut self, resumed: ResumedMatch) {
         let Some(t) = self.tables.iter().position(|t| t.id == resumed.table_id) else {
-            tracing::warn!(game = %resumed.game_id, table = %resumed.table_id, "a game in play at a table that is gone");
+            tracing::warn!(r#match = %resumed.r#match.id, table = %resumed.table_id, "a match in play at a table that is gone");
             return;
         };
         let back = Instant::now() + self.config.grace;
+        let mut m = resumed.r#match;
         // Baba Ayo never leaves: only people have a grace to come back in.
-        for player in resumed.players.iter().filter(|p| !p.house) {
+        for player in m.players.iter().filter(|p| !p.house) {
             self.absent.insert(player.id.clone(), back);
         }
+        let seats = match &resumed.game {
+            Some(g) => g.players.clone(),
+            None => {
+                let window = m.settings.start_window_ms(self.untimed_start_ms());
+                m.wait_for_start(self.now().saturating_add(window));
+                m.seats()
+            }
+        };
         let table = &mut self.tables[t];
-        table.seats = [
-            Some(resumed.players[0].clone()),
-            Some(resumed.players[1].clone()),
-        ];
-        crate::metrics::METRICS.games_in_play.inc();
-        table.game = Some(LiveGame {
-            id: resumed.game_id,
-            game: resumed.game,
-            players: resumed.players,
-            draw_offer: None,
-        });
+        table.seats = seats.map(Some);
+        table.settings = m.settings;
+        table.r#match = Some(m);
+        if let Some(g) = resumed.game {
+            crate::metrics::METRICS.games_in_play.inc();
+            table.game = Some(LiveGame {
+                id: g.game_id,
+                game: g.game,
+                players: g.players,
+                number: g.number,
+                clocks: g.clocks,
+            });
+        }
         table.version += 1;
+    }
+
+    fn now(&self) -> u64 {
+        self.config.clock.now_ms()
+    }
+
+    fn untimed_start_ms(&self) -> u64 {
+        self.config.untimed_start.as_millis() as u64
     }
 
     async fn run(mut self, mut commands: mpsc::Receiver<RoomCommand>) {
@@ -359,7 +419,14 @@ impl Room {
         }
         let mut tick = tokio::time::interval(Duration::from_millis(500));
         loop {
+            // A clock runs out between ticks: sleep until then (the system clock only; a
+            // hand-driven one is looked at every tick).
+            let flag_in = self
+                .next_flag()
+                .filter(|_| self.config.clock.is_system())
+                .map(|at| Duration::from_millis(at.saturating_sub(self.now())));
             tokio::select! {
+                _ = sleep_for(flag_in) => self.check_clocks().await,
                 command = commands.recv() => match command {
                     Some(RoomCommand::Close { done }) => {
                         self.close();
@@ -376,6 +443,8 @@ impl Room {
                 },
                 _ = tick.tick() => {
                     self.expire_invitations();
+                    self.check_clocks().await;
+                    self.check_deadlines().await;
                     self.abandon_absent().await;
                     if self.idle_too_long() {
                         // Nobody here and nothing going on: the apartment closes quietly
@@ -420,8 +489,10 @@ impl Room {
                 });
             }
             RoomCommand::Shut { games, reply } => {
-                if games == CloseGames::End {
-                    for t in 0..self.tables.len() {
+                for t in 0..self.tables.len() {
+                    // Matches end now, or with their game in play when it is let finish.
+                    if games == CloseGames::End || !self.tables[t].game_in_play() {
+                        self.end_match(t, None, MatchEnd::CalledOff).await;
                         self.end_off_board(t, Game::call_off).await;
                     }
                 }
@@ -562,15 +633,10 @@ impl Room {
         since.elapsed() >= self.config.apartment_idle
     }
 
-    /// Whether `user_id` plays a game in play here.
+    /// Whether `user_id` plays a match in play here.
     fn plays_here(&self, user_id: &str) -> bool {
-        (0..self.tables.len()).any(|t| {
-            self.seat_of(t, user_id).is_some()
-                && self.tables[t]
-                    .game
-                    .as_ref()
-                    .is_some_and(|g| !g.game.is_over())
-        })
+        (0..self.tables.len())
+            .any(|t| self.seat_of(t, user_id).is_some() && self.tables[t].match_in_play())
     }
 
     /// Invitations to table `t` end (it goes, or its rules change): both sides are told.
@@ -588,11 +654,9 @@ impl Room {
         }
     }
 
+    /// Tables with a match in play (a game of it in play, or the next one awaited).
     fn games_in_play(&self) -> usize {
-        self.tables
-            .iter()
-            .filter(|t| t.game.as_ref().is_some_and(|g| !g.game.is_over()))
-            .count()
+        self.tables.iter().filter(|t| t.match_in_play()).count()
     }
 
     /// The room closes for good: nobody reaches it any more, everyone in it is told and is in
@@ -659,11 +723,7 @@ impl Room {
             }
             TableChange::Rules { table, rules } => {
                 let t = self.index_of(&table)?;
-                if self.tables[t]
-                    .game
-                    .as_ref()
-                    .is_some_and(|g| !g.game.is_over())
-                {
+                if self.tables[t].match_in_play() {
                     return Err(HotelError::TableBusy(table));
                 }
                 let rules_json = serde_json::to_string(&rules).unwrap_or_default();
@@ -746,6 +806,7 @@ impl Room {
         self.occupants.store(self.members.len(), Ordering::Relaxed);
         self.invitations
             .retain(|i| i.from.id != user_id && i.to != user_id);
+        self.void_rematches_of(user_id);
         // Leaving the room gives up any seat, resigning a game in play.
         for t in 0..self.tables.len() {
             if let Some(side) = self.seat_of(t, user_id) {
@@ -770,13 +831,10 @@ impl Room {
     /// game keeps the seat until the grace runs out.
     async fn disconnect(&mut self, user_id: &str) {
         let mut in_game = false;
+        self.void_rematches_of(user_id);
         for t in 0..self.tables.len() {
             if let Some(side) = self.seat_of(t, user_id) {
-                if self.tables[t]
-                    .game
-                    .as_ref()
-                    .is_some_and(|g| !g.game.is_over())
-                {
+                if self.tables[t].match_in_play() {
                     in_game = true;
                 } else {
                     self.give_up_seat(t, side).await;
@@ -812,6 +870,8 @@ impl Room {
             self.absent.remove(&user_id);
             for t in 0..self.tables.len() {
                 if let Some(side) = self.seat_of(t, &user_id) {
+                    let player = self.tables[t].r#match.as_ref().and_then(|m| m.player(&user_id));
+                    self.end_match(t, player, MatchEnd::Abandoned).await;
                     self.end_off_board(t, |g| g.forfeit(side, Forfeit::Abandoned))
                         .await;
                     self.tables[t].seats[side.index()] = None;
@@ -873,26 +933,82 @@ impl Room {
                         "you already have a seat in this room: stand first",
                     );
                 }
-                if self.tables[t]
-                    .game
-                    .as_ref()
-                    .is_some_and(|g| !g.game.is_over())
-                {
+                if self.tables[t].match_in_play() {
                     return refuse("game_in_play", "a game is in play at this table");
                 }
                 if self.tables[t].seats[seat.index()].is_some() {
                     return refuse("seat_taken", format!("the {seat} seat is taken"));
                 }
-                self.tables[t].seats[seat.index()] = Some(user);
-                self.tables[t].game = None;
+                let table = &mut self.tables[t];
+                if table.seats.iter().all(Option::is_none) {
+                    // A new host: the table's matches are as the lounge plays them until
+                    // they choose otherwise.
+                    table.settings = MatchSettings::default();
+                }
+                table.seats[seat.index()] = Some(user);
+                table.game = None;
+                table.r#match = None;
+                table.rematch = None;
                 self.table_changed(t);
                 if self.tables[t].seats.iter().all(Option::is_some) {
-                    self.start_game(t).await?;
+                    self.start_match(t, None).await?;
                 }
             }
-            ClientMessage::PlayHouse { table, level } => {
-                self.play_house(user, &table, level).await?
+            ClientMessage::PlayHouse {
+                table,
+                level,
+                clock,
+                best_of,
+            } => {
+                let settings = MatchSettings::default()
+                    .with(clock.as_deref(), best_of)
+                    .map_err(|e| Refusal("bad_settings", e.to_string()))?;
+                self.play_house(user, &table, level, settings).await?
             }
+            ClientMessage::SetMatch {
+                table,
+                clock,
+                best_of,
+            } => {
+                let t = self.table_index(&table)?;
+                let Some(side) = self.seat_of(t, user_id) else {
+                    return refuse("not_seated", "sit at the table to choose how it plays");
+                };
+                if self.tables[t].match_in_play() {
+                    return refuse("game_in_play", "a match is in play at this table");
+                }
+                if self.tables[t].seats[side.opponent().index()].is_some() {
+                    return refuse(
+                        "seat_taken",
+                        "the match is chosen before the opponent sits: stand and sit again",
+                    );
+                }
+                let settings = self.tables[t]
+                    .settings
+                    .with(clock.as_deref(), best_of)
+                    .map_err(|e| Refusal("bad_settings", e.to_string()))?;
+                if settings != self.tables[t].settings {
+                    self.tables[t].settings = settings;
+                    // An invitation promised the settings it was sent with.
+                    self.void_invitations(&table);
+                }
+                self.table_changed(t);
+            }
+            ClientMessage::Start { table } => {
+                let (t, player) = self.player_in_match(&table, user_id)?;
+                let Some(m) = self.tables[t].r#match.as_mut() else {
+                    return refuse("no_game", "no match is in play at this table");
+                };
+                if m.between.is_none() {
+                    return refuse("not_between_games", "a game of the match is in play");
+                }
+                if m.press_start(player) {
+                    self.start_next_game(t).await?;
+                } else {
+                    self.match_changed(t);
+                }
+            }
+            ClientMessage::Rematch { table } => self.rematch(user_id, &table).await?,
             ClientMessage::Stand { table } => {
                 let t = self.table_index(&table)?;
                 let Some(side) = self.seat_of(t, user_id) else {
@@ -926,6 +1042,7 @@ impl Room {
                         from: user.clone(),
                         table: table.clone(),
                         room: self.info.id.clone(),
+                        settings: self.tables[t].settings,
                     },
                 );
                 self.send_to(
@@ -987,54 +1104,86 @@ impl Room {
                 if self.tables[t].seats[side.opponent().index()].is_some() {
                     return refuse("seat_taken", "the seat was taken meanwhile");
                 }
-                self.tables[t].seats[side.opponent().index()] = Some(user);
-                self.tables[t].game = None;
+                let table = &mut self.tables[t];
+                table.seats[side.opponent().index()] = Some(user);
+                table.game = None;
+                table.r#match = None;
+                table.rematch = None;
                 self.table_changed(t);
-                self.start_game(t).await?;
+                self.start_match(t, None).await?;
             }
             ClientMessage::Move {
                 table,
                 pit,
                 version,
             } => self.play(user_id, &table, pit, version, r#ref).await?,
-            ClientMessage::Resign { table } => {
-                let (t, side) = self.player_in_game(&table, user_id)?;
-                self.end_off_board(t, |g| g.forfeit(side, Forfeit::Resigned))
-                    .await;
+            ClientMessage::Resign { table, scope } => {
+                let (t, player) = self.player_in_match(&table, user_id)?;
+                match (scope, self.seat_of(t, user_id)) {
+                    (Scope::Match, _) => self.end_match(t, Some(player), MatchEnd::Resigned).await,
+                    (Scope::Game, _) if !self.tables[t].game_in_play() => {
+                        return refuse(
+                            "no_game",
+                            "no game is in play at this table: resign the match instead",
+                        )
+                    }
+                    (Scope::Game, None) => return refuse("not_seated", "you are not playing here"),
+                    (Scope::Game, Some(_)) => {}
+                }
+                if let Some(side) = self.seat_of(t, user_id) {
+                    self.end_off_board(t, |g| g.forfeit(side, Forfeit::Resigned))
+                        .await;
+                }
             }
-            ClientMessage::OfferDraw { table } => {
-                let (t, side) = self.player_in_game(&table, user_id)?;
-                let live = self.tables[t]
-                    .game
-                    .as_mut()
-                    .expect("player_in_game checked");
-                let opponent = live.players[side.opponent().index()].clone();
+            ClientMessage::OfferDraw { table, scope } => {
+                let (t, player) = self.player_in_match(&table, user_id)?;
+                if scope == Scope::Game && !self.tables[t].game_in_play() {
+                    return refuse(
+                        "no_game",
+                        "no game is in play at this table: offer to draw the match instead",
+                    );
+                }
+                let m = self.tables[t].r#match.as_mut().expect("player_in_match checked");
+                let opponent = m.players[1 - player].clone();
                 if opponent.house {
                     // Baba Ayo plays every game out.
-                    self.send_to(user_id, &ServerMessage::DrawDeclined { table });
+                    self.send_to(user_id, &ServerMessage::DrawDeclined { table, scope });
                     return Ok(());
                 }
-                live.draw_offer = Some(side);
+                m.draw_offer = Some(DrawOffer {
+                    from: player,
+                    scope,
+                });
                 self.send_to(
                     &opponent.id,
-                    &ServerMessage::DrawOffered { table, from: user },
+                    &ServerMessage::DrawOffered {
+                        table,
+                        from: user,
+                        scope,
+                    },
                 );
             }
             ClientMessage::AnswerDraw { table, accept } => {
-                let (t, side) = self.player_in_game(&table, user_id)?;
-                let live = self.tables[t]
-                    .game
-                    .as_mut()
-                    .expect("player_in_game checked");
-                if live.draw_offer != Some(side.opponent()) {
+                let (t, player) = self.player_in_match(&table, user_id)?;
+                let m = self.tables[t].r#match.as_mut().expect("player_in_match checked");
+                let Some(offer) = m.draw_offer.filter(|o| o.from != player) else {
                     return refuse("no_draw_offer", "your opponent has not offered a draw");
-                }
-                live.draw_offer = None;
-                if accept {
-                    self.end_off_board(t, Game::agree_draw).await;
+                };
+                m.draw_offer = None;
+                let offerer = m.players[offer.from].id.clone();
+                if !accept {
+                    self.send_to(
+                        &offerer,
+                        &ServerMessage::DrawDeclined {
+                            table,
+                            scope: offer.scope,
+                        },
+                    );
                 } else {
-                    let offerer = live.players[side.opponent().index()].id.clone();
-                    self.send_to(&offerer, &ServerMessage::DrawDeclined { table });
+                    if offer.scope == Scope::Match {
+                        self.end_match(t, None, MatchEnd::AgreedDraw).await;
+                    }
+                    self.end_off_board(t, Game::agree_draw).await;
                 }
             }
             ClientMessage::Sync { table, version } => {
@@ -1067,42 +1216,130 @@ impl Room {
         })
     }
 
+    /// The table of a match in play and which of its players `user_id` is.
+    fn player_in_match(&self, table: &str, user_id: &str) -> Result<(usize, usize), Refusal> {
+        let t = self.table_index(table)?;
+        let Some(m) = self.tables[t].r#match.as_ref().filter(|m| !m.is_over()) else {
+            return refuse("no_game", "no game is in play at this table");
+        };
+        match m.player(user_id) {
+            Some(player) if self.seat_of(t, user_id).is_some() => Ok((t, player)),
+            _ => refuse("not_seated", "you are not playing at this table"),
+        }
+    }
+
     /// The table and seat of a player in a game in play there.
     fn player_in_game(&self, table: &str, user_id: &str) -> Result<(usize, Side), Refusal> {
         let t = self.table_index(table)?;
-        let playing = self.tables[t]
-            .game
-            .as_ref()
-            .is_some_and(|g| !g.game.is_over());
-        match (playing, self.seat_of(t, user_id)) {
+        match (self.tables[t].game_in_play(), self.seat_of(t, user_id)) {
             (true, Some(side)) => Ok((t, side)),
             (false, _) => refuse("no_game", "no game is in play at this table"),
             (true, None) => refuse("not_seated", "you are not playing at this table"),
         }
     }
 
+    /// The seat is given up: a match in play there is resigned with its game.
     async fn give_up_seat(&mut self, t: usize, side: Side) {
-        if self.tables[t]
-            .game
+        let player = self.tables[t].seats[side.index()]
             .as_ref()
-            .is_some_and(|g| !g.game.is_over())
-        {
-            self.end_off_board(t, |g| g.forfeit(side, Forfeit::Resigned))
-                .await;
-        }
+            .and_then(|u| self.tables[t].r#match.as_ref()?.player(&u.id));
+        self.end_match(t, player, MatchEnd::Resigned).await;
+        self.end_off_board(t, |g| g.forfeit(side, Forfeit::Resigned))
+            .await;
         self.tables[t].seats[side.index()] = None;
         self.table_changed(t);
     }
 
-    /// Both seats are taken: draw lots for who sows first (South), store the game, announce it.
-    async fn start_game(&mut self, t: usize) -> Result<(), Refusal> {
-        if uuid::Uuid::new_v4().as_bytes()[0] & 1 == 1 {
-            self.tables[t].seats.swap(0, 1);
+    /// The match at table `t` ends, `loser` losing it (nobody: the leader wins; or drawn as
+    /// `why` says): now between games, or once the game in play is over and counted.
+    async fn end_match(&mut self, t: usize, loser: Option<usize>, why: MatchEnd) {
+        let in_play = self.tables[t].game_in_play();
+        let Some(m) = self.tables[t].r#match.as_mut().filter(|m| !m.is_over()) else {
+            return;
+        };
+        if in_play {
+            m.ending = Some((loser, why));
+            return;
         }
+        m.end(loser, why);
+        self.match_over(t).await;
+    }
+
+    /// Both seats are taken: a match begins. Lots decide who is its first player (South in
+    /// its first game) unless `order` says (a rematch).
+    async fn start_match(&mut self, t: usize, order: Option<[User; 2]>) -> Result<(), Refusal> {
         let table = &self.tables[t];
-        let (Some(south), Some(north)) = (table.seats[0].clone(), table.seats[1].clone()) else {
+        let players = match order {
+            Some(players) => players,
+            None => {
+                let (Some(south), Some(north)) = (table.seats[0].clone(), table.seats[1].clone())
+                else {
+                    return Ok(());
+                };
+                if uuid::Uuid::new_v4().as_bytes()[0] & 1 == 1 {
+                    [north, south]
+                } else {
+                    [south, north]
+                }
+            }
+        };
+        let settings = table.settings;
+        let row = MatchRow {
+            id: store::ordered_id(),
+            table_id: table.id.clone(),
+            first_id: players[0].id.clone(),
+            second_id: players[1].id.clone(),
+            house: players.iter().any(|p| p.house),
+            best_of: i32::from(u8::from(settings.best_of)),
+            clock: settings.clock.to_string(),
+            rules: serde_json::to_string(&table.rules).unwrap_or_default(),
+            status: "playing".into(),
+            winner_id: None,
+            end_reason: None,
+            first_halves: 0,
+            second_halves: 0,
+            started_at: store::now(),
+            ended_at: None,
+        };
+        let store = self.store.clone();
+        let stored = row.clone();
+        if let Err(e) = blocking(move || store.insert_match(&stored)).await {
+            tracing::error!(error = %e, table = %row.table_id, "storing a new match");
+            return refuse("internal", "the match could not be stored; try again");
+        }
+        let table = &mut self.tables[t];
+        table.r#match = Some(LiveMatch::new(row.id.clone(), settings, players));
+        table.rematch = None;
+        if let Err(refusal) = self.start_next_game(t).await {
+            // Nothing was played: the match is called off as it began.
+            self.tables[t].r#match = None;
+            let store = self.store.clone();
+            let result = MatchResult {
+                status: "draw".into(),
+                winner_id: None,
+                end_reason: MatchEnd::CalledOff.word().into(),
+                halves: [0, 0],
+            };
+            let _ = blocking(move || store.finish_match(&row.id, &result)).await;
+            return Err(refusal);
+        }
+        Ok(())
+    }
+
+    /// The next game of the match at table `t`: its players sit as the match says (the first
+    /// move swaps every game), it is stored, its clock starts, and it is announced.
+    async fn start_next_game(&mut self, t: usize) -> Result<(), Refusal> {
+        let now = self.now();
+        let table = &self.tables[t];
+        let Some(m) = table.r#match.as_ref().filter(|m| !m.is_over()) else {
             return Ok(());
         };
+        let [south, north] = m.seats();
+        let number = m.game_number();
+        let clocks = Clocks::new(m.settings.clock).map(|mut c| {
+            c.start(Side::South, now);
+            c
+        });
         let row = GameRow {
             id: store::new_id(),
             table_id: table.id.clone(),
@@ -1114,6 +1351,9 @@ impl Room {
             end_reason: None,
             started_at: store::now(),
             ended_at: None,
+            match_id: Some(m.id.clone()),
+            number: Some(i32::from(number)),
+            clock_started_ms: clocks.map(|_| i64::try_from(now).unwrap_or(i64::MAX)),
         };
         let store = self.store.clone();
         let stored = row.clone();
@@ -1130,15 +1370,23 @@ impl Room {
             (table.id.clone(), table.rules, row.id.clone(), row.house);
         let game_state = game.state();
         crate::metrics::METRICS.games_in_play.inc();
+        let table = &mut self.tables[t];
         // A retry is matched against this game's moves only: refs may repeat across games.
-        self.tables[t].last_moves = [None, None];
-        self.tables[t].game = Some(LiveGame {
+        table.last_moves = [None, None];
+        table.seats = [Some(south.clone()), Some(north.clone())];
+        table.game = Some(LiveGame {
             id: row.id,
             game,
             players: [south, north],
-            draw_offer: None,
+            number,
+            clocks,
         });
+        if let Some(m) = table.r#match.as_mut() {
+            m.between = None;
+            m.draw_offer = None;
+        }
         self.table_changed(t);
+        let table = &self.tables[t];
         let started = ServerMessage::GameStarted {
             table: table_id,
             game_id,
@@ -1146,7 +1394,9 @@ impl Room {
             house,
             rules,
             state: game_state,
-            version: self.tables[t].version + 1,
+            version: table.version + 1,
+            r#match: table.r#match.as_ref().map(LiveMatch::view).expect("started above"),
+            clock: ClockView::of(clocks.as_ref(), now),
         };
         self.publish(t, &started);
         self.house_turn(t);
@@ -1154,14 +1404,16 @@ impl Room {
     }
 
     /// `play_house`: the player takes a seat at the table if they have none there, Baba Ayo
-    /// the one opposite, and the game starts.
-    async fn play_house(&mut self, user: User, table: &str, level: Level) -> Result<(), Refusal> {
+    /// the one opposite, and a match under `settings` starts.
+    async fn play_house(
+        &mut self,
+        user: User,
+        table: &str,
+        level: Level,
+        settings: MatchSettings,
+    ) -> Result<(), Refusal> {
         let t = self.table_index(table)?;
-        if self.tables[t]
-            .game
-            .as_ref()
-            .is_some_and(|g| !g.game.is_over())
-        {
+        if self.tables[t].match_in_play() {
             return refuse("game_in_play", "a game is in play at this table");
         }
         let seated = self.seat_of(t, &user.id);
@@ -1181,14 +1433,18 @@ impl Room {
         {
             return refuse("seat_taken", "someone else has a seat at this table");
         }
-        self.tables[t].seats[side.index()] = Some(user.clone());
+        let table_state = &mut self.tables[t];
+        table_state.seats[side.index()] = Some(user.clone());
+        table_state.seats[opposite] = Some(House::user(level));
+        table_state.settings = settings;
+        table_state.game = None;
+        table_state.r#match = None;
+        table_state.rematch = None;
         // Invitations to that seat are void now.
         self.invitations.retain(|i| i.table != table);
-        self.tables[t].seats[opposite] = Some(House::user(level));
-        self.tables[t].game = None;
         self.table_changed(t);
-        if let Err(refusal) = self.start_game(t).await {
-            // The game could not be stored: Baba Ayo gets up again.
+        if let Err(refusal) = self.start_match(t, None).await {
+            // The match could not be stored: Baba Ayo gets up again.
             if let Some(s) = Side::BOTH.into_iter().find(|s| {
                 self.tables[t].seats[s.index()]
                     .as_ref()
@@ -1200,6 +1456,59 @@ impl Room {
             return Err(refusal);
         }
         Ok(())
+    }
+
+    /// `rematch`: one press each (Baba Ayo's is made); the second starts the new match.
+    async fn rematch(&mut self, user_id: &str, table: &str) -> Result<(), Refusal> {
+        let t = self.table_index(table)?;
+        let Some(rematch) = self.tables[t].rematch.as_mut() else {
+            return refuse("no_rematch", "no rematch is on offer at this table");
+        };
+        let Some(player) = rematch.player(user_id) else {
+            return refuse("no_rematch", "the rematch here is for the last match's players");
+        };
+        rematch.pressed[player] = true;
+        if rematch.pressed != [true, true] {
+            let (from, to) = (
+                rematch.players[player].clone(),
+                rematch.players[1 - player].id.clone(),
+            );
+            self.table_changed(t);
+            self.send_to(&to, &ServerMessage::RematchOffered {
+                table: table.to_owned(),
+                from,
+            });
+            return Ok(());
+        }
+        let rematch = self.tables[t].rematch.take().expect("checked above");
+        // Both must still be free to play: here, and seated nowhere else.
+        let free = rematch.players.iter().all(|p| {
+            (p.house || self.members.contains_key(&p.id))
+                && (0..self.tables.len()).all(|i| self.seat_of(i, &p.id).is_none())
+        });
+        if !free || self.tables[t].seats.iter().any(Option::is_some) {
+            self.table_changed(t);
+            return refuse(
+                "rematch_void",
+                "the rematch is off: a player has left or sat elsewhere",
+            );
+        }
+        self.tables[t].settings = rematch.settings;
+        self.start_match(t, Some(rematch.players)).await
+    }
+
+    /// Rematches on offer to `user_id` are off (they left).
+    fn void_rematches_of(&mut self, user_id: &str) {
+        for t in 0..self.tables.len() {
+            if self.tables[t]
+                .rematch
+                .as_ref()
+                .is_some_and(|r| r.player(user_id).is_some())
+            {
+                self.tables[t].rematch = None;
+                self.table_changed(t);
+            }
+        }
     }
 
     /// Baba Ayo, when he is the one to move at table `t`.
@@ -1312,19 +1621,38 @@ impl Room {
         let played = next
             .play(pit)
             .map_err(|e| Refusal("illegal_move", e.to_string()))?;
+        let now = self.now();
+        let mut clocks = live.clocks;
+        if let Some(c) = clocks.as_mut() {
+            if c.moved(side, now).is_err() {
+                // Too late: the flag fell before the move came.
+                self.end_off_board(t, |g| g.time_out(side)).await;
+                return refuse("time_out", "your time ran out before the move");
+            }
+        }
+        let clock = clocks.map(|c| MoveClock {
+            at_ms: now,
+            left: c.left(now),
+        });
         let (store, game_id, ply) = (self.store.clone(), live.id.clone(), next.ply());
-        if let Err(e) = blocking(move || store.record_move(&game_id, ply, pit.number())).await {
+        if let Err(e) =
+            blocking(move || store.record_move_with(&game_id, ply, pit.number(), clock)).await
+        {
             tracing::error!(error = %e, "storing a move");
             return refuse("internal", "the move could not be stored; try again");
         }
         let version_before = self.tables[t].version;
-        let live = self.tables[t]
+        let table_state = &mut self.tables[t];
+        if let Some(m) = table_state.r#match.as_mut() {
+            m.draw_offer = None;
+        }
+        let live = table_state
             .game
             .as_mut()
             .expect("still there: the room is ours");
         live.game = next;
+        live.clocks = clocks;
         crate::metrics::METRICS.moves.inc();
-        live.draw_offer = None;
         let update = ServerMessage::GameState {
             table: table.to_owned(),
             game_id: live.id.clone(),
@@ -1336,6 +1664,8 @@ impl Room {
             state: live.game.state(),
             version: version_before + 1,
             r#ref: r#ref.clone(),
+            clock: ClockView::of(clocks.as_ref(), now),
+            server_time: now,
         };
         let over = live.game.is_over();
         let frame = self.publish(t, &update);
@@ -1354,7 +1684,7 @@ impl Room {
         Ok(())
     }
 
-    /// Ends the game at table `t` off the board (resign, draw) with `end`.
+    /// Ends the game at table `t` off the board (resign, draw, time) with `end`.
     async fn end_off_board(&mut self, t: usize, end: impl FnOnce(&mut Game) -> bool) {
         let Some(live) = self.tables[t].game.as_mut() else {
             return;
@@ -1364,12 +1694,18 @@ impl Room {
         }
     }
 
-    /// Stores and announces the end of the game at table `t`, and frees the table.
+    /// Stores and announces the end of the game at table `t` and counts it for its match:
+    /// the match is over, or the wait for the next game begins.
     async fn game_over(&mut self, t: usize) {
-        let table = &self.tables[t];
-        let Some(live) = table.game.as_ref() else {
+        let now = self.now();
+        let closing = self.closing;
+        let table = &mut self.tables[t];
+        let Some(live) = table.game.as_mut() else {
             return;
         };
+        if let Some(c) = live.clocks.as_mut() {
+            c.stop(now);
+        }
         crate::metrics::METRICS.games_in_play.dec();
         let (status, reason) = (
             live.game.status(),
@@ -1394,6 +1730,20 @@ impl Room {
                 plies: live.game.ply(),
             }
         });
+        let played = PlayedGame {
+            game_id: live.id.clone(),
+            number: live.number,
+            south: live.players[0].id.clone(),
+            north: live.players[1].id.clone(),
+            result: status,
+            reason: reason_text.clone(),
+        };
+        if let Some(m) = table.r#match.as_mut() {
+            if closing && m.ending.is_none() {
+                m.ending = Some((None, MatchEnd::CalledOff));
+            }
+            m.record(played);
+        }
         let results = self.config.results.clone();
         let counts = match blocking(move || {
             let clock = results.clock;
@@ -1417,6 +1767,8 @@ impl Room {
         if counts {
             self.config.results.pending.notify_one();
         }
+        let table = &self.tables[t];
+        let live = table.game.as_ref().expect("still there: the room is ours");
         let over = ServerMessage::GameOver {
             table: table.id.clone(),
             game_id: live.id.clone(),
@@ -1425,11 +1777,194 @@ impl Room {
             state: live.game.state(),
             counts_for_champions: counts,
             version: table.version + 1,
+            r#match: table.r#match.as_ref().map(LiveMatch::view),
+            clock: ClockView::of(live.clocks.as_ref(), now),
         };
         self.publish(t, &over);
-        // The players stand up; the finished game stays on the table until someone sits.
+        self.match_after_game(t).await;
+        if self.closing && self.games_in_play() == 0 {
+            self.shut();
+        }
+    }
+
+    /// After a game of the match at table `t`: the match is over, or both have the clock's
+    /// base time to press start for the next game (Baba Ayo is ready at once).
+    async fn match_after_game(&mut self, t: usize) {
+        let now = self.now();
+        let untimed = self.untimed_start_ms();
+        let Some(m) = self.tables[t].r#match.as_mut() else {
+            // A game without a match (never, since matches): the players stand up.
+            self.tables[t].seats = [None, None];
+            self.table_changed(t);
+            return;
+        };
+        if m.is_over() {
+            self.match_over(t).await;
+            return;
+        }
+        let window = m.settings.start_window_ms(untimed);
+        m.wait_for_start(now.saturating_add(window));
+        let (store, id, halves) = (self.store.clone(), m.id.clone(), m.series.halves());
+        if let Err(e) = blocking(move || store.set_match_points(&id, halves)).await {
+            tracing::error!(error = %e, "storing a match's points");
+        }
+        self.match_changed(t);
+    }
+
+    /// Stores and announces the end of the match at table `t`; the players stand up, and a
+    /// rematch is on offer for a while.
+    async fn match_over(&mut self, t: usize) {
+        let now = self.now();
+        let Some(m) = self.tables[t].r#match.as_ref().filter(|m| m.is_over()) else {
+            return;
+        };
+        let reason = m.end.unwrap_or(MatchEnd::Games);
+        let result = super::resume::result_of(m);
+        let (store, id) = (self.store.clone(), m.id.clone());
+        if let Err(e) = blocking(move || store.finish_match(&id, &result)).await {
+            tracing::error!(error = %e, "storing the end of a match");
+        }
+        let table = &self.tables[t];
+        let m = table.r#match.as_ref().expect("still there: the room is ours");
+        let over = ServerMessage::MatchOver {
+            table: table.id.clone(),
+            match_id: m.id.clone(),
+            winner: m.winner().cloned(),
+            reason,
+            points: m.series.points(),
+            r#match: m.view(),
+            version: table.version + 1,
+        };
+        let last_south = m
+            .games
+            .last()
+            .map_or_else(|| m.players[0].id.clone(), |g| g.south.clone());
+        let rematch = (!self.closing && reason != MatchEnd::CalledOff).then(|| {
+            Rematch::of(m, &last_south, now.saturating_add(self.config.rematch.as_millis() as u64))
+        });
+        self.publish(t, &over);
+        // The players stand up; the last game stays on the table until someone sits.
         self.tables[t].seats = [None, None];
+        self.tables[t].rematch = rematch;
         self.table_changed(t);
+    }
+
+    /// Tells the room where the match at table `t` stands (between games).
+    fn match_changed(&mut self, t: usize) {
+        let now = self.now();
+        let table = &self.tables[t];
+        let Some(m) = table.r#match.as_ref() else {
+            return;
+        };
+        let message = ServerMessage::MatchState {
+            table: table.id.clone(),
+            r#match: m.view(),
+            version: table.version + 1,
+            server_time: now,
+        };
+        self.publish(t, &message);
+    }
+
+    /// The side to move at table `t` whose time has run out, if any.
+    fn flagged(&self, t: usize, now: u64) -> Option<Side> {
+        let live = self.tables[t].game.as_ref().filter(|g| !g.game.is_over())?;
+        live.clocks.as_ref()?.flagged(now)
+    }
+
+    /// The soonest a running clock runs out.
+    fn next_flag(&self) -> Option<u64> {
+        self.tables
+            .iter()
+            .filter_map(|t| t.game.as_ref().filter(|g| !g.game.is_over()))
+            .filter_map(|g| g.clocks.as_ref()?.deadline())
+            .min()
+    }
+
+    /// Games whose side to move ran out of time end (`timeout`).
+    async fn check_clocks(&mut self) {
+        let now = self.now();
+        for t in 0..self.tables.len() {
+            if let Some(side) = self.flagged(t, now) {
+                self.end_off_board(t, |g| g.time_out(side)).await;
+            }
+        }
+    }
+
+    /// Start presses and rematches whose time is up.
+    async fn check_deadlines(&mut self) {
+        let now = self.now();
+        for t in 0..self.tables.len() {
+            if self.tables[t]
+                .rematch
+                .as_ref()
+                .is_some_and(|r| r.deadline_ms <= now)
+            {
+                self.tables[t].rematch = None;
+                self.table_changed(t);
+            }
+            let Some(between) = self.tables[t]
+                .r#match
+                .as_ref()
+                .filter(|m| !m.is_over())
+                .and_then(|m| m.between)
+                .filter(|b| b.deadline_ms <= now)
+            else {
+                continue;
+            };
+            match between.ready {
+                // Nobody pressed start: the match ends, the leader winning it.
+                [false, false] => self.end_match(t, None, MatchEnd::NoStart).await,
+                // One did: the other loses that game.
+                [ready_first, _] => self.forfeit_unstarted(t, usize::from(ready_first)).await,
+            }
+        }
+    }
+
+    /// Player `loser` of the match at table `t` did not press start in time: the game they
+    /// would have played is stored as lost (`not_started`) and counted.
+    async fn forfeit_unstarted(&mut self, t: usize, loser: usize) {
+        let table = &self.tables[t];
+        let Some(m) = table.r#match.as_ref().filter(|m| !m.is_over()) else {
+            return;
+        };
+        let [south, north] = m.seats();
+        let lost_south = south.id == m.players[loser].id;
+        let result = if lost_south {
+            crate::ayo::Status::NorthWon
+        } else {
+            crate::ayo::Status::SouthWon
+        };
+        let row = GameRow {
+            id: store::new_id(),
+            table_id: table.id.clone(),
+            south_id: south.id.clone(),
+            north_id: north.id.clone(),
+            rules: serde_json::to_string(&table.rules).unwrap_or_default(),
+            house: south.house || north.house,
+            status: json_word(&result),
+            end_reason: Some("not_started".into()),
+            started_at: store::now(),
+            ended_at: Some(store::now()),
+            match_id: Some(m.id.clone()),
+            number: Some(i32::from(m.game_number())),
+            clock_started_ms: None,
+        };
+        let played = PlayedGame {
+            game_id: row.id.clone(),
+            number: m.game_number(),
+            south: south.id,
+            north: north.id,
+            result,
+            reason: "not_started".into(),
+        };
+        let store = self.store.clone();
+        if let Err(e) = blocking(move || store.insert_game(&row)).await {
+            tracing::error!(error = %e, "storing a game lost by not starting");
+        }
+        if let Some(m) = self.tables[t].r#match.as_mut() {
+            m.record(played);
+        }
+        self.match_after_game(t).await;
         if self.closing && self.games_in_play() == 0 {
             self.shut();
         }
@@ -1451,6 +1986,7 @@ impl Room {
     }
 
     fn view(&self, table: &Table) -> TableView {
+        let now = self.now();
         TableView {
             id: table.id.clone(),
             room: self.info.id.clone(),
@@ -1466,8 +2002,14 @@ impl Room {
                     north: g.players[1].clone(),
                 },
                 state: g.game.state(),
+                number: g.number,
+                clock: ClockView::of(g.clocks.as_ref(), now),
             }),
             version: table.version,
+            settings: table.settings,
+            r#match: table.r#match.as_ref().map(LiveMatch::view),
+            rematch: table.rematch.clone(),
+            server_time: now,
         }
     }
 
@@ -1558,6 +2100,14 @@ impl Room {
                 });
             }
         }
+    }
+}
+
+/// Sleeps for `d`, or for ever without one.
+async fn sleep_for(d: Option<Duration>) {
+    match d {
+        Some(d) => tokio::time::sleep(d).await,
+        None => std::future::pending().await,
     }
 }
 

@@ -121,6 +121,27 @@ impl Series {
         });
     }
 
+    /// Both players agreed to draw the match: it ends drawn, whatever the score.
+    pub fn agree_draw(&mut self) {
+        if self.decided.is_none() {
+            self.decided = Some(None);
+        }
+    }
+
+    /// Half points of the first and second player.
+    pub fn halves(&self) -> [u32; 2] {
+        self.halves
+    }
+
+    /// A series as stored: its games' outcomes replayed.
+    pub fn replay(best_of: BestOf, outcomes: impl IntoIterator<Item = GameOutcome>) -> Series {
+        let mut series = Series::new(best_of);
+        for outcome in outcomes {
+            series.record(outcome);
+        }
+        series
+    }
+
     fn leader(&self) -> Option<usize> {
         match self.halves[0].cmp(&self.halves[1]) {
             std::cmp::Ordering::Greater => Some(0),

@@ -734,6 +734,9 @@ async fn wins_against_baba_ayo_go_on_the_house_board_by_level_never_on_the_wall(
             end_reason: None,
             started_at: lounge::store::now(),
             ended_at: None,
+            match_id: None,
+            number: None,
+            clock_started_ms: None,
         };
         store.insert_game(&game).unwrap();
         let won = lounge::store::Win {

@@ -62,6 +62,10 @@ fn config() -> RoomConfig {
             cap: 3,
             pending: Default::default(),
         },
+        clock: Default::default(),
+        untimed_start: Duration::from_secs(300),
+        rematch: Duration::from_secs(120),
+        heartbeat: Duration::from_secs(1),
     }
 }
 

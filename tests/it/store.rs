@@ -46,6 +46,9 @@ fn game(table: &str, south: &UserRow, north: &UserRow) -> GameRow {
         end_reason: None,
         started_at: now(),
         ended_at: None,
+        match_id: None,
+        number: None,
+        clock_started_ms: None,
     }
 }
 

@@ -1,0 +1,10 @@
+DROP TABLE heartbeats;
+DROP TABLE clock_pauses;
+ALTER TABLE moves DROP COLUMN north_ms;
+ALTER TABLE moves DROP COLUMN south_ms;
+ALTER TABLE moves DROP COLUMN at_ms;
+DROP INDEX games_by_match;
+ALTER TABLE games DROP COLUMN clock_started_ms;
+ALTER TABLE games DROP COLUMN number;
+ALTER TABLE games DROP COLUMN match_id;
+DROP TABLE matches;

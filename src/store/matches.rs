@@ -1,0 +1,443 @@
+//! Matches (one game, or best of 3, 5 or 7) and what keeps their clocks honest across a
+//! restart: the time left after every move, the outages a game lived through, and the
+//! service's heartbeat.
+
+use std::collections::HashMap;
+
+use chrono::NaiveDateTime;
+use diesel::prelude::*;
+use serde::Serialize;
+
+use super::schema::{clock_pauses, games, heartbeats, matches, moves, users};
+use super::{now, GameRow, Store, StoreError, UserRow};
+
+/// A match row. `status` is `playing`, `won` or `draw`.
+#[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable)]
+#[diesel(table_name = matches)]
+pub struct MatchRow {
+    pub id: String,
+    pub table_id: String,
+    pub first_id: String,
+    pub second_id: String,
+    pub house: bool,
+    pub best_of: i32,
+    pub clock: String,
+    pub rules: String,
+    pub status: String,
+    pub winner_id: Option<String>,
+    pub end_reason: Option<String>,
+    pub first_halves: i32,
+    pub second_halves: i32,
+    pub started_at: NaiveDateTime,
+    pub ended_at: Option<NaiveDateTime>,
+}
+
+/// How a match ended, as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MatchResult {
+    /// `won` or `draw`.
+    pub status: String,
+    pub winner_id: Option<String>,
+    pub end_reason: String,
+    pub halves: [u32; 2],
+}
+
+/// The clocks after a move: when it was played and what each side had left (server
+/// milliseconds).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MoveClock {
+    pub at_ms: u64,
+    pub left: [u64; 2],
+}
+
+/// A game of a match as the history shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+pub struct GameRecord {
+    pub id: String,
+    pub number: Option<i32>,
+    pub south_id: String,
+    pub north_id: String,
+    /// `playing`, `south_won`, `north_won` or `draw`.
+    pub status: String,
+    pub end_reason: Option<String>,
+    pub plies: i64,
+    #[schema(value_type = String, format = DateTime)]
+    #[serde(serialize_with = "super::utc")]
+    pub started_at: NaiveDateTime,
+    #[schema(value_type = Option<String>, format = DateTime)]
+    #[serde(serialize_with = "super::utc_opt")]
+    pub ended_at: Option<NaiveDateTime>,
+    /// Outages the game lived through: its clocks stood still from `stopped_ms` to
+    /// `resumed_ms` (server milliseconds).
+    pub outages: Vec<Outage>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+pub struct Outage {
+    pub stopped_ms: i64,
+    pub resumed_ms: i64,
+}
+
+/// A match with its players and games, for the history.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MatchRecord {
+    pub row: MatchRow,
+    pub first: UserRow,
+    pub second: UserRow,
+    pub games: Vec<GameRecord>,
+}
+
+/// A match in play read back at start: its games over and the one in play, if any.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MatchInPlay {
+    pub row: MatchRow,
+    pub games: Vec<GameRow>,
+}
+
+/// A game in play's clocks as last stored: the time left after its last move (or at its
+/// start), since when the side to move's clock ran, and the outages since.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredClock {
+    /// South's and North's milliseconds left, `None` when the last move predates clocks.
+    pub left: Option<[u64; 2]>,
+    /// When the side to move's clock started (server milliseconds).
+    pub since_ms: u64,
+    /// Milliseconds of outages after `since_ms`: not charged to anyone.
+    pub paused_ms: u64,
+}
+
+/// Wins, losses and draws between two players, over matches and over games.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+pub struct Tally {
+    pub played: u32,
+    /// The first user's wins and the second's.
+    pub won: [u32; 2],
+    pub drawn: u32,
+}
+
+fn ms(v: u64) -> i64 {
+    i64::try_from(v).unwrap_or(i64::MAX)
+}
+
+fn unms(v: i64) -> u64 {
+    u64::try_from(v).unwrap_or(0)
+}
+
+impl Store {
+    pub fn insert_match(&self, row: &MatchRow) -> Result<(), StoreError> {
+        diesel::insert_into(matches::table)
+            .values(row)
+            .execute(&mut *self.conn()?)?;
+        Ok(())
+    }
+
+    /// The score of a match in play after a game.
+    pub fn set_match_points(&self, id: &str, halves: [u32; 2]) -> Result<(), StoreError> {
+        diesel::update(matches::table.find(id))
+            .set((
+                matches::first_halves.eq(halves[0] as i32),
+                matches::second_halves.eq(halves[1] as i32),
+            ))
+            .execute(&mut *self.conn()?)?;
+        Ok(())
+    }
+
+    /// Makes a game stored without a match the first game of `match_id`.
+    pub fn adopt_game(&self, game_id: &str, match_id: &str) -> Result<(), StoreError> {
+        diesel::update(games::table.find(game_id))
+            .set((games::match_id.eq(match_id), games::number.eq(1)))
+            .execute(&mut *self.conn()?)?;
+        Ok(())
+    }
+
+    /// Ends a match in play; a match already over is left as it is (false).
+    pub fn finish_match(&self, id: &str, result: &MatchResult) -> Result<bool, StoreError> {
+        let changed = diesel::update(
+            matches::table
+                .find(id)
+                .filter(matches::status.eq("playing")),
+        )
+        .set((
+            matches::status.eq(&result.status),
+            matches::winner_id.eq(&result.winner_id),
+            matches::end_reason.eq(&result.end_reason),
+            matches::first_halves.eq(result.halves[0] as i32),
+            matches::second_halves.eq(result.halves[1] as i32),
+            matches::ended_at.eq(now()),
+        ))
+        .execute(&mut *self.conn()?)?;
+        Ok(changed == 1)
+    }
+
+    /// Every match still in play with its games in order: what a restart picks up.
+    pub fn matches_in_play(&self) -> Result<Vec<MatchInPlay>, StoreError> {
+        let mut conn = self.conn()?;
+        let rows: Vec<MatchRow> = matches::table
+            .filter(matches::status.eq("playing"))
+            .order(matches::id.asc())
+            .select(MatchRow::as_select())
+            .load(&mut *conn)?;
+        let ids: Vec<&str> = rows.iter().map(|m| m.id.as_str()).collect();
+        let all: Vec<GameRow> = games::table
+            .filter(games::match_id.eq_any(&ids))
+            .order((games::match_id.asc(), games::number.asc()))
+            .select(GameRow::as_select())
+            .load(&mut *conn)?;
+        let mut by_match: HashMap<String, Vec<GameRow>> = HashMap::new();
+        for game in all {
+            by_match
+                .entry(game.match_id.clone().unwrap_or_default())
+                .or_default()
+                .push(game);
+        }
+        Ok(rows
+            .into_iter()
+            .map(|row| MatchInPlay {
+                games: by_match.remove(&row.id).unwrap_or_default(),
+                row,
+            })
+            .collect())
+    }
+
+    /// A game in play's clocks as last stored.
+    pub fn stored_clock(&self, game: &GameRow) -> Result<StoredClock, StoreError> {
+        let mut conn = self.conn()?;
+        let last: Option<(Option<i64>, Option<i64>, Option<i64>)> = moves::table
+            .filter(moves::game_id.eq(&game.id))
+            .order(moves::ply.desc())
+            .select((moves::at_ms, moves::south_ms, moves::north_ms))
+            .first(&mut *conn)
+            .optional()?;
+        let (left, since_ms) = match last {
+            Some((Some(at), Some(south), Some(north))) => {
+                (Some([unms(south), unms(north)]), unms(at))
+            }
+            Some(_) => (None, game.clock_started_ms.map_or(0, unms)),
+            None => (None, game.clock_started_ms.map_or(0, unms)),
+        };
+        let pauses: Vec<(i64, i64)> = clock_pauses::table
+            .filter(clock_pauses::game_id.eq(&game.id))
+            .filter(clock_pauses::stopped_ms.ge(ms(since_ms)))
+            .select((clock_pauses::stopped_ms, clock_pauses::resumed_ms))
+            .load(&mut *conn)?;
+        let paused_ms = pauses
+            .iter()
+            .map(|(stopped, resumed)| unms(*resumed).saturating_sub(unms(*stopped)))
+            .sum();
+        Ok(StoredClock {
+            left,
+            since_ms,
+            paused_ms,
+        })
+    }
+
+    /// Records an outage a game in play lived through.
+    pub fn record_outage(
+        &self,
+        game_id: &str,
+        stopped_ms: u64,
+        resumed_ms: u64,
+    ) -> Result<(), StoreError> {
+        let added = diesel::insert_into(clock_pauses::table)
+            .values((
+                clock_pauses::game_id.eq(game_id),
+                clock_pauses::stopped_ms.eq(ms(stopped_ms)),
+                clock_pauses::resumed_ms.eq(ms(resumed_ms)),
+            ))
+            .execute(&mut *self.conn()?);
+        match added.map_err(StoreError::from) {
+            // The same outage twice (a start that failed half way): once is enough.
+            Ok(_) | Err(StoreError::Conflict(_)) => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The service is alive at `at_ms`.
+    pub fn beat(&self, at_ms: u64) -> Result<(), StoreError> {
+        let mut conn = self.conn()?;
+        let changed = diesel::update(heartbeats::table.find("lounge"))
+            .set(heartbeats::at_ms.eq(ms(at_ms)))
+            .execute(&mut *conn)?;
+        if changed == 0 {
+            let added = diesel::insert_into(heartbeats::table)
+                .values((heartbeats::id.eq("lounge"), heartbeats::at_ms.eq(ms(at_ms))))
+                .execute(&mut *conn);
+            match added.map_err(StoreError::from) {
+                Ok(_) | Err(StoreError::Conflict(_)) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+
+    /// The service's last heartbeat.
+    pub fn last_beat(&self) -> Result<Option<u64>, StoreError> {
+        let at: Option<i64> = heartbeats::table
+            .find("lounge")
+            .select(heartbeats::at_ms)
+            .first(&mut *self.conn()?)
+            .optional()?;
+        Ok(at.map(unms))
+    }
+
+    /// A match with its players and games.
+    pub fn match_record(&self, id: &str) -> Result<Option<MatchRecord>, StoreError> {
+        let row: Option<MatchRow> = matches::table
+            .find(id)
+            .select(MatchRow::as_select())
+            .first(&mut *self.conn()?)
+            .optional()?;
+        Ok(self.records(row.into_iter().collect())?.pop())
+    }
+
+    /// `user_id`'s matches, newest first: `limit` of them older than the match `before`.
+    pub fn matches_of(
+        &self,
+        user_id: &str,
+        limit: i64,
+        before: Option<&str>,
+    ) -> Result<Vec<MatchRecord>, StoreError> {
+        let mut query = matches::table
+            .filter(
+                matches::first_id
+                    .eq(user_id)
+                    .or(matches::second_id.eq(user_id)),
+            )
+            .order(matches::id.desc())
+            .limit(limit)
+            .select(MatchRow::as_select())
+            .into_boxed();
+        if let Some(before) = before {
+            query = query.filter(matches::id.lt(before.to_owned()));
+        }
+        let rows = query.load(&mut *self.conn()?)?;
+        self.records(rows)
+    }
+
+    fn records(&self, rows: Vec<MatchRow>) -> Result<Vec<MatchRecord>, StoreError> {
+        let mut conn = self.conn()?;
+        let ids: Vec<&str> = rows.iter().map(|m| m.id.as_str()).collect();
+        let game_rows: Vec<GameRow> = games::table
+            .filter(games::match_id.eq_any(&ids))
+            .order((games::match_id.asc(), games::number.asc()))
+            .select(GameRow::as_select())
+            .load(&mut *conn)?;
+        let game_ids: Vec<&str> = game_rows.iter().map(|g| g.id.as_str()).collect();
+        let plies: HashMap<String, i64> = moves::table
+            .filter(moves::game_id.eq_any(&game_ids))
+            .group_by(moves::game_id)
+            .select((moves::game_id, diesel::dsl::count_star()))
+            .load::<(String, i64)>(&mut *conn)?
+            .into_iter()
+            .collect();
+        let mut outages: HashMap<String, Vec<Outage>> = HashMap::new();
+        for (game_id, stopped_ms, resumed_ms) in clock_pauses::table
+            .filter(clock_pauses::game_id.eq_any(&game_ids))
+            .order(clock_pauses::stopped_ms.asc())
+            .select((
+                clock_pauses::game_id,
+                clock_pauses::stopped_ms,
+                clock_pauses::resumed_ms,
+            ))
+            .load::<(String, i64, i64)>(&mut *conn)?
+        {
+            outages.entry(game_id).or_default().push(Outage {
+                stopped_ms,
+                resumed_ms,
+            });
+        }
+        let mut games_of: HashMap<String, Vec<GameRecord>> = HashMap::new();
+        for g in game_rows {
+            games_of
+                .entry(g.match_id.clone().unwrap_or_default())
+                .or_default()
+                .push(GameRecord {
+                    plies: plies.get(&g.id).copied().unwrap_or(0),
+                    outages: outages.remove(&g.id).unwrap_or_default(),
+                    id: g.id,
+                    number: g.number,
+                    south_id: g.south_id,
+                    north_id: g.north_id,
+                    status: g.status,
+                    end_reason: g.end_reason,
+                    started_at: g.started_at,
+                    ended_at: g.ended_at,
+                });
+        }
+        let user_ids: Vec<&str> = rows
+            .iter()
+            .flat_map(|m| [m.first_id.as_str(), m.second_id.as_str()])
+            .collect();
+        let people: HashMap<String, UserRow> = users::table
+            .filter(users::id.eq_any(&user_ids))
+            .select(UserRow::as_select())
+            .load(&mut *conn)?
+            .into_iter()
+            .map(|u| (u.id.clone(), u))
+            .collect();
+        rows.into_iter()
+            .map(|row| {
+                let person = |id: &str| {
+                    people
+                        .get(id)
+                        .cloned()
+                        .ok_or_else(|| StoreError::NotFound(format!("user {id}")))
+                };
+                Ok(MatchRecord {
+                    first: person(&row.first_id)?,
+                    second: person(&row.second_id)?,
+                    games: games_of.remove(&row.id).unwrap_or_default(),
+                    row,
+                })
+            })
+            .collect()
+    }
+
+    /// How `a` and `b` have done against each other: over matches that are over, and over
+    /// their games that are over.
+    pub fn head_to_head(&self, a: &str, b: &str) -> Result<(Tally, Tally), StoreError> {
+        let mut conn = self.conn()?;
+        let between = matches::first_id
+            .eq(a)
+            .and(matches::second_id.eq(b))
+            .or(matches::first_id.eq(b).and(matches::second_id.eq(a)));
+        let results: Vec<Option<String>> = matches::table
+            .filter(between)
+            .filter(matches::status.ne("playing"))
+            .select(matches::winner_id)
+            .load(&mut *conn)?;
+        let mut over_matches = Tally::default();
+        for winner in results {
+            over_matches.played += 1;
+            match winner.as_deref() {
+                Some(w) if w == a => over_matches.won[0] += 1,
+                Some(w) if w == b => over_matches.won[1] += 1,
+                _ => over_matches.drawn += 1,
+            }
+        }
+        let pair = games::south_id
+            .eq(a)
+            .and(games::north_id.eq(b))
+            .or(games::south_id.eq(b).and(games::north_id.eq(a)));
+        let played: Vec<(String, String, String)> = games::table
+            .filter(pair)
+            .filter(games::status.ne("playing"))
+            .select((games::south_id, games::north_id, games::status))
+            .load(&mut *conn)?;
+        let mut over_games = Tally::default();
+        for (south, north, status) in played {
+            let winner = match status.as_str() {
+                "south_won" => Some(south),
+                "north_won" => Some(north),
+                _ => None,
+            };
+            over_games.played += 1;
+            match winner.as_deref() {
+                Some(w) if w == a => over_games.won[0] += 1,
+                Some(_) => over_games.won[1] += 1,
+                None => over_games.drawn += 1,
+            }
+        }
+        Ok((over_matches, over_games))
+    }
+}

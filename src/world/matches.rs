@@ -1,0 +1,321 @@
+//! A match at a table: how it is played (clock, best of), its games, the start presses between
+//! them, draw offers for a game or the whole match, and the rematch after it. Pure: the room
+//! stores and tells; this says what each event means for the match.
+
+use serde::{Deserialize, Serialize};
+
+use crate::ayo::clock::{ClockError, TimeControl};
+use crate::ayo::{Side, Status};
+
+use super::series::{BestOf, BestOfError, GameOutcome, Series};
+use super::user::User;
+
+/// How a table's matches are played: the host's choice.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MatchSettings {
+    pub clock: TimeControl,
+    pub best_of: BestOf,
+}
+
+/// Why settings a client sent cannot be played.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SettingsError {
+    #[error(transparent)]
+    Clock(#[from] ClockError),
+    #[error(transparent)]
+    BestOf(#[from] BestOfError),
+}
+
+impl MatchSettings {
+    /// These settings with a clock (`"3+2"`, `"5m"`, `"none"`) and a best-of given, where given.
+    pub fn with(self, clock: Option<&str>, best_of: Option<u8>) -> Result<Self, SettingsError> {
+        Ok(MatchSettings {
+            clock: clock.map(str::parse).transpose()?.unwrap_or(self.clock),
+            best_of: best_of.map(BestOf::try_from).transpose()?.unwrap_or(self.best_of),
+        })
+    }
+
+    /// How long both players have to press start between games: the clock's base time (a
+    /// game's time, or a move's), or `untimed_ms` without a clock.
+    pub fn start_window_ms(&self, untimed_ms: u64) -> u64 {
+        self.clock.initial_ms().unwrap_or(untimed_ms)
+    }
+}
+
+/// What a draw offer or a resignation is for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Scope {
+    #[default]
+    Game,
+    Match,
+}
+
+/// How a match ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MatchEnd {
+    /// Its games decided it: someone got past half, or every game was played.
+    Games,
+    /// A player resigned the match (or gave up the seat, or left the room).
+    Resigned,
+    /// Both agreed to draw the match.
+    AgreedDraw,
+    /// Nobody pressed start for the next game: the leader wins, level is a draw.
+    NoStart,
+    /// A player dropped out and did not come back in time.
+    Abandoned,
+    /// An operator closed the room: the leader wins, level is a draw.
+    CalledOff,
+}
+
+impl MatchEnd {
+    pub fn word(self) -> &'static str {
+        match self {
+            MatchEnd::Games => "games",
+            MatchEnd::Resigned => "resigned",
+            MatchEnd::AgreedDraw => "agreed_draw",
+            MatchEnd::NoStart => "no_start",
+            MatchEnd::Abandoned => "abandoned",
+            MatchEnd::CalledOff => "called_off",
+        }
+    }
+}
+
+/// A game of the match that is over.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PlayedGame {
+    pub game_id: String,
+    pub number: u8,
+    /// South's and North's user ids.
+    pub south: String,
+    pub north: String,
+    pub result: Status,
+    /// The protocol's end reason, or `not_started` for a game lost by not pressing start.
+    pub reason: String,
+}
+
+/// Between two games: who pressed start, and until when they may.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Between {
+    /// The match's first and second player.
+    pub ready: [bool; 2],
+    /// Server milliseconds.
+    pub deadline_ms: u64,
+}
+
+/// A draw offered and not yet answered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DrawOffer {
+    /// The match's player (0 or 1) who offered.
+    pub from: usize,
+    pub scope: Scope,
+}
+
+/// A match in play, or just over.
+#[derive(Clone, Debug)]
+pub struct LiveMatch {
+    pub id: String,
+    pub settings: MatchSettings,
+    /// The match's first player (South in its first game) and second.
+    pub players: [User; 2],
+    pub series: Series,
+    pub games: Vec<PlayedGame>,
+    pub between: Option<Between>,
+    pub draw_offer: Option<DrawOffer>,
+    pub end: Option<MatchEnd>,
+    /// How the match ends once the game in play is over and counted, when that does not
+    /// decide it already: who loses it (nobody: the leader wins), and why.
+    pub ending: Option<(Option<usize>, MatchEnd)>,
+}
+
+impl LiveMatch {
+    pub fn new(id: String, settings: MatchSettings, players: [User; 2]) -> LiveMatch {
+        LiveMatch {
+            id,
+            series: Series::new(settings.best_of),
+            settings,
+            players,
+            games: Vec::new(),
+            between: None,
+            draw_offer: None,
+            end: None,
+            ending: None,
+        }
+    }
+
+    /// Which of the two players `user_id` is.
+    pub fn player(&self, user_id: &str) -> Option<usize> {
+        self.players.iter().position(|p| p.id == user_id)
+    }
+
+    /// The players as they sit in the next game (or the one in play): South, North. The
+    /// first move swaps every game.
+    pub fn seats(&self) -> [User; 2] {
+        let [first, second] = self.players.clone();
+        match self.series.first_player_side() {
+            Side::South => [first, second],
+            Side::North => [second, first],
+        }
+    }
+
+    /// The number of the game in play, or of the next one.
+    pub fn game_number(&self) -> u8 {
+        self.series.played + 1
+    }
+
+    pub fn is_over(&self) -> bool {
+        self.end.is_some()
+    }
+
+    /// Counts a game that ended; true when that decided the match.
+    pub fn record(&mut self, game: PlayedGame) -> bool {
+        let outcome = match game.result.winner() {
+            Some(Side::South) => self.player(&game.south).map(GameOutcome::Won),
+            Some(Side::North) => self.player(&game.north).map(GameOutcome::Won),
+            None => Some(GameOutcome::Draw),
+        };
+        if let Some(outcome) = outcome {
+            self.series.record(outcome);
+        }
+        self.games.push(game);
+        self.draw_offer = None;
+        self.between = None;
+        if self.series.result().is_some() && self.end.is_none() {
+            self.end = Some(MatchEnd::Games);
+        }
+        if let Some((who, why)) = self.ending.take() {
+            self.end(who, why);
+        }
+        self.is_over()
+    }
+
+    /// The match ends before its games are all played: `AgreedDraw` draws it; otherwise
+    /// `loser` (a player, 0 or 1) loses it, and with nobody to blame the leader wins.
+    pub fn end(&mut self, loser: Option<usize>, why: MatchEnd) {
+        if self.is_over() {
+            return;
+        }
+        if why == MatchEnd::AgreedDraw {
+            self.series.agree_draw();
+        } else {
+            self.series.end_early(loser);
+        }
+        self.end = Some(why);
+        self.between = None;
+        self.draw_offer = None;
+    }
+
+    /// The winner, once the match is decided and not drawn.
+    pub fn winner(&self) -> Option<&User> {
+        self.series.result().flatten().map(|p| &self.players[p])
+    }
+
+    /// Between games: waiting for both to press start until `deadline_ms`; Baba Ayo is
+    /// always ready.
+    pub fn wait_for_start(&mut self, deadline_ms: u64) {
+        self.between = Some(Between {
+            ready: self.players.clone().map(|p| p.house),
+            deadline_ms,
+        });
+    }
+
+    /// `player` pressed start; true when both have.
+    pub fn press_start(&mut self, player: usize) -> bool {
+        match self.between.as_mut() {
+            Some(between) => {
+                between.ready[player.min(1)] = true;
+                between.ready == [true, true]
+            }
+            None => false,
+        }
+    }
+
+    pub fn view(&self) -> MatchView {
+        MatchView {
+            id: self.id.clone(),
+            best_of: self.settings.best_of,
+            clock: self.settings.clock,
+            players: self.players.clone(),
+            points: self.series.points(),
+            game: self.game_number().min(u8::from(self.settings.best_of)),
+            games: self.games.clone(),
+            status: if self.is_over() {
+                "over"
+            } else if self.between.is_some() {
+                "between_games"
+            } else {
+                "playing"
+            },
+            between: self.between,
+            draw_offer: self.draw_offer.map(|o| DrawOfferView {
+                from: self.players[o.from].id.clone(),
+                scope: o.scope,
+            }),
+            winner: self.winner().cloned(),
+            end_reason: self.end,
+        }
+    }
+}
+
+/// A match as every message shows it.
+#[derive(Clone, Debug, Serialize)]
+pub struct MatchView {
+    pub id: String,
+    pub best_of: BestOf,
+    pub clock: TimeControl,
+    /// The match's first player (South in game 1) and second.
+    pub players: [User; 2],
+    /// Their points, in the same order: a win 1, a draw 0.5.
+    pub points: [f32; 2],
+    /// The game in play, or the next one.
+    pub game: u8,
+    /// The games over, in order.
+    pub games: Vec<PlayedGame>,
+    /// `playing`, `between_games` or `over`.
+    pub status: &'static str,
+    /// Between games: who pressed start and the deadline.
+    pub between: Option<Between>,
+    pub draw_offer: Option<DrawOfferView>,
+    /// Once over: the winner, `null` for a drawn match.
+    pub winner: Option<User>,
+    pub end_reason: Option<MatchEnd>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct DrawOfferView {
+    /// The user id of who offered.
+    pub from: String,
+    pub scope: Scope,
+}
+
+/// A rematch on offer after a match: the same two, the same settings, the first move to the
+/// one who did not have it in the last game.
+#[derive(Clone, Debug, Serialize)]
+pub struct Rematch {
+    /// The new match's first player and second.
+    pub players: [User; 2],
+    pub settings: MatchSettings,
+    /// Who pressed rematch, in the same order.
+    pub pressed: [bool; 2],
+    /// Server milliseconds.
+    pub deadline_ms: u64,
+}
+
+impl Rematch {
+    /// The rematch of `finished`, whose last game had `last_south` moving first.
+    pub fn of(finished: &LiveMatch, last_south: &str, deadline_ms: u64) -> Rematch {
+        let [a, b] = finished.players.clone();
+        let players = if a.id == last_south { [b, a] } else { [a, b] };
+        Rematch {
+            pressed: players.clone().map(|p| p.house),
+            players,
+            settings: finished.settings,
+            deadline_ms,
+        }
+    }
+
+    pub fn player(&self, user_id: &str) -> Option<usize> {
+        self.players.iter().position(|p| p.id == user_id)
+    }
+}

@@ -1,0 +1,214 @@
+//! What a start picks up: every match in play, its games over counted again, its game in play
+//! replayed from the stored moves, and its clocks put back as they stood when the service
+//! stopped (the last heartbeat), the outage recorded and charged to nobody.
+
+use std::collections::HashMap;
+
+use crate::ayo::clock::Clocks;
+use crate::ayo::{Game, Pit, Rules, Status};
+use crate::store::{self, GameRow, MatchResult, MatchRow, Store, StoreError};
+
+use super::matches::{LiveMatch, MatchSettings, PlayedGame};
+use super::room::{ResumedGame, ResumedMatch};
+use super::series::BestOf;
+use super::time::ServerClock;
+use super::user::User;
+
+/// Every match in play, ready for its room.
+pub fn resumable(
+    store: &Store,
+    default_rules: Rules,
+    clock: &ServerClock,
+) -> Result<Vec<ResumedMatch>, StoreError> {
+    let now = clock.now_ms();
+    let stopped = store.last_beat()?;
+    let mut people = People::new(store);
+    adopt_lone_games(store, &mut people)?;
+    let mut resumed = Vec::new();
+    for in_play in store.matches_in_play()? {
+        let row = in_play.row;
+        let settings = MatchSettings {
+            clock: row.clock.parse().unwrap_or_default(),
+            best_of: u8::try_from(row.best_of)
+                .ok()
+                .and_then(|n| BestOf::try_from(n).ok())
+                .unwrap_or_default(),
+        };
+        let players = [people.get(&row.first_id)?, people.get(&row.second_id)?];
+        let mut m = LiveMatch::new(row.id.clone(), settings, players);
+        let mut game = None;
+        for g in in_play.games {
+            if g.status != "playing" {
+                m.record(played(&g));
+                continue;
+            }
+            match replay(store, &g, default_rules)? {
+                Some(replayed) => {
+                    let clocks = clocks_of(store, &g, &replayed, settings, stopped, now)?;
+                    let players = [people.get(&g.south_id)?, people.get(&g.north_id)?];
+                    game = Some(ResumedGame {
+                        game_id: g.id.clone(),
+                        game: replayed,
+                        players,
+                        number: g.number.and_then(|n| u8::try_from(n).ok()).unwrap_or(1),
+                        clocks,
+                    });
+                }
+                None => {
+                    // Marked abandoned: it counts as the draw it is stored as now.
+                    m.record(PlayedGame {
+                        result: Status::Draw,
+                        reason: "abandoned".into(),
+                        ..played(&g)
+                    });
+                }
+            }
+        }
+        if m.is_over() {
+            // It was decided when the service stopped, before the match was stored as over.
+            store.finish_match(&row.id, &result_of(&m))?;
+            continue;
+        }
+        resumed.push(ResumedMatch {
+            table_id: row.table_id,
+            r#match: m,
+            game,
+        });
+    }
+    Ok(resumed)
+}
+
+/// The stored moves replayed: `None` when they do not make a game in play, which is then
+/// ended as abandoned rather than guessed at.
+fn replay(store: &Store, g: &GameRow, default_rules: Rules) -> Result<Option<Game>, StoreError> {
+    let rules: Rules = serde_json::from_str(&g.rules).unwrap_or(default_rules);
+    let stored = store.moves(&g.id)?;
+    let moves = stored.iter().filter_map(|&n| Pit::new(n));
+    match Game::replay(rules, moves) {
+        Ok(game) if !game.is_over() && game.moves().len() == stored.len() => Ok(Some(game)),
+        _ => {
+            tracing::error!(game = %g.id, "a stored game does not replay; marking it abandoned");
+            store.finish_game(&g.id, "draw", "abandoned")?;
+            Ok(None)
+        }
+    }
+}
+
+/// A game in play's clocks: as after its last move, the side to move charged for the part of
+/// its move before the outage (from its clock's start to the last heartbeat, less earlier
+/// outages), and running again from now. The outage is recorded.
+fn clocks_of(
+    store: &Store,
+    g: &GameRow,
+    game: &Game,
+    settings: MatchSettings,
+    stopped: Option<u64>,
+    now: u64,
+) -> Result<Option<Clocks>, StoreError> {
+    let Some(side) = game.to_move() else {
+        return Ok(None);
+    };
+    let Some(initial) = settings.clock.initial_ms() else {
+        return Ok(None);
+    };
+    let stored = store.stored_clock(g)?;
+    // A move after the last heartbeat: the outage began with it, nothing of it was seen.
+    let stopped = stopped.unwrap_or(now).max(stored.since_ms).min(now);
+    let ran = stopped
+        .saturating_sub(stored.since_ms)
+        .saturating_sub(stored.paused_ms);
+    store.record_outage(&g.id, stopped, now)?;
+    tracing::info!(game = %g.id, outage_ms = now - stopped, charged_ms = ran, "a timed game resumes");
+    Ok(Clocks::resumed(
+        settings.clock,
+        stored.left.unwrap_or([initial, initial]),
+        side,
+        ran,
+        now,
+    ))
+}
+
+fn played(g: &GameRow) -> PlayedGame {
+    PlayedGame {
+        game_id: g.id.clone(),
+        number: g.number.and_then(|n| u8::try_from(n).ok()).unwrap_or(1),
+        south: g.south_id.clone(),
+        north: g.north_id.clone(),
+        result: serde_json::from_value(serde_json::Value::String(g.status.clone()))
+            .unwrap_or(Status::Draw),
+        reason: g.end_reason.clone().unwrap_or_default(),
+    }
+}
+
+/// How a decided match is stored.
+pub fn result_of(m: &LiveMatch) -> MatchResult {
+    MatchResult {
+        status: if m.winner().is_some() { "won" } else { "draw" }.into(),
+        winner_id: m.winner().map(|w| w.id.clone()),
+        end_reason: m.end.unwrap_or(super::matches::MatchEnd::Games).word().into(),
+        halves: m.series.halves(),
+    }
+}
+
+/// Games in play stored before matches were: each becomes the one game of a match.
+fn adopt_lone_games(store: &Store, people: &mut People) -> Result<(), StoreError> {
+    for lone in store.games_in_play()? {
+        let g = lone.game;
+        if g.match_id.is_some() {
+            continue;
+        }
+        people.get(&g.south_id)?;
+        let row = MatchRow {
+            id: store::ordered_id(),
+            table_id: g.table_id.clone(),
+            first_id: g.south_id.clone(),
+            second_id: g.north_id.clone(),
+            house: g.house,
+            best_of: 1,
+            clock: "none".into(),
+            rules: g.rules.clone(),
+            status: "playing".into(),
+            winner_id: None,
+            end_reason: None,
+            first_halves: 0,
+            second_halves: 0,
+            started_at: g.started_at,
+            ended_at: None,
+        };
+        store.insert_match(&row)?;
+        store.adopt_game(&g.id, &row.id)?;
+    }
+    Ok(())
+}
+
+/// Users by id, each read once.
+struct People<'a> {
+    store: &'a Store,
+    known: HashMap<String, User>,
+}
+
+impl<'a> People<'a> {
+    fn new(store: &'a Store) -> People<'a> {
+        People {
+            store,
+            known: HashMap::new(),
+        }
+    }
+
+    fn get(&mut self, id: &str) -> Result<User, StoreError> {
+        if let Some(user) = self.known.get(id) {
+            return Ok(user.clone());
+        }
+        let row = self
+            .store
+            .user(id)?
+            .ok_or_else(|| StoreError::NotFound(format!("user {id}")))?;
+        let user = User {
+            id: row.id,
+            name: row.name,
+            house: row.house,
+        };
+        self.known.insert(id.to_owned(), user.clone());
+        Ok(user)
+    }
+}
