@@ -1742,8 +1742,8 @@ impl Room {
             if closing && m.ending.is_none() {
                 m.ending = Some((None, MatchEnd::CalledOff));
             }
-            m.record(played);
         }
+        self.count_game(t, played);
         let results = self.config.results.clone();
         let counts = match blocking(move || {
             let clock = results.clock;
@@ -1787,12 +1787,25 @@ impl Room {
         }
     }
 
-    /// After a game of the match at table `t`: the match is over, or both have the clock's
-    /// base time to press start for the next game (Baba Ayo is ready at once).
+    /// Counts a game for the match at table `t`: unless that ends the match, both now have
+    /// the clock's base time to press start for the next game (Baba Ayo is ready at once).
+    fn count_game(&mut self, t: usize, played: PlayedGame) {
+        let deadline = self.now().saturating_add(
+            self.tables[t]
+                .settings
+                .start_window_ms(self.untimed_start_ms()),
+        );
+        if let Some(m) = self.tables[t].r#match.as_mut() {
+            if !m.record(played) {
+                m.wait_for_start(deadline);
+            }
+        }
+    }
+
+    /// After a game of the match at table `t` was counted and told: the match is over, or the
+    /// room hears that the wait for the next game has begun.
     async fn match_after_game(&mut self, t: usize) {
-        let now = self.now();
-        let untimed = self.untimed_start_ms();
-        let Some(m) = self.tables[t].r#match.as_mut() else {
+        let Some(m) = self.tables[t].r#match.as_ref() else {
             // A game without a match (never, since matches): the players stand up.
             self.tables[t].seats = [None, None];
             self.table_changed(t);
@@ -1802,8 +1815,6 @@ impl Room {
             self.match_over(t).await;
             return;
         }
-        let window = m.settings.start_window_ms(untimed);
-        m.wait_for_start(now.saturating_add(window));
         let (store, id, halves) = (self.store.clone(), m.id.clone(), m.series.halves());
         if let Err(e) = blocking(move || store.set_match_points(&id, halves)).await {
             tracing::error!(error = %e, "storing a match's points");
@@ -1961,9 +1972,7 @@ impl Room {
         if let Err(e) = blocking(move || store.insert_game(&row)).await {
             tracing::error!(error = %e, "storing a game lost by not starting");
         }
-        if let Some(m) = self.tables[t].r#match.as_mut() {
-            m.record(played);
-        }
+        self.count_game(t, played);
         self.match_after_game(t).await;
         if self.closing && self.games_in_play() == 0 {
             self.shut();

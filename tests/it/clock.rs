@@ -98,3 +98,52 @@ fn stopped_clocks_keep_their_time_and_an_outage_is_not_charged() {
     assert_eq!(back.left(3_640_000), [280_000, 280_000]);
     assert_eq!(back.deadline(), Some(3_630_000 + 290_000));
 }
+
+#[test]
+fn running_out_loses_unless_the_rules_draw_when_the_opponent_cannot_win() {
+    use lounge::ayo::{EndReason, Game, Preset, Status};
+    // South has 24 in store, North 20, and 4 seeds are left: North cannot get past 24.
+    let pits = [0, 0, 0, 2, 0, 0, 0, 0, 0, 2, 0, 0];
+    let hopeless = crate::support::position_with(pits, [24, 20], Side::South, 0);
+    let mut lagos = Game::from_position(Preset::Lagos.rules(), hopeless);
+    assert!(lagos.time_out(Side::South));
+    assert_eq!(lagos.status(), Status::Draw);
+    assert_eq!(lagos.end_reason(), Some(EndReason::Timeout));
+    // Kontest: run out and you lose, whatever is left.
+    let mut kontest = Game::from_position(Preset::Kontest.rules(), hopeless);
+    assert!(kontest.time_out(Side::South));
+    assert_eq!(kontest.status(), Status::NorthWon);
+    // North could still win from here: running out loses under every preset.
+    let open = crate::support::position_with(pits, [22, 22], Side::South, 0);
+    for preset in Preset::ALL {
+        let mut game = Game::from_position(preset.rules(), open);
+        assert!(game.time_out(Side::South));
+        assert_eq!(game.status(), Status::NorthWon, "{preset}");
+    }
+    // Once over, nothing more happens.
+    assert!(!lagos.time_out(Side::North));
+    // The switch is a rule like the others.
+    let mut rules = Preset::Lagos.rules();
+    rules.set("timeout", "loses").unwrap();
+    let mut game = Game::from_position(rules, hopeless);
+    game.time_out(Side::South);
+    assert_eq!(game.status(), Status::NorthWon);
+    // Rules stored before the switch read as `loses`.
+    let old: lounge::ayo::Rules = serde_json::from_str(
+        r#"{"preset":"lagos","sowing":"single","capture":"two_three","grand_slam":"captures_nothing","no_capture_limit":60,"repetition":"ignored"}"#,
+    )
+    .unwrap();
+    assert_eq!(old.timeout, lounge::ayo::Timeout::Loses);
+}
+
+#[test]
+fn clocks_put_back_after_an_outage_charge_only_the_time_before_it() {
+    let control: TimeControl = "5+0".parse().unwrap();
+    let clocks = Clocks::resumed(control, [280_000, 300_000], Side::North, 10_000, 1_000_000).unwrap();
+    assert_eq!(clocks.left(1_000_000), [280_000, 290_000]);
+    assert_eq!(clocks.running(), Some(Side::North));
+    assert_eq!(clocks.deadline(), Some(1_290_000));
+    // More than was left: the flag is down at once.
+    let late = Clocks::resumed(control, [1_000, 300_000], Side::South, 5_000, 0).unwrap();
+    assert_eq!(late.flagged(0), Some(Side::South));
+}

@@ -10,7 +10,22 @@ use tokio::sync::mpsc;
 
 use crate::support::TestDb;
 
-fn lounge_world(db: &TestDb, config: RoomConfig) -> World {
+pub(crate) fn lounge_world(db: &TestDb, config: RoomConfig) -> World {
+    lounge_world_with(db, config, vec![])
+}
+
+/// The lounge again after a restart: its matches in play picked up from the store.
+pub(crate) fn lounge_world_resumed(db: &TestDb, config: RoomConfig) -> World {
+    let matches =
+        lounge::world::resumable(db.store(), Default::default(), &config.clock).unwrap();
+    lounge_world_with(db, config, matches)
+}
+
+fn lounge_world_with(
+    db: &TestDb,
+    config: RoomConfig,
+    matches: Vec<lounge::world::ResumedMatch>,
+) -> World {
     let store = db.store().clone();
     let room = lounge::store::RoomRow {
         id: "lounge".into(),
@@ -36,14 +51,14 @@ fn lounge_world(db: &TestDb, config: RoomConfig) -> World {
             door: None,
             guests: vec![],
         }],
-        vec![],
+        matches,
         store,
         Default::default(),
         config,
     )
 }
 
-fn config() -> RoomConfig {
+pub(crate) fn config() -> RoomConfig {
     RoomConfig {
         invitation_ttl: Duration::from_secs(60),
         grace: Duration::from_secs(60),
@@ -69,7 +84,7 @@ fn config() -> RoomConfig {
     }
 }
 
-fn user(db: &TestDb, name: &str) -> User {
+pub(crate) fn user(db: &TestDb, name: &str) -> User {
     let row = UserRow {
         id: lounge::store::new_id(),
         name: name.into(),
@@ -84,14 +99,14 @@ fn user(db: &TestDb, name: &str) -> User {
     }
 }
 
-struct Person {
-    user: User,
+pub(crate) struct Person {
+    pub user: User,
     frames: mpsc::Receiver<std::sync::Arc<str>>,
-    conn: u64,
+    pub conn: u64,
 }
 
 impl Person {
-    async fn enter(room: &RoomHandle, user: User, capacity: usize) -> Person {
+    pub async fn enter(room: &RoomHandle, user: User, capacity: usize) -> Person {
         let (outbox, frames) = mpsc::channel(capacity);
         let conn = World::next_connection();
         let (admitted, answer) = tokio::sync::oneshot::channel();
@@ -110,7 +125,7 @@ impl Person {
         Person { user, frames, conn }
     }
 
-    async fn next(&mut self) -> Value {
+    pub async fn next(&mut self) -> Value {
         let frame = tokio::time::timeout(Duration::from_secs(5), self.frames.recv())
             .await
             .unwrap()
@@ -118,7 +133,7 @@ impl Person {
         serde_json::from_str(&frame).unwrap()
     }
 
-    async fn next_of(&mut self, kind: &str) -> Value {
+    pub async fn next_of(&mut self, kind: &str) -> Value {
         loop {
             let m = self.next().await;
             if m["type"] == kind {
@@ -128,7 +143,7 @@ impl Person {
     }
 
     /// Sits South at t1 and invites `other`; the invitation as `other` gets it.
-    async fn invite(&self, room: &RoomHandle, other: &mut Person) -> Value {
+    pub async fn invite(&self, room: &RoomHandle, other: &mut Person) -> Value {
         self.act(room, json!({"type": "sit", "table": "t1", "seat": "south"}))
             .await;
         self.act(
@@ -139,7 +154,7 @@ impl Person {
         other.next_of("invitation").await
     }
 
-    async fn act(&self, room: &RoomHandle, message: Value) {
+    pub async fn act(&self, room: &RoomHandle, message: Value) {
         let (message, r#ref) = parse_frame(&message.to_string()).unwrap();
         assert!(
             room.send(RoomCommand::Act {

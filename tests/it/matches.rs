@@ -1,0 +1,503 @@
+//! Matches in the room, on a clock the test moves by hand: clocks running out, increments,
+//! series scoring and early finish, start presses and their timeouts, draw and resign scopes,
+//! the first move swapping, rematches, and a restart in the middle of a timed game.
+
+use lounge::world::{RoomConfig, RoomHandle, ServerClock};
+use serde_json::{json, Value};
+
+use crate::room::{config, lounge_world, lounge_world_resumed, user, Person};
+use crate::support::TestDb;
+
+/// The room's config on a hand-driven clock.
+fn on_hand_clock() -> (RoomConfig, ServerClock) {
+    let clock = ServerClock::manual_from_now();
+    (
+        RoomConfig {
+            clock: clock.clone(),
+            ..config()
+        },
+        clock,
+    )
+}
+
+async fn two_people(db: &TestDb, room: &RoomHandle) -> [Person; 2] {
+    let mut a = Person::enter(room, user(db, "Ade"), 1024).await;
+    let mut b = Person::enter(room, user(db, "Bisi"), 1024).await;
+    a.next_of("room").await;
+    b.next_of("room").await;
+    [a, b]
+}
+
+/// Ade sits, sets the match and invites Bisi, who accepts: `game_started` as Ade sees it.
+async fn start(room: &RoomHandle, ps: &mut [Person; 2], clock: &str, best_of: u8) -> Value {
+    let [a, b] = ps;
+    a.act(room, json!({"type": "sit", "table": "t1", "seat": "south"}))
+        .await;
+    a.act(
+        room,
+        json!({"type": "set_match", "table": "t1", "clock": clock, "best_of": best_of}),
+    )
+    .await;
+    a.act(
+        room,
+        json!({"type": "invite", "table": "t1", "user": b.user.id}),
+    )
+    .await;
+    let invitation = b.next_of("invitation").await;
+    assert_eq!(invitation["settings"]["best_of"], best_of, "{invitation}");
+    b.act(
+        room,
+        json!({"type": "respond", "invitation": invitation["id"], "accept": true}),
+    )
+    .await;
+    a.next_of("game_started").await
+}
+
+/// Which of `ps` the user `id` is.
+fn who(ps: &[Person; 2], id: &Value) -> usize {
+    ps.iter()
+        .position(|p| *id == p.user.id.as_str())
+        .expect("one of the two")
+}
+
+/// (South, North) of a `game_started`, as indices into `ps`.
+fn sides(ps: &[Person; 2], started: &Value) -> (usize, usize) {
+    let south = who(ps, &started["players"]["south"]["id"]);
+    (south, 1 - south)
+}
+
+/// (first, second) player of the match, as indices into `ps`.
+fn order(ps: &[Person; 2], started: &Value) -> (usize, usize) {
+    let first = who(ps, &started["match"]["players"][0]["id"]);
+    (first, 1 - first)
+}
+
+async fn act(room: &RoomHandle, p: &Person, message: Value) {
+    p.act(room, message).await;
+}
+
+#[actix_web::test]
+async fn a_game_clock_adds_the_increment_and_the_side_whose_time_runs_out_loses() {
+    let db = TestDb::sqlite();
+    let (config, clock) = on_hand_clock();
+    let world = lounge_world(&db, config);
+    let room = world.room("lounge").unwrap();
+    let mut ps = two_people(&db, &room).await;
+    let started = start(&room, &mut ps, "3+2", 1).await;
+    let c = &started["clock"];
+    assert_eq!(
+        c["control"],
+        json!({"kind": "game", "minutes": 3, "increment_seconds": 2})
+    );
+    assert_eq!((c["south_ms"].as_u64(), c["north_ms"].as_u64()), (Some(180_000), Some(180_000)));
+    assert_eq!(c["running"], "south");
+    let (south, north) = sides(&ps, &started);
+    clock.advance(10_000);
+    act(&room, &ps[south], json!({"type": "move", "table": "t1", "pit": 1})).await;
+    let state = ps[north].next_of("game_state").await;
+    ps[south].next_of("game_state").await;
+    assert_eq!(state["clock"]["south_ms"], 172_000, "10 s off, 2 s on: {state}");
+    assert_eq!(state["clock"]["north_ms"], 180_000);
+    assert_eq!(state["clock"]["running"], "north");
+    assert_eq!(state["server_time"], clock.now_ms());
+    // North moves with a millisecond to spare and gets the increment on it.
+    clock.advance(179_999);
+    act(&room, &ps[north], json!({"type": "move", "table": "t1", "pit": 1})).await;
+    let state = ps[south].next_of("game_state").await;
+    assert_eq!(state["clock"]["north_ms"], 2_001, "{state}");
+    assert_eq!(state["clock"]["running"], "south");
+    // South's time runs out: the room sees it at its next look, nobody sleeping here.
+    clock.advance(172_000);
+    let over = ps[north].next_of("game_over").await;
+    assert_eq!(over["reason"], "timeout", "{over}");
+    assert_eq!(over["result"], "north_won");
+    assert_eq!(over["clock"]["south_ms"], 0);
+    assert_eq!(over["clock"]["running"], Value::Null);
+    let done = ps[south].next_of("match_over").await;
+    assert_eq!(done["winner"]["id"], ps[north].user.id.as_str());
+    assert_eq!(done["reason"], "games");
+}
+
+#[actix_web::test]
+async fn a_move_clock_starts_afresh_every_move_and_running_out_loses() {
+    let db = TestDb::sqlite();
+    let (config, clock) = on_hand_clock();
+    let world = lounge_world(&db, config);
+    let room = world.room("lounge").unwrap();
+    let mut ps = two_people(&db, &room).await;
+    let started = start(&room, &mut ps, "60s", 1).await;
+    assert_eq!(
+        started["clock"]["control"],
+        json!({"kind": "per_move", "seconds": 60})
+    );
+    let (south, north) = sides(&ps, &started);
+    clock.advance(59_000);
+    act(&room, &ps[south], json!({"type": "move", "table": "t1", "pit": 1})).await;
+    let state = ps[north].next_of("game_state").await;
+    assert_eq!(state["clock"]["south_ms"], 60_000, "{state}");
+    assert_eq!(state["clock"]["north_ms"], 60_000);
+    clock.advance(60_000);
+    // A move that comes after the flag fell is not played.
+    act(&room, &ps[north], json!({"type": "move", "table": "t1", "pit": 1, "ref": "late"})).await;
+    let over = ps[south].next_of("game_over").await;
+    assert_eq!(over["reason"], "timeout");
+    assert_eq!(over["result"], "south_won");
+    assert_eq!(over["state"]["ply"], 1, "the late move was not played: {over}");
+    let refused = ps[north].next_of("error").await;
+    assert!(
+        ["time_out", "no_game"].contains(&refused["code"].as_str().unwrap()),
+        "{refused}"
+    );
+}
+
+#[actix_web::test]
+async fn a_best_of_three_swaps_the_first_move_and_ends_once_decided() {
+    let db = TestDb::sqlite();
+    let world = lounge_world(&db, config());
+    let room = world.room("lounge").unwrap();
+    let mut ps = two_people(&db, &room).await;
+    let started = start(&room, &mut ps, "none", 3).await;
+    let (first, second) = order(&ps, &started);
+    assert_eq!(started["match"]["best_of"], 3);
+    assert_eq!(started["match"]["game"], 1);
+    assert_eq!(started["clock"], Value::Null);
+    assert_eq!(sides(&ps, &started).0, first, "the first player is South in game 1");
+    act(&room, &ps[second], json!({"type": "resign", "table": "t1"})).await;
+    let over = ps[first].next_of("game_over").await;
+    assert_eq!(over["match"]["points"], json!([1.0, 0.0]), "{over}");
+    assert_eq!(over["match"]["status"], "between_games");
+    let between = ps[first].next_of("match_state").await;
+    assert_eq!(between["match"]["between"]["ready"], json!([false, false]));
+    // The players keep their seats between games.
+    act(&room, &ps[first], json!({"type": "start", "table": "t1"})).await;
+    ps[second].next_of("match_state").await;
+    let pressed = ps[second].next_of("match_state").await;
+    assert_eq!(pressed["match"]["between"]["ready"], json!([true, false]));
+    act(&room, &ps[second], json!({"type": "start", "table": "t1"})).await;
+    let game2 = ps[first].next_of("game_started").await;
+    assert_eq!(game2["match"]["game"], 2);
+    assert_eq!(
+        sides(&ps, &game2).0,
+        second,
+        "the second player moves first in game 2: {game2}"
+    );
+    // 2 of 3 is past half: the third game is never played.
+    act(&room, &ps[second], json!({"type": "resign", "table": "t1"})).await;
+    let done = ps[first].next_of("match_over").await;
+    assert_eq!(done["winner"]["id"], ps[first].user.id.as_str());
+    assert_eq!(done["points"], json!([2.0, 0.0]));
+    assert_eq!(done["reason"], "games");
+    assert_eq!(done["match"]["games"].as_array().unwrap().len(), 2);
+    let table = ps[first].next_of("table").await;
+    assert_eq!(table["seats"]["south"], Value::Null, "{table}");
+    assert_eq!(table["rematch"]["pressed"], json!([false, false]));
+    // Stored as it was played.
+    let record = db
+        .store()
+        .match_record(done["match_id"].as_str().unwrap())
+        .unwrap()
+        .unwrap();
+    assert_eq!(record.row.status, "won");
+    assert_eq!(record.row.winner_id.as_deref(), Some(ps[first].user.id.as_str()));
+    assert_eq!((record.row.first_halves, record.row.second_halves), (4, 0));
+    assert_eq!(record.games.len(), 2);
+    assert_eq!(record.games[1].south_id, ps[second].user.id);
+}
+
+#[actix_web::test]
+async fn draws_and_resignations_are_for_the_game_or_the_whole_match() {
+    let db = TestDb::sqlite();
+    let world = lounge_world(&db, config());
+    let room = world.room("lounge").unwrap();
+    let mut ps = two_people(&db, &room).await;
+    let started = start(&room, &mut ps, "none", 5).await;
+    let (first, second) = order(&ps, &started);
+    // A draw of the game: half a point each, the match goes on.
+    act(&room, &ps[first], json!({"type": "offer_draw", "table": "t1"})).await;
+    let offer = ps[second].next_of("draw_offered").await;
+    assert_eq!(offer["scope"], "game");
+    act(&room, &ps[second], json!({"type": "answer_draw", "table": "t1", "accept": true})).await;
+    let over = ps[first].next_of("game_over").await;
+    assert_eq!(over["result"], "draw");
+    assert_eq!(over["reason"], "agreed_draw");
+    assert_eq!(over["match"]["points"], json!([0.5, 0.5]));
+    assert_eq!(over["match"]["status"], "between_games");
+    // Between games there is no game to draw or resign, only the match.
+    act(&room, &ps[first], json!({"type": "offer_draw", "table": "t1", "ref": 1})).await;
+    assert_eq!(ps[first].next_of("error").await["code"], "no_game");
+    act(&room, &ps[first], json!({"type": "resign", "table": "t1", "ref": 2})).await;
+    assert_eq!(ps[first].next_of("error").await["code"], "no_game");
+    act(
+        &room,
+        &ps[first],
+        json!({"type": "offer_draw", "table": "t1", "scope": "match"}),
+    )
+    .await;
+    let offer = ps[second].next_of("draw_offered").await;
+    assert_eq!(offer["scope"], "match", "the other player sees which");
+    act(&room, &ps[second], json!({"type": "answer_draw", "table": "t1", "accept": false})).await;
+    assert_eq!(ps[first].next_of("draw_declined").await["scope"], "match");
+    for p in [first, second] {
+        act(&room, &ps[p], json!({"type": "start", "table": "t1"})).await;
+    }
+    ps[first].next_of("game_started").await;
+    // Resigning the match in a game: the game is lost and counted, then the match.
+    act(
+        &room,
+        &ps[first],
+        json!({"type": "resign", "table": "t1", "scope": "match"}),
+    )
+    .await;
+    let over = ps[second].next_of("game_over").await;
+    assert_eq!(over["reason"], "resigned");
+    assert_eq!(over["match"]["points"], json!([0.5, 1.5]), "{over}");
+    let done = ps[second].next_of("match_over").await;
+    assert_eq!(done["reason"], "resigned");
+    assert_eq!(done["winner"]["id"], ps[second].user.id.as_str());
+    // A rematch, and in it a draw of the whole match agreed during a game.
+    act(&room, &ps[second], json!({"type": "rematch", "table": "t1"})).await;
+    assert_eq!(
+        ps[first].next_of("rematch_offered").await["from"]["id"],
+        ps[second].user.id.as_str()
+    );
+    act(&room, &ps[first], json!({"type": "rematch", "table": "t1"})).await;
+    let again = ps[first].next_of("game_started").await;
+    assert_eq!(again["match"]["best_of"], 5, "the same settings");
+    assert_ne!(again["match"]["id"], started["match"]["id"]);
+    act(
+        &room,
+        &ps[second],
+        json!({"type": "offer_draw", "table": "t1", "scope": "match"}),
+    )
+    .await;
+    ps[first].next_of("draw_offered").await;
+    act(&room, &ps[first], json!({"type": "answer_draw", "table": "t1", "accept": true})).await;
+    let over = ps[second].next_of("game_over").await;
+    assert_eq!(over["result"], "draw");
+    let done = ps[second].next_of("match_over").await;
+    assert_eq!(done["reason"], "agreed_draw");
+    assert_eq!(done["winner"], Value::Null);
+    assert_eq!(done["points"], json!([0.5, 0.5]));
+}
+
+#[actix_web::test]
+async fn not_pressing_start_loses_the_game_and_if_nobody_presses_the_leader_wins() {
+    let db = TestDb::sqlite();
+    let (config, clock) = on_hand_clock();
+    let world = lounge_world(&db, config);
+    let room = world.room("lounge").unwrap();
+    let mut ps = two_people(&db, &room).await;
+    // 1 + 0: a minute each, so a minute to press start.
+    let started = start(&room, &mut ps, "1+0", 3).await;
+    let (first, second) = order(&ps, &started);
+    act(&room, &ps[second], json!({"type": "resign", "table": "t1"})).await;
+    let between = ps[first].next_of("match_state").await;
+    assert_eq!(
+        between["match"]["between"]["deadline_ms"],
+        clock.now_ms() + 60_000,
+        "{between}"
+    );
+    act(&room, &ps[first], json!({"type": "start", "table": "t1"})).await;
+    ps[first].next_of("match_state").await;
+    clock.advance(60_000);
+    // The second player never pressed: game 2 is theirs lost, and 2 of 3 decides it.
+    let done = ps[first].next_of("match_over").await;
+    assert_eq!(done["winner"]["id"], ps[first].user.id.as_str(), "{done}");
+    let games = done["match"]["games"].as_array().unwrap();
+    assert_eq!(games.len(), 2);
+    assert_eq!(games[1]["reason"], "not_started");
+    assert_eq!(done["points"], json!([2.0, 0.0]));
+    ps[second].next_of("match_over").await;
+    // A rematch: the one who did not move first in the last game does now.
+    act(&room, &ps[first], json!({"type": "rematch", "table": "t1"})).await;
+    act(&room, &ps[second], json!({"type": "rematch", "table": "t1"})).await;
+    let again = ps[first].next_of("game_started").await;
+    let last_south = games[1]["south"].clone();
+    assert_ne!(again["players"]["south"]["id"], last_south, "{again}");
+    let (south, north) = sides(&ps, &again);
+    act(&room, &ps[north], json!({"type": "resign", "table": "t1"})).await;
+    ps[south].next_of("match_state").await;
+    // Nobody presses start: the match ends, the leader (1-0) winning it.
+    clock.advance(60_000);
+    let done = ps[north].next_of("match_over").await;
+    assert_eq!(done["reason"], "no_start", "{done}");
+    assert_eq!(done["winner"]["id"], ps[south].user.id.as_str());
+}
+
+#[actix_web::test]
+async fn against_baba_ayo_the_first_move_swaps_too_and_he_is_always_ready() {
+    let db = TestDb::sqlite();
+    let house = lounge::house::House::user(lounge::ayo::house::Level::Easy);
+    db.store()
+        .ensure_user(&lounge::store::UserRow {
+            id: house.id,
+            name: house.name,
+            house: true,
+            created_at: lounge::store::now(),
+        })
+        .unwrap();
+    let world = lounge_world(&db, config());
+    let room = world.room("lounge").unwrap();
+    let mut a = Person::enter(&room, user(&db, "Ade"), 1024).await;
+    a.next_of("room").await;
+    a.act(
+        &room,
+        json!({"type": "play_house", "table": "t1", "level": "easy", "best_of": 3}),
+    )
+    .await;
+    let game1 = a.next_of("game_started").await;
+    assert_eq!(game1["house"], true);
+    assert_eq!(game1["match"]["best_of"], 3);
+    let ade_south = game1["players"]["south"]["id"] == a.user.id.as_str();
+    a.act(&room, json!({"type": "resign", "table": "t1"})).await;
+    let between = a.next_of("match_state").await;
+    let house_is_first = between["match"]["players"][0]["house"] == true;
+    let ready = &between["match"]["between"]["ready"];
+    assert_eq!(
+        ready,
+        &if house_is_first { json!([true, false]) } else { json!([false, true]) },
+        "{between}"
+    );
+    a.act(&room, json!({"type": "start", "table": "t1"})).await;
+    let game2 = a.next_of("game_started").await;
+    assert_eq!(
+        game2["players"]["south"]["id"] == a.user.id.as_str(),
+        !ade_south,
+        "{game2}"
+    );
+    a.act(
+        &room,
+        json!({"type": "resign", "table": "t1", "scope": "match"}),
+    )
+    .await;
+    let done = a.next_of("match_over").await;
+    assert_eq!(done["winner"]["house"], true);
+    // A rematch with Baba Ayo takes one press: he has pressed already.
+    a.act(&room, json!({"type": "rematch", "table": "t1"})).await;
+    let again = a.next_of("game_started").await;
+    assert_eq!(again["house"], true);
+    assert_eq!(again["match"]["best_of"], 3);
+}
+
+#[actix_web::test]
+async fn match_settings_are_checked_and_chosen_by_the_host_only() {
+    let db = TestDb::sqlite();
+    let world = lounge_world(&db, config());
+    let room = world.room("lounge").unwrap();
+    let [a, mut b] = two_people(&db, &room).await;
+    let mut a = a;
+    a.act(&room, json!({"type": "set_match", "table": "t1", "clock": "3+2", "ref": 1}))
+        .await;
+    assert_eq!(a.next_of("error").await["code"], "not_seated");
+    a.act(&room, json!({"type": "sit", "table": "t1", "seat": "south"}))
+        .await;
+    for (bad, needle) in [
+        (json!({"clock": "2d"}), "a day"),
+        (json!({"clock": "fast"}), "not a time control"),
+        (json!({"best_of": 4}), "best of 1, 3, 5 or 7"),
+    ] {
+        let mut message = json!({"type": "set_match", "table": "t1", "ref": "bad"});
+        message
+            .as_object_mut()
+            .unwrap()
+            .extend(bad.as_object().unwrap().clone());
+        a.act(&room, message).await;
+        let error = a.next_of("error").await;
+        assert_eq!(error["code"], "bad_settings");
+        assert!(error["message"].as_str().unwrap().contains(needle), "{error}");
+    }
+    a.act(
+        &room,
+        json!({"type": "set_match", "table": "t1", "clock": "10m", "best_of": 7}),
+    )
+    .await;
+    let table = a.next_of("table").await;
+    assert_eq!(table["settings"]["clock"], json!({"kind": "per_move", "seconds": 600}));
+    assert_eq!(table["settings"]["best_of"], 7);
+    b.act(&room, json!({"type": "sit", "table": "t1", "seat": "north"}))
+        .await;
+    let started = b.next_of("game_started").await;
+    assert_eq!(started["match"]["best_of"], 7);
+    b.act(&room, json!({"type": "start", "table": "t1", "ref": 3}))
+        .await;
+    assert_eq!(b.next_of("error").await["code"], "not_between_games");
+    b.act(&room, json!({"type": "set_match", "table": "t1", "best_of": 1, "ref": 4}))
+        .await;
+    assert_eq!(b.next_of("error").await["code"], "game_in_play");
+}
+
+#[actix_web::test]
+async fn a_timed_game_resumes_after_a_restart_with_its_clocks_as_they_stood() {
+    let db = TestDb::sqlite();
+    let (config, clock) = on_hand_clock();
+    let world = lounge_world(&db, config.clone());
+    let room = world.room("lounge").unwrap();
+    let mut ps = two_people(&db, &room).await;
+    let started = start(&room, &mut ps, "5+0", 3).await;
+    let (south, north) = sides(&ps, &started);
+    clock.advance(20_000);
+    act(&room, &ps[south], json!({"type": "move", "table": "t1", "pit": 2})).await;
+    ps[north].next_of("game_state").await;
+    // North thinks 10 s; then the service stops, and is back an hour later.
+    clock.advance(10_000);
+    let stopped = clock.now_ms();
+    world.close().await;
+    drop(ps);
+    clock.advance(3_600_000);
+    let world = lounge_world_resumed(&db, config);
+    let room = world.room("lounge").unwrap();
+    let mut b = Person::enter(&room, user_of(&started["players"]["north"]), 1024).await;
+    let snapshot = b.next_of("room").await;
+    let table = &snapshot["tables"][0];
+    let c = &table["game"]["clock"];
+    assert_eq!(c["south_ms"], 280_000, "{table}");
+    assert_eq!(c["north_ms"], 290_000, "North lost the 10 s before, none of the hour");
+    assert_eq!(c["running"], "north");
+    assert_eq!(table["match"]["game"], 1);
+    assert_eq!(table["seats"]["north"]["id"], started["players"]["north"]["id"]);
+    // A second outage in the same move: neither it nor the first is charged.
+    clock.advance(4_000);
+    world.close().await;
+    drop(b);
+    clock.advance(600_000);
+    let world = lounge_world_resumed(&db, RoomConfig {
+        clock: clock.clone(),
+        ..crate::room::config()
+    });
+    let room = world.room("lounge").unwrap();
+    let mut b = Person::enter(&room, user_of(&started["players"]["north"]), 1024).await;
+    let snapshot = b.next_of("room").await;
+    let c = &snapshot["tables"][0]["game"]["clock"];
+    assert_eq!(c["north_ms"], 286_000, "{c}");
+    // The game goes on from there.
+    clock.advance(5_000);
+    b.act(&room, json!({"type": "move", "table": "t1", "pit": 1}))
+        .await;
+    let state = b.next_of("game_state").await;
+    assert_eq!(state["state"]["ply"], 2);
+    assert_eq!(state["clock"]["north_ms"], 281_000, "{state}");
+    assert_eq!(state["clock"]["south_ms"], 280_000);
+    // The outages are on the game's record.
+    let record = db
+        .store()
+        .match_record(started["match"]["id"].as_str().unwrap())
+        .unwrap()
+        .unwrap();
+    let outages = &record.games[0].outages;
+    assert_eq!(outages.len(), 2, "{outages:?}");
+    assert_eq!(outages[0].stopped_ms as u64, stopped);
+    assert_eq!(outages[0].resumed_ms as u64, stopped + 3_600_000);
+    assert_eq!(
+        (outages[1].resumed_ms - outages[1].stopped_ms) as u64,
+        600_000
+    );
+}
+
+/// A user from a message's user object.
+fn user_of(v: &Value) -> lounge::world::User {
+    lounge::world::User {
+        id: v["id"].as_str().unwrap().to_owned(),
+        name: v["name"].as_str().unwrap().to_owned(),
+        house: false,
+    }
+}
