@@ -6,6 +6,7 @@ pub mod auth;
 pub mod champions;
 mod client;
 pub mod error;
+pub mod history;
 pub mod home;
 pub mod input;
 mod ws;
@@ -107,6 +108,9 @@ pub fn routes(cfg: &mut ServiceConfig) {
             .service(champions::live)
             .service(champions::past_day)
             .service(champions::house_board)
+            .service(history::matches_of)
+            .service(history::one_match)
+            .service(history::head_to_head)
             .service(home::shop_items)
             .service(home::purchase)
             .service(home::me)

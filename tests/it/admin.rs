@@ -59,6 +59,9 @@ async fn every_documented_route_is_served_and_every_served_route_is_documented()
         ("GET", "/api/v1/champions/stream"),
         ("GET", "/api/v1/house-board/today"),
         ("GET", "/champions"),
+        ("GET", "/api/v1/users/x/matches"),
+        ("GET", "/api/v1/users/x/head-to-head/x"),
+        ("GET", "/api/v1/matches/x"),
     ] {
         assert!(
             routes

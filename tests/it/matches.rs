@@ -501,3 +501,121 @@ fn user_of(v: &Value) -> lounge::world::User {
         house: false,
     }
 }
+
+/// Over the WebSocket: `a` hosts a best of 3 at the lounge's first table and invites `b`;
+/// the loser of each game resigns it until the match is over. The winner's id and the
+/// `match_over`.
+async fn play_best_of_three(
+    a: &mut crate::server::Ws,
+    b: &mut crate::server::Ws,
+    b_id: &str,
+    a_wins: bool,
+) -> Value {
+    let table = "surulere-games-lounge-1";
+    a.send(json!({"type": "sit", "table": table, "seat": "south"}))
+        .await;
+    a.send(json!({"type": "set_match", "table": table, "best_of": 3, "clock": "3+2"}))
+        .await;
+    a.send(json!({"type": "invite", "table": table, "user": b_id}))
+        .await;
+    let invitation = b.next_of("invitation").await;
+    b.send(json!({"type": "respond", "invitation": invitation["id"], "accept": true}))
+        .await;
+    loop {
+        let started = a.next_of("game_started").await;
+        b.next_of("game_started").await;
+        assert_eq!(started["clock"]["control"]["minutes"], 3);
+        let loser = if a_wins { &mut *b } else { &mut *a };
+        loser.send(json!({"type": "resign", "table": table})).await;
+        let over = a.next_of("game_over").await;
+        b.next_of("game_over").await;
+        if over["match"]["status"] == "over" {
+            let done = a.next_of("match_over").await;
+            b.next_of("match_over").await;
+            return done;
+        }
+        for p in [&mut *a, &mut *b] {
+            p.send(json!({"type": "start", "table": table})).await;
+        }
+    }
+}
+
+#[actix_web::test]
+async fn every_match_is_stored_with_a_history_and_a_head_to_head_over_http() {
+    crate::server::on_both(|app| async move {
+        let (ta, a) = app.guest("Ade").await;
+        let (tb, b) = app.guest("Bisi").await;
+        let (mut wa, mut wb) = (app.ws(&ta).await, app.ws(&tb).await);
+        for w in [&mut wa, &mut wb] {
+            crate::shop::enter(w, "surulere-games-lounge").await;
+        }
+        let first = play_best_of_three(&mut wa, &mut wb, &b, true).await;
+        assert_eq!(first["winner"]["id"], a.as_str());
+        let second = play_best_of_three(&mut wa, &mut wb, &b, false).await;
+        assert_eq!(second["winner"]["id"], b.as_str());
+        let third = play_best_of_three(&mut wa, &mut wb, &b, true).await;
+
+        let (status, history) = app.get(&format!("/api/v1/users/{a}/matches")).await;
+        assert_eq!(status, 200, "{history}");
+        let matches = history["matches"].as_array().unwrap();
+        assert_eq!(matches.len(), 3);
+        assert_eq!(matches[0]["id"], third["match_id"], "newest first");
+        let m = &matches[2];
+        assert_eq!(m["id"], first["match_id"]);
+        assert_eq!(m["status"], "won");
+        assert_eq!(m["winner"]["id"], a.as_str());
+        assert_eq!(m["best_of"], 3);
+        assert_eq!(m["clock"], json!({"kind": "game", "minutes": 3, "increment_seconds": 2}));
+        assert_eq!(m["points"], json!([2.0, 0.0]));
+        assert_eq!(m["end_reason"], "games");
+        let games = m["games"].as_array().unwrap();
+        assert_eq!(games.len(), 2);
+        assert_eq!(games[0]["number"], 1);
+        assert_eq!(games[0]["end_reason"], "resigned");
+        assert_ne!(games[0]["south_id"], games[1]["south_id"], "the first move swapped");
+        assert!(m["ended_at"].as_str().unwrap().ends_with('Z'));
+        // Paged.
+        let (_, page) = app
+            .get(&format!("/api/v1/users/{a}/matches?limit=2"))
+            .await;
+        assert_eq!(page["matches"].as_array().unwrap().len(), 2);
+        let next = page["next"].as_str().unwrap();
+        let (_, rest) = app
+            .get(&format!("/api/v1/users/{a}/matches?limit=2&before={next}"))
+            .await;
+        assert_eq!(rest["matches"].as_array().unwrap().len(), 1);
+        assert_eq!(rest["matches"][0]["id"], first["match_id"]);
+        assert_eq!(rest["next"], Value::Null);
+        // One match.
+        let (status, one) = app
+            .get(&format!("/api/v1/matches/{}", second["match_id"].as_str().unwrap()))
+            .await;
+        assert_eq!(status, 200);
+        assert_eq!(one["winner"]["id"], b.as_str());
+        // Head to head, in the order asked.
+        let (status, h2h) = app
+            .get(&format!("/api/v1/users/{a}/head-to-head/{b}"))
+            .await;
+        assert_eq!(status, 200, "{h2h}");
+        assert_eq!(h2h["users"][0]["id"], a.as_str());
+        assert_eq!(h2h["matches"], json!({"played": 3, "won": [2, 1], "drawn": 0}));
+        assert_eq!(h2h["games"], json!({"played": 6, "won": [4, 2], "drawn": 0}));
+        let (_, h2h) = app
+            .get(&format!("/api/v1/users/{b}/head-to-head/{a}"))
+            .await;
+        assert_eq!(h2h["matches"]["won"], json!([1, 2]));
+        // Bad input gets a clear error.
+        assert_eq!(app.get("/api/v1/users/nobody/matches").await.0, 404);
+        assert_eq!(app.get("/api/v1/matches/nothing").await.0, 404);
+        assert_eq!(
+            app.get(&format!("/api/v1/users/{a}/head-to-head/nobody")).await.0,
+            404
+        );
+        let (status, body) = app
+            .get(&format!("/api/v1/users/{a}/matches?limit=0"))
+            .await;
+        assert_eq!(status, 400);
+        assert!(body["error"]["message"].as_str().unwrap().contains("limit"));
+    })
+    .await;
+}

@@ -1,0 +1,189 @@
+//! Match history: a player's matches with their games, one match, and two players' record
+//! against each other. Public, like the rooms and the wall.
+
+use actix_web::{get, web, HttpResponse};
+use chrono::NaiveDateTime;
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+use super::error::{ApiError, ErrorBody};
+use super::AppState;
+use crate::ayo::clock::TimeControl;
+use crate::store::{GameRecord, MatchRecord, Tally, UserRow};
+use crate::world::User;
+
+/// A match as the history shows it.
+#[derive(Serialize, ToSchema)]
+pub struct MatchBody {
+    id: String,
+    table: String,
+    best_of: i32,
+    #[schema(value_type = Object)]
+    clock: TimeControl,
+    #[schema(value_type = Object)]
+    rules: serde_json::Value,
+    /// Baba Ayo played in it.
+    house: bool,
+    /// The match's first player (South in its first game) and second.
+    #[schema(value_type = Vec<Object>)]
+    players: [User; 2],
+    /// `playing`, `won` or `draw`.
+    status: String,
+    #[schema(value_type = Option<Object>)]
+    winner: Option<User>,
+    /// `games`, `resigned`, `agreed_draw`, `no_start`, `abandoned` or `called_off`.
+    end_reason: Option<String>,
+    /// The first and second player's points: a win 1, a draw 0.5.
+    points: [f32; 2],
+    #[schema(value_type = String, format = DateTime)]
+    #[serde(serialize_with = "crate::store::utc")]
+    started_at: NaiveDateTime,
+    #[schema(value_type = Option<String>, format = DateTime)]
+    #[serde(serialize_with = "crate::store::utc_opt")]
+    ended_at: Option<NaiveDateTime>,
+    games: Vec<GameRecord>,
+}
+
+fn user(row: &UserRow) -> User {
+    User {
+        id: row.id.clone(),
+        name: row.name.clone(),
+        house: row.house,
+    }
+}
+
+impl From<MatchRecord> for MatchBody {
+    fn from(r: MatchRecord) -> MatchBody {
+        let players = [user(&r.first), user(&r.second)];
+        let winner = r
+            .row
+            .winner_id
+            .as_deref()
+            .and_then(|w| players.iter().find(|p| p.id == w).cloned());
+        MatchBody {
+            id: r.row.id,
+            table: r.row.table_id,
+            best_of: r.row.best_of,
+            clock: r.row.clock.parse().unwrap_or_default(),
+            rules: serde_json::from_str(&r.row.rules).unwrap_or_default(),
+            house: r.row.house,
+            players,
+            status: r.row.status,
+            winner,
+            end_reason: r.row.end_reason,
+            points: [r.row.first_halves, r.row.second_halves].map(|h| h as f32 / 2.0),
+            started_at: r.row.started_at,
+            ended_at: r.row.ended_at,
+            games: r.games,
+        }
+    }
+}
+
+#[derive(Serialize, ToSchema)]
+struct History {
+    #[schema(value_type = Object)]
+    user: User,
+    /// Newest first.
+    matches: Vec<MatchBody>,
+    /// Pass as `before` for the page after this one; `null` on the last page.
+    next: Option<String>,
+}
+
+#[derive(Deserialize, IntoParams)]
+pub struct Page {
+    /// Matches, 1 to 100 (20 when absent).
+    #[param(value_type = Option<u32>)]
+    limit: Option<String>,
+    /// Only matches older than this match id.
+    before: Option<String>,
+}
+
+async fn known_user(state: &AppState, id: &str) -> Result<UserRow, ApiError> {
+    let (store, id) = (state.store.clone(), id.to_owned());
+    let found = web::block(move || store.user(&id)).await??;
+    found.ok_or_else(|| ApiError::NotFound("no such user".into()))
+}
+
+/// A player's matches, newest first, each with its games (and the outages they lived
+/// through), paged with `before`.
+#[utoipa::path(
+    tag = "matches",
+    params(("id" = String, Path, description = "a user id"), Page),
+    responses((status = 200, body = History), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody))
+)]
+#[get("/users/{id}/matches")]
+pub async fn matches_of(
+    state: web::Data<AppState>,
+    path: web::Path<String>,
+    query: web::Query<Page>,
+) -> Result<HttpResponse, ApiError> {
+    let limit = match query.limit.as_deref().map(str::parse::<i64>) {
+        None => 20,
+        Some(Ok(n)) if (1..=100).contains(&n) => n,
+        Some(_) => return Err(ApiError::invalid("limit", "a number from 1 to 100")),
+    };
+    let row = known_user(&state, &path).await?;
+    let (store, id, before) = (state.store.clone(), row.id.clone(), query.before.clone());
+    let records = web::block(move || store.matches_of(&id, limit, before.as_deref())).await??;
+    let next = (records.len() as i64 == limit)
+        .then(|| records.last().map(|r| r.row.id.clone()))
+        .flatten();
+    Ok(HttpResponse::Ok().json(History {
+        user: user(&row),
+        matches: records.into_iter().map(MatchBody::from).collect(),
+        next,
+    }))
+}
+
+/// One match with its games.
+#[utoipa::path(
+    tag = "matches",
+    params(("id" = String, Path, description = "a match id")),
+    responses((status = 200, body = MatchBody), (status = 404, body = ErrorBody))
+)]
+#[get("/matches/{id}")]
+pub async fn one_match(
+    state: web::Data<AppState>,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let (store, id) = (state.store.clone(), path.into_inner());
+    let record = web::block(move || store.match_record(&id)).await??;
+    let record = record.ok_or_else(|| ApiError::NotFound("no such match".into()))?;
+    Ok(HttpResponse::Ok().json(MatchBody::from(record)))
+}
+
+#[derive(Serialize, ToSchema)]
+struct HeadToHead {
+    /// The two, in the order asked.
+    #[schema(value_type = Vec<Object>)]
+    users: [User; 2],
+    /// Over matches that are over: `won` is the first user's wins, then the second's.
+    matches: Tally,
+    /// Over games that are over, in matches or not.
+    games: Tally,
+}
+
+/// Two players' record against each other, over matches and over games.
+#[utoipa::path(
+    tag = "matches",
+    params(
+        ("id" = String, Path, description = "a user id"),
+        ("other" = String, Path, description = "another user id"),
+    ),
+    responses((status = 200, body = HeadToHead), (status = 404, body = ErrorBody))
+)]
+#[get("/users/{id}/head-to-head/{other}")]
+pub async fn head_to_head(
+    state: web::Data<AppState>,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, ApiError> {
+    let (a, b) = path.into_inner();
+    let (a, b) = (known_user(&state, &a).await?, known_user(&state, &b).await?);
+    let (store, ids) = (state.store.clone(), (a.id.clone(), b.id.clone()));
+    let (matches, games) = web::block(move || store.head_to_head(&ids.0, &ids.1)).await??;
+    Ok(HttpResponse::Ok().json(HeadToHead {
+        users: [user(&a), user(&b)],
+        matches,
+        games,
+    }))
+}
