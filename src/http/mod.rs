@@ -53,7 +53,7 @@ pub struct AppState {
 #[openapi(
     info(
         title = "Lagos Hotel lounge",
-        description = "The lounge service behind Lagos Hotel: rooms, Ayo tables, the furniture shop, apartments and the admin API. The WebSocket protocol is in docs/protocol.md."
+        description = "The lounge service behind Lagos Hotel: rooms, Ayo tables, the furniture shop, apartments and the admin API. The WebSocket protocol is in the project's README (WebSocket, and Matches)."
     ),
     modifiers(&BearerAuth)
 )]
