@@ -135,6 +135,88 @@ async fn a_game_survives_sigkill_on_postgres() {
     killed_mid_game_and_back(TestDb::postgres()).await;
 }
 
+/// A timed game killed with SIGKILL while North thinks, down for a few seconds, and back:
+/// North is charged what it had thought before the kill (to the last heartbeat), not the
+/// outage, which is on the game's record.
+async fn a_timed_game_killed_and_back(db: TestDb) {
+    let beat = [("LOUNGE_WORLD__HEARTBEAT_MS", "100")];
+    let (mut first, port, _) = serve_with(&db, "info", &beat);
+    let mut app = TestApp::attach(db, port);
+    let table = "surulere-games-lounge-2";
+    let (ta, a) = app.guest("Ade").await;
+    let (tb, b) = app.guest("Bisi").await;
+    let (mut wa, mut wb) = (app.ws(&ta).await, app.ws(&tb).await);
+    for w in [&mut wa, &mut wb] {
+        crate::shop::enter(w, "surulere-games-lounge").await;
+    }
+    wa.send(json!({"type": "sit", "table": table, "seat": "south"}))
+        .await;
+    wa.send(json!({"type": "set_match", "table": table, "clock": "5+0", "best_of": 3}))
+        .await;
+    wa.send(json!({"type": "invite", "table": table, "user": b}))
+        .await;
+    let invitation = wb.next_of("invitation").await;
+    wb.send(json!({"type": "respond", "invitation": invitation["id"], "accept": true}))
+        .await;
+    let started = wa.next_of("game_started").await;
+    wb.next_of("game_started").await;
+    let a_is_south = started["players"]["south"]["id"] == a.as_str();
+    let (south, north, north_token) = if a_is_south {
+        (&mut wa, &mut wb, &tb)
+    } else {
+        (&mut wb, &mut wa, &ta)
+    };
+    south
+        .send(json!({"type": "move", "table": table, "pit": 1}))
+        .await;
+    let state = north.next_of("game_state").await;
+    let thinking = std::time::Instant::now();
+    assert_eq!(state["clock"]["north_ms"], 300_000);
+    tokio::time::sleep(std::time::Duration::from_millis(1_000)).await;
+    let thought = thinking.elapsed().as_millis() as u64;
+    first.kill().expect("SIGKILL");
+    first.wait().unwrap();
+    drop((wa, wb));
+    // Down for two seconds at least.
+    tokio::time::sleep(std::time::Duration::from_millis(2_000)).await;
+
+    let (mut second, port, _) = serve_with(&app.db, "info", &beat);
+    app.port = port;
+    let mut north = app.ws(north_token).await;
+    let room = crate::shop::enter(&mut north, "surulere-games-lounge").await;
+    let game = &room["tables"][1]["game"];
+    assert_eq!(game["id"], started["game_id"], "{room}");
+    let left = game["clock"]["north_ms"].as_u64().unwrap();
+    let charged = 300_000 - left;
+    // What North had thought, give or take a heartbeat and the way messages travel; the
+    // outage (over 2 s) is not in it.
+    assert!(
+        charged + 400 >= thought && charged <= thought + 300,
+        "charged {charged} ms for {thought} ms of thought"
+    );
+    assert_eq!(game["clock"]["running"], "north");
+    let record = app
+        .db
+        .store()
+        .match_record(started["match"]["id"].as_str().unwrap())
+        .unwrap()
+        .unwrap();
+    let outage = record.games[0].outages[0];
+    assert!(outage.resumed_ms - outage.stopped_ms >= 2_000, "{outage:?}");
+    second.kill().unwrap();
+    second.wait().unwrap();
+}
+
+#[actix_web::test]
+async fn a_timed_game_survives_sigkill_without_charging_the_outage_on_sqlite() {
+    a_timed_game_killed_and_back(TestDb::sqlite()).await;
+}
+
+#[actix_web::test]
+async fn a_timed_game_survives_sigkill_without_charging_the_outage_on_postgres() {
+    a_timed_game_killed_and_back(TestDb::postgres()).await;
+}
+
 #[actix_web::test]
 async fn sigterm_tells_everyone_and_exits_cleanly() {
     // At the most verbose level, so the token check below covers every log line there is.
