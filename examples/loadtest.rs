@@ -5,14 +5,15 @@
 //! ```sh
 //! cargo run --release --example loadtest -- --url http://127.0.0.1:8080 --rooms load \
 //!     --tables-per-room 10 --users 10000 --games 2000 --think-ms 0 --seconds 60 \
-//!     [--server-pid PID]
+//!     [--server-pid PID] [--clock 10+5]
 //! ```
 //!
 //! Game n is played at table `<rooms>-<r>-<t>` of room `<rooms>-<r>` (`--tables-per-room`
 //! tables a room); users beyond the players enter those rooms in turn and watch. The rooms
 //! must exist: `config/local.toml` can add them (BENCHMARKS.md shows how). `--think-ms` is how
-//! long a player waits before each move (0: as fast as the server answers). Bounded in time;
-//! it stops by itself.
+//! long a player waits before each move (0: as fast as the server answers). `--clock` has
+//! every game played on that clock (`none` by default; `set_match` before each invitation).
+//! Bounded in time; it stops by itself.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -33,6 +34,7 @@ struct Args {
     think_ms: u64,
     seconds: u64,
     server_pid: Option<u32>,
+    clock: String,
 }
 
 fn args() -> Result<Args, String> {
@@ -45,6 +47,7 @@ fn args() -> Result<Args, String> {
         think_ms: 0,
         seconds: 30,
         server_pid: None,
+        clock: "none".into(),
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -63,6 +66,7 @@ fn args() -> Result<Args, String> {
             "--think-ms" => a.think_ms = number()?,
             "--seconds" => a.seconds = number()?,
             "--server-pid" => a.server_pid = Some(number()? as u32),
+            "--clock" => a.clock = value.clone(),
             other => return Err(format!("unknown flag {other}")),
         }
     }
@@ -228,6 +232,7 @@ async fn pair(
     end: Instant,
     stats: Shared,
     seed: u64,
+    clock: String,
 ) {
     let mut rng = seed | 1;
     let mut next_rand = move |n: usize| {
@@ -246,6 +251,9 @@ async fn pair(
     let is_error = |m: &Value| m["type"] == "error";
     while Instant::now() < end {
         a.send(json!({"type": "sit", "table": table, "seat": "south"}));
+        if clock != "none" {
+            a.send(json!({"type": "set_match", "table": table, "clock": clock}));
+        }
         a.send(json!({"type": "invite", "table": table, "user": b.id}));
         let invitation = match b
             .wait(end, |m| m["type"] == "invitation" || is_error(m))
@@ -406,6 +414,7 @@ fn main() {
                 end,
                 stats.clone(),
                 n as u64 * 7919,
+                args.clock.clone(),
             )));
         }
         let play_start = Instant::now();

@@ -4,6 +4,20 @@
 const $ = (id) => document.getElementById(id);
 const LEVELS = ["easy", "normal", "champion"];
 const STEP_MS = 110;
+// How a table's matches may be played (`set_match`, `play_house`): the values the server reads.
+const CLOCKS = [
+  ["none", "No clock"],
+  ["60s", "1 min a move"],
+  ["5m", "5 min a move"],
+  ["1h", "1 hour a move"],
+  ["1d", "1 day a move"],
+  ["3+2", "3 + 2"],
+  ["5+0", "5 + 0"],
+  ["10+5", "10 + 5"],
+];
+const BEST_OF = [1, 3, 5, 7];
+// Table events: each carries the table's version after it.
+const VERSIONED = ["table", "game_started", "game_state", "game_over", "match_state", "match_over"];
 
 const state = {
   token: localStorage.getItem("lounge.token"),
@@ -20,7 +34,9 @@ const state = {
   retries: 0,
   replaced: false,
   moving: false,       // a move sent, its answer not yet here
-  choices: {},         // table id -> {level, invitee}: kept across redraws
+  choices: {},         // table id -> {level, invitee, clock, best_of}: kept across redraws
+  offsets: [],         // recent (server_time - local time) samples
+  offset: 0,           // the server's clock minus ours: the largest recent sample (the least delayed)
   lastRoom: localStorage.getItem("lounge.room") || "surulere-games-lounge",
 };
 
@@ -134,8 +150,24 @@ function fresh(m) {
   return true;
 }
 
+/// The server's clock now, in milliseconds since 1970, as far as we can tell.
+function serverNow() {
+  return Date.now() + state.offset;
+}
+
+/// A server time seen in a message: the clock offset is the largest of the recent samples
+/// (a message only ever arrives later than it was sent, never earlier).
+function noteServerTime(serverTime) {
+  if (typeof serverTime !== "number") return;
+  state.offsets.push(serverTime - Date.now());
+  if (state.offsets.length > 16) state.offsets.shift();
+  state.offset = Math.max(...state.offsets);
+}
+
 function receive(m) {
-  if (["table", "game_started", "game_state", "game_over"].includes(m.type) && !fresh(m)) return;
+  if (VERSIONED.includes(m.type) && !fresh(m)) return;
+  noteServerTime(m.server_time);
+  if (m.clock) noteServerTime(m.clock.server_time);
   switch (m.type) {
     case "replaced":
       state.replaced = true;
@@ -154,6 +186,7 @@ function receive(m) {
         state.tables.set(m.table, m.snapshot);
         renderTables();
         if (m.table === state.watching) showBoard();
+        noteServerTime(m.snapshot.server_time);
       } else {
         for (const event of m.events) receive(event);
       }
@@ -168,6 +201,7 @@ function receive(m) {
       localStorage.setItem("lounge.room", m.room.id);
       state.occupants = new Map(m.occupants.map((u) => [u.id, u]));
       state.tables = new Map(m.tables.map((t) => [t.id, t]));
+      for (const t of m.tables) noteServerTime(t.server_time);
       state.moving = false;
       $("room-name").textContent = m.room.name;
       $("shop").hidden = true;
@@ -204,9 +238,11 @@ function receive(m) {
     case "game_started": {
       const table = state.tables.get(m.table);
       if (table) {
-        table.game = { id: m.game_id, players: m.players, state: m.state };
+        table.game = { id: m.game_id, players: m.players, state: m.state, clock: m.clock, number: m.match ? m.match.game : 1 };
+        table.match = m.match || table.match;
         table.version = m.version;
       }
+      dropDrawOffer(m.table);
       const mine = [m.players.south.id, m.players.north.id].includes(state.user.id);
       if (mine || !state.watching) watch(m.table);
       renderTables();
@@ -221,6 +257,7 @@ function receive(m) {
       if (!table || !table.game) break;
       const before = table.game.state;
       table.game.state = m.state;
+      table.game.clock = m.clock;
       table.version = m.version;
       if (m.last_move.seat === mySeat(table)) state.moving = false;
       dropDrawOffer(m.table);
@@ -229,8 +266,14 @@ function receive(m) {
     }
     case "game_over": {
       const table = state.tables.get(m.table);
-      if (table && table.game) table.game.state = m.state;
-      if (table) table.version = m.version;
+      if (table && table.game) {
+        table.game.state = m.state;
+        table.game.clock = m.clock;
+      }
+      if (table) {
+        table.version = m.version;
+        if (m.match) table.match = m.match;
+      }
       state.moving = false;
       dropDrawOffer(m.table);
       if (m.table === state.watching) {
@@ -243,6 +286,31 @@ function receive(m) {
       renderTables();
       break;
     }
+    case "match_state": {
+      // Between games: a start pressed, a game lost by not pressing it, the wait begun.
+      const table = state.tables.get(m.table);
+      if (!table) break;
+      table.match = m.match;
+      table.version = m.version;
+      renderTables();
+      if (m.table === state.watching && !state.animation) showBoard();
+      break;
+    }
+    case "match_over": {
+      const table = state.tables.get(m.table);
+      if (!table) break;
+      table.match = m.match;
+      table.version = m.version;
+      dropDrawOffer(m.table);
+      renderTables();
+      // The board shows the result once the last sowing has been shown.
+      if (m.table === state.watching && !state.animation) showBoard();
+      break;
+    }
+    case "rematch_offered":
+      notice(`${m.from.name} wants a rematch.`);
+      if (m.table === state.watching && !state.animation) showBoard();
+      break;
     case "invitation":
       showInvitation(m);
       break;
@@ -260,7 +328,7 @@ function receive(m) {
       showDrawOffer(m);
       break;
     case "draw_declined":
-      notice("The draw offer was declined.");
+      notice(m.scope === "match" ? "The offer to draw the match was declined." : "The draw offer was declined.");
       break;
     case "chat": {
       const li = document.createElement("li");
@@ -279,8 +347,11 @@ function receive(m) {
       connectTo(m.room === "surulere-games-lounge" ? "gist-lounge" : "surulere-games-lounge");
       break;
     case "error":
+      // Every refusal says why in words (bad_settings, not_between_games, time_out,
+      // no_rematch, rematch_void, ...): shown as it comes.
       state.moving = false;
       notice(m.message);
+      if (state.watching && !state.animation) showBoard();
       break;
   }
 }
@@ -370,6 +441,12 @@ function renderTables() {
     div.appendChild(h);
     const seat = seatAt(t);
     const playing = t.game && t.game.state.status === "playing";
+    const inPlay = playing || matchInPlay(t);
+    const how = document.createElement("div");
+    how.className = "how";
+    how.dataset.testid = "table-match";
+    how.textContent = tableMatchText(t);
+    if (how.textContent) div.appendChild(how);
     for (const side of ["south", "north"]) {
       const row = document.createElement("div");
       row.className = "seat";
@@ -377,13 +454,25 @@ function renderTables() {
       const label = document.createElement("span");
       label.textContent = `${side}: ${who ? who.name : "free"}`;
       row.appendChild(label);
-      if (!who && !seat && !playing) row.appendChild(button("Sit", () => send({ type: "sit", table: t.id, seat: side }), `sit-${side}`));
+      if (!who && !seat && !inPlay) row.appendChild(button("Sit", () => send({ type: "sit", table: t.id, seat: side }), `sit-${side}`));
       div.appendChild(row);
     }
     const controls = document.createElement("div");
     controls.className = "controls";
-    if (seat && !playing) {
-      const other = t.seats[seat === "south" ? "north" : "south"];
+    const other = seat && t.seats[seat === "south" ? "north" : "south"];
+    // The host (seated, nobody opposite, no match in play) chooses how the table plays; at a
+    // free table the same choice goes with a game against Baba Ayo.
+    const host = seat && !other && !inPlay;
+    const house = !inPlay && (!t.seats.south || seat) && (!t.seats.north || seat) && !(t.seats.south && t.seats.north);
+    let clock, bestOf;
+    if (host || house) {
+      [clock, bestOf] = matchChoice(t, host);
+      const form = document.createElement("div");
+      form.className = "match-form";
+      form.append(clock, bestOf);
+      controls.appendChild(form);
+    }
+    if (seat && !inPlay) {
       if (!other) {
         const pick = document.createElement("select");
         pick.setAttribute("aria-label", "Invite someone in the room");
@@ -401,7 +490,7 @@ function renderTables() {
       }
       controls.appendChild(button("Stand up", () => send({ type: "stand", table: t.id })));
     }
-    if (!playing && (!t.seats.south || seat) && (!t.seats.north || seat) && !(t.seats.south && t.seats.north)) {
+    if (house) {
       const level = document.createElement("select");
       level.setAttribute("aria-label", "Baba Ayo's level");
       level.dataset.testid = "house-level";
@@ -413,12 +502,121 @@ function renderTables() {
       }
       remember(level, t.id, "level");
       controls.appendChild(level);
-      controls.appendChild(button("Play Baba Ayo", () => send({ type: "play_house", table: t.id, level: level.value }), "play-house"));
+      controls.appendChild(button("Play Baba Ayo", () => send({
+        type: "play_house", table: t.id, level: level.value, clock: clock.value, best_of: Number(bestOf.value),
+      }), "play-house"));
     }
     if (t.game) controls.appendChild(button(t.id === state.watching ? "Watching" : "Watch", () => watch(t.id)));
     div.appendChild(controls);
     return div;
   }));
+}
+
+/// A match at the table not over yet (a game of it in play, or the next one awaited).
+function matchInPlay(table) {
+  return !!(table.match && table.match.status !== "over");
+}
+
+/// The clock and best-of selects of a table card. The host's show the table's settings and
+/// change them (`set_match`); otherwise they are the viewer's choice for Baba Ayo.
+function matchChoice(t, host) {
+  const choices = (state.choices[t.id] = state.choices[t.id] || {});
+  const clock = document.createElement("select");
+  clock.setAttribute("aria-label", "Clock");
+  clock.dataset.testid = "match-clock";
+  for (const [value, label] of CLOCKS) clock.appendChild(option(value, label));
+  const bestOf = document.createElement("select");
+  bestOf.setAttribute("aria-label", "Games in the match");
+  bestOf.dataset.testid = "match-best-of";
+  for (const n of BEST_OF) bestOf.appendChild(option(String(n), n === 1 ? "one game" : `best of ${n}`));
+  let [clockValue, bestOfValue] = [choices.clock || "none", choices.best_of || "1"];
+  if (host && t.settings) {
+    clockValue = clockWord(t.settings.clock);
+    bestOfValue = String(t.settings.best_of);
+  }
+  // A clock set elsewhere that the list has not got (another client's "90s").
+  if (![...clock.options].some((o) => o.value === clockValue)) clock.appendChild(option(clockValue, controlText(parseClock(clockValue))));
+  clock.value = clockValue;
+  bestOf.value = bestOfValue;
+  const changed = () => {
+    choices.clock = clock.value;
+    choices.best_of = bestOf.value;
+    if (host) send({ type: "set_match", table: t.id, clock: clock.value, best_of: Number(bestOf.value) });
+  };
+  clock.addEventListener("change", changed);
+  bestOf.addEventListener("change", changed);
+  return [clock, bestOf];
+}
+
+function option(value, label) {
+  const o = document.createElement("option");
+  o.value = value;
+  o.textContent = label;
+  return o;
+}
+
+/// A time control as the server writes one (`{"kind": "game", "minutes": 3, ...}`) from the
+/// word a client sends (`"3+2"`), and back.
+function parseClock(word) {
+  if (!word || word === "none") return { kind: "none" };
+  const plus = word.match(/^(\d+)\+(\d+)$/);
+  if (plus) return { kind: "game", minutes: Number(plus[1]), increment_seconds: Number(plus[2]) };
+  const unit = { s: 1, m: 60, h: 3600, d: 86400 }[word.slice(-1)];
+  return { kind: "per_move", seconds: Number(word.slice(0, -1)) * (unit || 1) };
+}
+
+function clockWord(control) {
+  if (!control || control.kind === "none") return "none";
+  if (control.kind === "game") return `${control.minutes}+${control.increment_seconds}`;
+  const known = CLOCKS.find(([value]) => {
+    const c = parseClock(value);
+    return c.kind === "per_move" && c.seconds === control.seconds;
+  });
+  return known ? known[0] : `${control.seconds}s`;
+}
+
+/// "3 + 2", "90 s a move", "no clock".
+function controlText(control) {
+  if (!control || control.kind === "none") return "no clock";
+  if (control.kind === "game") return `${control.minutes} + ${control.increment_seconds}`;
+  const s = control.seconds;
+  if (s % 86400 === 0) return `${s / 86400} day${s > 86400 ? "s" : ""} a move`;
+  if (s % 3600 === 0) return `${s / 3600} hour${s > 3600 ? "s" : ""} a move`;
+  if (s % 60 === 0) return `${s / 60} min a move`;
+  return `${s} s a move`;
+}
+
+function bestOfText(n) {
+  return n > 1 ? `best of ${n}` : "one game";
+}
+
+/// The card's line on how the table plays: the match in play (with its score), the host's
+/// settings for the next, or at a free table how the last series ended (settings go back to
+/// none / one game when someone sits there).
+function tableMatchText(t) {
+  const m = t.match;
+  if (matchInPlay(t)) {
+    const text = `${controlText(m.clock)} · ${bestOfText(m.best_of)}`;
+    return m.best_of > 1 ? `${text} · ${scoreText(m)}` : text;
+  }
+  if (t.seats.south || t.seats.north) {
+    const settings = t.settings || { clock: { kind: "none" }, best_of: 1 };
+    return `${controlText(settings.clock)} · ${bestOfText(settings.best_of)}`;
+  }
+  if (m && m.best_of > 1) return `Last match: ${scoreText(m)}`;
+  return "";
+}
+
+/// Half points as people write them: 1½, ½, 2.
+function points(p) {
+  const whole = Math.floor(p);
+  const half = p - whole >= 0.5;
+  return half ? (whole ? `${whole}½` : "½") : String(whole);
+}
+
+/// "Ade 1½ – ½ Bisi".
+function scoreText(m) {
+  return `${m.players[0].name} ${points(m.points[0])} – ${points(m.points[1])} ${m.players[1].name}`;
 }
 
 /// Keeps a select's choice across redraws.
@@ -445,6 +643,8 @@ function showBoard(pits) {
   const game = table && table.game;
   $("game").hidden = !game;
   if (!game) return;
+  $("game").dataset.table = table.id;
+  $("game").dataset.game = game.id;
   const s = game.state;
   pits = pits || s.pits;
   const seat = mySeat(table);
@@ -483,8 +683,174 @@ function showBoard(pits) {
   $("turn").textContent = s.status === "playing"
     ? (myTurn ? "Your turn: pick a glowing pit or press 1–6" : `${players[s.to_move].name} to sow`)
     : "";
-  $("game-actions").hidden = !(seat && s.status === "playing");
+  $("clock-me").dataset.side = me;
+  $("clock-them").dataset.side = them;
+  showMatch(table, seat);
+  tick();
 }
+
+/// The match around the board: the score, the buttons for a game and for the match, the wait
+/// between games, the result, the rematch.
+function showMatch(table, seat) {
+  const game = table.game;
+  const m = table.match;
+  const series = m && m.best_of > 1;
+  const playing = game.state.status === "playing";
+  const mine = !!(m && seat && m.players.some((p) => p.id === state.user.id));
+  const live = mine && m.status !== "over";
+  // The score, best of N, game k; or only the clock of a single timed game.
+  const timed = game.clock || (m && m.clock.kind !== "none");
+  $("series-bar").hidden = !(series || timed);
+  if (m) {
+    const parts = [];
+    if (series) parts.push(scoreText(m), bestOfText(m.best_of), m.status === "over" ? "final" : `game ${m.game}`);
+    if (m.clock.kind !== "none") parts.push(controlText(m.clock));
+    // Each part on one line when the bar wraps (a phone).
+    $("series").replaceChildren(...parts.flatMap((part, i) => {
+      const span = document.createElement("span");
+      span.textContent = part;
+      return i ? [" · ", span] : [span];
+    }));
+    $("series-games").textContent = series && m.games.length
+      ? m.games.map((g) => `${g.number}: ${gameWinner(m, g)}`).join(" · ")
+      : "";
+  } else {
+    $("series").textContent = game.clock ? controlText(game.clock.control) : "";
+    $("series-games").textContent = "";
+  }
+  // Buttons: a game in play (the game's, and with a series the match's too), between games
+  // only the match's.
+  const between = live && m.status === "between_games";
+  $("game-actions").hidden = !((seat && playing) || between);
+  $("resign").hidden = !(seat && playing);
+  $("offer-draw").hidden = !(seat && playing);
+  $("resign").textContent = series ? "Resign game" : "Resign";
+  $("offer-draw").textContent = series ? "Offer draw (game)" : "Offer a draw";
+  $("resign-match").hidden = !(series && ((seat && playing) || between));
+  $("offer-draw-match").hidden = !(series && ((seat && playing) || between));
+  // Between games: who pressed start, and until when.
+  $("between").hidden = !(m && m.status === "between_games" && m.between);
+  if (!$("between").hidden) {
+    const me = m.players.findIndex((p) => p.id === state.user.id);
+    const pressed = me >= 0 && m.between.ready[me];
+    $("start-game").hidden = !(live && me >= 0);
+    $("start-game").disabled = pressed;
+    $("start-game").textContent = pressed
+      ? `Waiting for ${m.players[1 - me].name}`
+      : `Start game ${m.game}`;
+    $("between").dataset.deadline = String(m.between.deadline_ms);
+  }
+  // The match's result, once the last sowing is shown.
+  const over = m && m.status === "over" && m.best_of > 1 && !state.animation;
+  $("match-result").hidden = !over;
+  $("match-result").textContent = over ? matchResultText(m) : "";
+  // The rematch, for the last match's players while it is on offer.
+  const r = table.rematch;
+  const rematcher = r ? r.players.findIndex((p) => p.id === state.user.id) : -1;
+  $("rematch-area").hidden = !(r && rematcher >= 0 && !state.animation && !matchInPlay(table));
+  if (!$("rematch-area").hidden) {
+    const other = r.players[1 - rematcher];
+    $("rematch").disabled = r.pressed[rematcher];
+    $("rematch").textContent = r.pressed[rematcher] ? `Waiting for ${other.name}` : "Rematch";
+    $("rematch-area").dataset.deadline = String(r.deadline_ms);
+    $("rematch-area").dataset.other = r.pressed[1 - rematcher] && !other.house ? `${other.name} wants a rematch` : "";
+  }
+}
+
+const GAME_WINS = { resigned: " by resignation", timeout: " on time", not_started: " (not started)", abandoned: " (abandoned)" };
+
+/// Who won a game of the match, and how: "Ade won on time", "draw".
+function gameWinner(m, g) {
+  if (g.result === "draw") return "draw";
+  const id = g.result === "south_won" ? g.south : g.north;
+  const who = m.players.find((p) => p.id === id);
+  return `${who ? who.name : "?"} won${GAME_WINS[g.reason] || ""}`;
+}
+
+const MATCH_ENDS = {
+  games: "",
+  resigned: "resigned",
+  agreed_draw: "agreed draw",
+  no_start: "nobody started the next game",
+  abandoned: "abandoned",
+  called_off: "called off",
+};
+
+/// "Match: Baba Ayo wins 2–0 (resigned)", "Match drawn 1½–1½ (agreed draw)".
+function matchResultText(m) {
+  const why = MATCH_ENDS[m.end_reason] ?? String(m.end_reason || "").replace(/_/g, " ");
+  const tail = why ? ` (${why})` : "";
+  if (!m.winner) return `Match drawn ${points(m.points[0])}–${points(m.points[1])}${tail}`;
+  const w = m.players.findIndex((p) => p.id === m.winner.id);
+  const score = `${points(m.points[w])}–${points(m.points[1 - w])}`;
+  const who = m.winner.id === state.user.id ? "You win the match" : `${m.winner.name} wins the match`;
+  return `${who} ${score}${tail}`;
+}
+
+// ---- Clocks and countdowns ------------------------------------------------------------------
+
+/// Milliseconds left on `side`'s clock now: its running clock counts down from the server's
+/// reading, and stops at 0 (the server decides when the flag falls).
+function clockLeft(clock, side) {
+  const ms = side === "south" ? clock.south_ms : clock.north_ms;
+  if (clock.running !== side) return ms;
+  return Math.max(0, ms - Math.max(0, serverNow() - clock.server_time));
+}
+
+/// m:ss, h:mm:ss for long ones, tenths under 10 s.
+function formatClock(ms) {
+  if (ms < 10000) {
+    const tenths = Math.floor(ms / 100);
+    return `0:0${Math.floor(tenths / 10)}.${tenths % 10}`;
+  }
+  const total = Math.floor(ms / 1000);
+  const [h, m, sec] = [Math.floor(total / 3600), Math.floor((total % 3600) / 60), total % 60];
+  const pad = (n) => String(n).padStart(2, "0");
+  return h ? `${h}:${pad(m)}:${pad(sec)}` : `${m}:${pad(sec)}`;
+}
+
+/// "2:45" to a server deadline, in whole seconds.
+function countdown(deadlineMs) {
+  const total = Math.ceil(Math.max(0, deadlineMs - serverNow()) / 1000);
+  const [h, m, sec] = [Math.floor(total / 3600), Math.floor((total % 3600) / 60), total % 60];
+  const pad = (n) => String(n).padStart(2, "0");
+  return h ? `${h}:${pad(m)}:${pad(sec)}` : `${m}:${pad(sec)}`;
+}
+
+/// The moving parts of the board, ten times a second: the clocks and the countdowns.
+function tick() {
+  const table = state.tables.get(state.watching);
+  const game = table && table.game;
+  const clock = game && game.clock;
+  for (const id of ["clock-me", "clock-them"]) {
+    const el = $(id);
+    el.hidden = !clock;
+    if (!clock) continue;
+    const side = el.dataset.side;
+    const left = clockLeft(clock, side);
+    const text = formatClock(left);
+    if (el.textContent !== text) {
+      el.textContent = text;
+      el.setAttribute("aria-label", `${side}'s clock: ${text}`);
+    }
+    el.classList.toggle("running", clock.running === side);
+    el.classList.toggle("low", left < 10000);
+  }
+  if (!table || !game) return;
+  const m = table.match;
+  if (!$("between").hidden && m && m.between) {
+    const ready = m.players.map((p, i) => `${p.name} ${m.between.ready[i] ? "✓" : "…"}`).join(" · ");
+    const text = `Game ${m.game}: ${ready} · ${countdown(m.between.deadline_ms)} to start`;
+    if ($("between-text").textContent !== text) $("between-text").textContent = text;
+  }
+  if (!$("rematch-area").hidden && table.rematch) {
+    const other = $("rematch-area").dataset.other;
+    const text = `${other ? other + " · " : ""}${countdown(table.rematch.deadline_ms)} left for a rematch`;
+    if ($("rematch-text").textContent !== text) $("rematch-text").textContent = text;
+  }
+}
+
+setInterval(tick, 100);
 
 function pit(index, number, pits, legal, row, column) {
   const b = document.createElement("button");
@@ -608,10 +974,23 @@ $("board").addEventListener("click", () => {
   if (state.animation) state.animation.skip();
 });
 
-$("resign").addEventListener("click", () => send({ type: "resign", table: state.watching }));
+$("resign").addEventListener("click", () => send({ type: "resign", table: state.watching, scope: "game" }));
+$("resign-match").addEventListener("click", () => send({ type: "resign", table: state.watching, scope: "match" }));
 $("offer-draw").addEventListener("click", () => {
-  send({ type: "offer_draw", table: state.watching });
+  send({ type: "offer_draw", table: state.watching, scope: "game" });
   notice("Draw offered.");
+});
+$("offer-draw-match").addEventListener("click", () => {
+  send({ type: "offer_draw", table: state.watching, scope: "match" });
+  notice("A draw of the match offered.");
+});
+$("start-game").addEventListener("click", () => {
+  send({ type: "start", table: state.watching });
+  $("start-game").disabled = true;
+});
+$("rematch").addEventListener("click", () => {
+  send({ type: "rematch", table: state.watching });
+  $("rematch").disabled = true;
 });
 
 // ---- Invitations and draws --------------------------------------------------------------------
@@ -622,7 +1001,8 @@ function showInvitation(m) {
   div.dataset.id = m.id;
   div.dataset.testid = "invitation";
   const text = document.createElement("span");
-  text.textContent = `${m.from.name} invites you to play Ayo.`;
+  const how = m.settings ? ` ${controlText(m.settings.clock)}, ${bestOfText(m.settings.best_of)}.` : "";
+  text.textContent = `${m.from.name} invites you to play Ayo.${how}`;
   div.append(
     text,
     button("Accept", () => { send({ type: "respond", invitation: m.id, accept: true }); div.remove(); }, "accept"),
@@ -639,12 +1019,17 @@ function showDrawOffer(m) {
   const div = document.createElement("div");
   div.className = "invitation";
   div.dataset.draw = m.table;
+  div.dataset.testid = "draw-offer";
+  div.dataset.scope = m.scope || "game";
   const text = document.createElement("span");
-  text.textContent = `${m.from.name} offers a draw.`;
+  const series = state.tables.get(m.table)?.match?.best_of > 1;
+  text.textContent = m.scope === "match"
+    ? `${m.from.name} offers to draw the match.`
+    : `${m.from.name} offers a draw${series ? " of this game" : ""}.`;
   div.append(
     text,
-    button("Accept the draw", () => { send({ type: "answer_draw", table: m.table, accept: true }); div.remove(); }),
-    button("Play on", () => { send({ type: "answer_draw", table: m.table, accept: false }); div.remove(); }),
+    button("Accept", () => { send({ type: "answer_draw", table: m.table, accept: true }); div.remove(); }, "accept-draw"),
+    button("Decline", () => { send({ type: "answer_draw", table: m.table, accept: false }); div.remove(); }, "decline-draw"),
   );
   $("invitations").appendChild(div);
 }

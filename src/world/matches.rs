@@ -168,8 +168,10 @@ impl LiveMatch {
         self.end.is_some()
     }
 
-    /// Counts a game that ended; true when that decided the match.
+    /// Counts a game that ended, then applies how the match was to end with it; true when the
+    /// match is over.
     pub fn record(&mut self, game: PlayedGame) -> bool {
+        let ending = self.ending.take();
         let outcome = match game.result.winner() {
             Some(Side::South) => self.player(&game.south).map(GameOutcome::Won),
             Some(Side::North) => self.player(&game.north).map(GameOutcome::Won),
@@ -181,11 +183,19 @@ impl LiveMatch {
         self.games.push(game);
         self.draw_offer = None;
         self.between = None;
-        if self.series.result().is_some() && self.end.is_none() {
-            self.end = Some(MatchEnd::Games);
-        }
-        if let Some((who, why)) = self.ending.take() {
-            self.end(who, why);
+        let decided = self.series.result().is_some();
+        match ending {
+            // Drawn as agreed, whatever this game made the score.
+            Some((_, MatchEnd::AgreedDraw)) => {
+                self.series.agree_draw();
+                self.end = Some(MatchEnd::AgreedDraw);
+            }
+            // The game decided it anyway: the one who gave up lost this game too, so the
+            // winner is the same; the reason is theirs (a room closing is not a reason then).
+            Some((_, why)) if decided && why != MatchEnd::CalledOff => self.end = Some(why),
+            Some((who, why)) if !decided => self.end(who, why),
+            _ if decided => self.end = Some(MatchEnd::Games),
+            _ => {}
         }
         self.is_over()
     }
@@ -238,7 +248,11 @@ impl LiveMatch {
             clock: self.settings.clock,
             players: self.players.clone(),
             points: self.series.points(),
-            game: self.game_number().min(u8::from(self.settings.best_of)),
+            game: if self.is_over() {
+                self.series.played
+            } else {
+                self.game_number()
+            },
             games: self.games.clone(),
             status: if self.is_over() {
                 "over"
@@ -268,7 +282,7 @@ pub struct MatchView {
     pub players: [User; 2],
     /// Their points, in the same order: a win 1, a draw 0.5.
     pub points: [f32; 2],
-    /// The game in play, or the next one.
+    /// The game in play, or the next one; once over, the games played.
     pub game: u8,
     /// The games over, in order.
     pub games: Vec<PlayedGame>,

@@ -299,6 +299,9 @@ pub enum ServerMessage {
     InvitationExpired {
         id: String,
         table: String,
+        /// Why (an addition): `expired` (its time ran out), `settings_changed` (the host chose
+        /// other match settings), `table_changed` (the table's rules changed, or it went).
+        reason: &'static str,
     },
     GameStarted {
         table: String,

@@ -639,8 +639,9 @@ impl Room {
             .any(|t| self.seat_of(t, user_id).is_some() && self.tables[t].match_in_play())
     }
 
-    /// Invitations to table `t` end (it goes, or its rules change): both sides are told.
-    fn void_invitations(&mut self, table: &str) {
+    /// Invitations to table `t` end (it goes, its rules or its match settings change): both
+    /// sides are told why.
+    fn void_invitations(&mut self, table: &str, reason: &'static str) {
         let (gone, open): (Vec<_>, Vec<_>) =
             self.invitations.drain(..).partition(|i| i.table == table);
         self.invitations = open;
@@ -648,6 +649,7 @@ impl Room {
             let expired = ServerMessage::InvitationExpired {
                 id: inv.id,
                 table: inv.table,
+                reason,
             };
             self.send_to(&inv.from.id, &expired);
             self.send_to(&inv.to, &expired);
@@ -714,7 +716,7 @@ impl Room {
                 let id = table.clone();
                 blocking(move || store.remove_table(&actor, &id)).await?;
                 self.tables.remove(t);
-                self.void_invitations(&table);
+                self.void_invitations(&table, "table_changed");
                 self.broadcast(&ServerMessage::TableRemoved {
                     room: self.info.id.clone(),
                     table,
@@ -730,7 +732,7 @@ impl Room {
                 let id = table.clone();
                 blocking(move || store.set_table_rules(&actor, &id, &rules_json)).await?;
                 self.tables[t].rules = rules;
-                self.void_invitations(&table);
+                self.void_invitations(&table, "table_changed");
                 self.table_changed(t);
                 Ok(Some(self.view(&self.tables[t])))
             }
@@ -806,13 +808,14 @@ impl Room {
         self.occupants.store(self.members.len(), Ordering::Relaxed);
         self.invitations
             .retain(|i| i.from.id != user_id && i.to != user_id);
-        self.void_rematches_of(user_id);
-        // Leaving the room gives up any seat, resigning a game in play.
+        // Leaving the room gives up any seat, resigning a match in play.
         for t in 0..self.tables.len() {
             if let Some(side) = self.seat_of(t, user_id) {
                 self.give_up_seat(t, side).await;
             }
         }
+        // No rematch with someone who has gone, that match's included.
+        self.void_rematches_of(user_id);
         self.broadcast(&ServerMessage::OccupantLeft {
             room: self.info.id.clone(),
             user: member.user,
@@ -878,6 +881,7 @@ impl Room {
                     self.table_changed(t);
                 }
             }
+            self.void_rematches_of(&user_id);
         }
     }
 
@@ -960,7 +964,14 @@ impl Room {
                 clock,
                 best_of,
             } => {
-                let settings = MatchSettings::default()
+                // A host who chose the settings keeps them unless told otherwise here.
+                let t = self.table_index(&table)?;
+                let base = if self.seat_of(t, user_id).is_some() {
+                    self.tables[t].settings
+                } else {
+                    MatchSettings::default()
+                };
+                let settings = base
                     .with(clock.as_deref(), best_of)
                     .map_err(|e| Refusal("bad_settings", e.to_string()))?;
                 self.play_house(user, &table, level, settings).await?
@@ -990,7 +1001,7 @@ impl Room {
                 if settings != self.tables[t].settings {
                     self.tables[t].settings = settings;
                     // An invitation promised the settings it was sent with.
-                    self.void_invitations(&table);
+                    self.void_invitations(&table, "settings_changed");
                 }
                 self.table_changed(t);
             }
@@ -1246,7 +1257,12 @@ impl Room {
         self.end_match(t, player, MatchEnd::Resigned).await;
         self.end_off_board(t, |g| g.forfeit(side, Forfeit::Resigned))
             .await;
-        self.tables[t].seats[side.index()] = None;
+        let table = &mut self.tables[t];
+        table.seats[side.index()] = None;
+        if table.seats.iter().all(Option::is_none) {
+            // Nobody hosts here now.
+            table.settings = MatchSettings::default();
+        }
         self.table_changed(t);
     }
 
@@ -1341,19 +1357,8 @@ impl Room {
             c
         });
         let row = GameRow {
-            id: store::new_id(),
-            table_id: table.id.clone(),
-            south_id: south.id.clone(),
-            north_id: north.id.clone(),
-            rules: serde_json::to_string(&table.rules).unwrap_or_default(),
-            house: south.house || north.house,
-            status: "playing".into(),
-            end_reason: None,
-            started_at: store::now(),
-            ended_at: None,
-            match_id: Some(m.id.clone()),
-            number: Some(i32::from(number)),
             clock_started_ms: clocks.map(|_| i64::try_from(now).unwrap_or(i64::MAX)),
+            ..next_game_row(table, m, &south, &north)
         };
         let store = self.store.clone();
         let stored = row.clone();
@@ -1854,8 +1859,10 @@ impl Room {
             Rematch::of(m, &last_south, now.saturating_add(self.config.rematch.as_millis() as u64))
         });
         self.publish(t, &over);
-        // The players stand up; the last game stays on the table until someone sits.
+        // The players stand up; the last game stays on the table until someone sits. A
+        // rematch keeps its own settings; the table's are the lounge's until a new host.
         self.tables[t].seats = [None, None];
+        self.tables[t].settings = MatchSettings::default();
         self.tables[t].rematch = rematch;
         self.table_changed(t);
     }
@@ -1946,19 +1953,10 @@ impl Room {
             crate::ayo::Status::SouthWon
         };
         let row = GameRow {
-            id: store::new_id(),
-            table_id: table.id.clone(),
-            south_id: south.id.clone(),
-            north_id: north.id.clone(),
-            rules: serde_json::to_string(&table.rules).unwrap_or_default(),
-            house: south.house || north.house,
             status: json_word(&result),
             end_reason: Some("not_started".into()),
-            started_at: store::now(),
             ended_at: Some(store::now()),
-            match_id: Some(m.id.clone()),
-            number: Some(i32::from(m.game_number())),
-            clock_started_ms: None,
+            ..next_game_row(table, m, &south, &north)
         };
         let played = PlayedGame {
             game_id: row.id.clone(),
@@ -1988,6 +1986,7 @@ impl Room {
             let expired = ServerMessage::InvitationExpired {
                 id: inv.id,
                 table: inv.table,
+                reason: "expired",
             };
             self.send_to(&inv.from.id, &expired);
             self.send_to(&inv.to, &expired);
@@ -2109,6 +2108,25 @@ impl Room {
                 });
             }
         }
+    }
+}
+
+/// The stored row of the next game of `m` at `table`, in play from now, without a clock.
+fn next_game_row(table: &Table, m: &LiveMatch, south: &User, north: &User) -> GameRow {
+    GameRow {
+        id: store::new_id(),
+        table_id: table.id.clone(),
+        south_id: south.id.clone(),
+        north_id: north.id.clone(),
+        rules: serde_json::to_string(&table.rules).unwrap_or_default(),
+        house: south.house || north.house,
+        status: "playing".into(),
+        end_reason: None,
+        started_at: store::now(),
+        ended_at: None,
+        match_id: Some(m.id.clone()),
+        number: Some(i32::from(m.game_number())),
+        clock_started_ms: None,
     }
 }
 

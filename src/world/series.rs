@@ -121,11 +121,10 @@ impl Series {
         });
     }
 
-    /// Both players agreed to draw the match: it ends drawn, whatever the score.
+    /// Both players agreed to draw the match: it ends drawn, whatever the score (even when
+    /// the game drawn with it put someone past half).
     pub fn agree_draw(&mut self) {
-        if self.decided.is_none() {
-            self.decided = Some(None);
-        }
+        self.decided = Some(None);
     }
 
     /// Half points of the first and second player.

@@ -1,7 +1,8 @@
 // The hotel web client in headless Chromium: two people sign in, one invites the other, they
 // play a whole game by clicking pits while an onlooker watches, the champions display shows
-// the winner live; then a game against Baba Ayo played from the keyboard. Screenshots go to
-// the folder given.
+// the winner live; then a game against Baba Ayo played from the keyboard, and a timed best of
+// 3 against him (clocks, resigning a game, the start press between games, resigning the match,
+// the rematch button). Screenshots go to the folder given.
 //
 //   node tests/e2e/lounge.mjs http://127.0.0.1:8080 docs/screenshots
 import { chromium } from "playwright-core";
@@ -27,6 +28,22 @@ async function signIn(name, viewport = { width: 1280, height: 900 }) {
   await page.locator("#room-name", { hasText: "Surulere Games Lounge" }).waitFor();
   await page.locator(".table").first().waitFor();
   return page;
+}
+
+/// "2:59" or "0:09.3" as milliseconds.
+function clockMs(text) {
+  const parts = text.trim().split(":").map(Number);
+  if (parts.some((n) => Number.isNaN(n))) throw new Error(`not a clock: ${text}`);
+  return parts.reduce((total, n) => total * 60 + n, 0) * 1000;
+}
+
+/// Both clocks on `page`'s board, in milliseconds: [mine, theirs].
+async function clocks(page) {
+  const mine = page.getByTestId("clock-me");
+  const theirs = page.getByTestId("clock-them");
+  await mine.waitFor();
+  await theirs.waitFor();
+  return [clockMs(await mine.textContent()), clockMs(await theirs.textContent())];
 }
 
 /// Plays random glowing pits on `page` until its board shows a result.
@@ -97,6 +114,12 @@ try {
   const seen = (await chidi.getByTestId("result").textContent()).trim();
   if (seen !== a && !seen.includes(a.split(" (")[1] || "")) throw new Error(`the onlooker saw ${seen}`);
 
+  step("Ade asks Bisi for a rematch; Bisi is told");
+  await ade.locator("#rematch", { hasText: "Rematch" }).click();
+  await ade.locator("#rematch", { hasText: "Waiting for Bisi" }).waitFor();
+  await bisi.locator("#rematch-text", { hasText: "Ade wants a rematch" }).waitFor();
+  await bisi.locator("#rematch", { hasText: "Rematch" }).waitFor();
+
   step("the champions display shows the winner");
   if (!a.startsWith("Draw")) {
     const winner = a.startsWith("You win") ? "Ade" : "Bisi";
@@ -112,6 +135,56 @@ try {
   await ade.locator("#opponent", { hasText: "Baba Ayo" }).waitFor();
   const house = await playOut(ade, { keyboard: true });
   console.log(`  against Baba Ayo: ${house}`);
+
+  step("Ade plays Baba Ayo a best of 3 on 3 + 2");
+  const third = ade.locator(".table").nth(2);
+  await third.getByTestId("match-clock").selectOption("3+2");
+  await third.getByTestId("match-best-of").selectOption("3");
+  await third.getByTestId("house-level").selectOption("easy");
+  await third.getByTestId("play-house").click();
+  const series = ade.getByTestId("series");
+  await series.filter({ hasText: "best of 3 · game 1 · 3 + 2" }).waitFor();
+  await ade.locator("#opponent", { hasText: "Baba Ayo" }).waitFor();
+  await third.getByTestId("table-match").filter({ hasText: "3 + 2 · best of 3" }).waitFor();
+  const firstGame = await ade.locator("#game").getAttribute("data-game");
+  for (const ms of await clocks(ade)) {
+    if (!(ms > 170000 && ms <= 182000)) throw new Error(`a clock of a fresh 3 + 2 game shows ${ms} ms`);
+  }
+  // Baba Ayo answers in milliseconds: soon it is Ade's clock that runs, and it counts down.
+  const myClock = ade.locator("#clock-me.running");
+  await myClock.waitFor();
+  const before = clockMs(await myClock.textContent());
+  await ade.waitForTimeout(1300);
+  const after = clockMs(await myClock.textContent());
+  if (!(after < before && after >= before - 3000)) throw new Error(`Ade's clock went from ${before} to ${after} ms`);
+  if ((await ade.locator(".clock.running").count()) !== 1) throw new Error("one clock runs at a time");
+  await ade.screenshot({ path: `${shots}/series.png`, fullPage: true });
+  await chidi.locator(".table").nth(2).getByRole("button", { name: /Watch/ }).click();
+  await chidi.getByTestId("clock-them").waitFor();
+  await chidi.screenshot({ path: `${shots}/series-phone.png`, fullPage: true });
+
+  step("Ade resigns game 1, presses start for game 2");
+  await ade.locator("#resign", { hasText: "Resign game" }).click();
+  await series.filter({ hasText: /Baba Ayo 1 –|– 1 Baba Ayo/ }).waitFor();
+  await series.filter({ hasText: "game 2" }).waitFor();
+  const start = ade.locator("#start-game", { hasText: "Start game 2" });
+  await start.waitFor();
+  await ade.getByTestId("between").filter({ hasText: /Baba Ayo ✓/ }).waitFor();
+  await start.click();
+  await ade.locator(`#game:not([data-game="${firstGame}"])`).waitFor();
+  await ade.getByTestId("between").waitFor({ state: "hidden" });
+  for (const ms of await clocks(ade)) {
+    if (!(ms > 170000 && ms <= 182000)) throw new Error(`a clock of game 2 shows ${ms} ms`);
+  }
+  await chidi.getByTestId("series").filter({ hasText: "game 2" }).waitFor();
+
+  step("Ade resigns the match; Baba Ayo wins it, a rematch is on offer");
+  await ade.locator("#resign-match").click();
+  await ade.getByTestId("match-result").filter({ hasText: /Baba Ayo wins the match 2–0/ }).waitFor();
+  await ade.locator("#rematch", { hasText: "Rematch" }).waitFor();
+  await chidi.getByTestId("match-result").filter({ hasText: /Baba Ayo wins the match/ }).waitFor();
+  if (await chidi.locator("#rematch-area").isVisible()) throw new Error("the rematch is offered to an onlooker");
+  console.log(`  the match: ${(await ade.getByTestId("match-result").textContent()).trim()}`);
 
   step("Ade buys an Ayo board, places it at home and goes home");
   await ade.getByRole("button", { name: "Furniture shop" }).click();

@@ -1,7 +1,7 @@
 //! The hotel web client end to end in headless Chromium, driven by Playwright
 //! (`tests/e2e/lounge.mjs`; `.ci/run` installs `playwright-core` and Debian's `chromium`).
-//! Screenshots of the lounge, a game in play and the champions display land in
-//! `docs/screenshots/`.
+//! Screenshots of the lounge, a game in play, a timed best of 3 against Baba Ayo (a desktop
+//! and a phone) and the champions display land in `docs/screenshots/`.
 
 use std::path::Path;
 use std::process::Command;

@@ -85,3 +85,68 @@ fn a_match_resigned_or_abandoned_between_games() {
     level.end_early(None);
     assert_eq!(level.result(), Some(None));
 }
+
+mod live {
+    use lounge::ayo::Status;
+    use lounge::world::matches::{LiveMatch, MatchEnd, MatchSettings, PlayedGame};
+    use lounge::world::series::BestOf;
+    use lounge::world::User;
+
+    fn person(id: &str) -> User {
+        User {
+            id: id.into(),
+            name: id.into(),
+            house: false,
+        }
+    }
+
+    fn best_of(n: u8) -> LiveMatch {
+        let settings = MatchSettings {
+            best_of: BestOf::try_from(n).unwrap(),
+            ..MatchSettings::default()
+        };
+        LiveMatch::new("m".into(), settings, [person("a"), person("b")])
+    }
+
+    /// Game `number`, played with `south` South, ending `result`.
+    fn game(number: u8, south: &str, result: Status) -> PlayedGame {
+        PlayedGame {
+            game_id: format!("g{number}"),
+            number,
+            south: south.into(),
+            north: if south == "a" { "b" } else { "a" }.into(),
+            result,
+            reason: "resigned".into(),
+        }
+    }
+
+    #[test]
+    fn a_match_drawn_by_agreement_is_drawn_even_when_the_game_put_someone_past_half() {
+        let mut m = best_of(3);
+        m.record(game(1, "a", Status::SouthWon));
+        m.record(game(2, "b", Status::Draw));
+        assert_eq!(m.series.points(), [1.5, 0.5]);
+        // Game 3 is agreed drawn with the match: by games alone 2-1 would win it for a.
+        m.ending = Some((None, MatchEnd::AgreedDraw));
+        assert!(m.record(game(3, "a", Status::Draw)));
+        assert_eq!(m.winner(), None);
+        assert_eq!(m.end, Some(MatchEnd::AgreedDraw));
+        assert_eq!(m.view().game, 3, "once over, the games played");
+    }
+
+    #[test]
+    fn resigning_the_match_in_a_game_that_decides_it_says_resigned() {
+        let mut m = best_of(3);
+        m.record(game(1, "a", Status::SouthWon));
+        m.ending = Some((Some(1), MatchEnd::Resigned));
+        assert!(m.record(game(2, "b", Status::NorthWon)));
+        assert_eq!(m.winner().map(|w| w.id.as_str()), Some("a"));
+        assert_eq!(m.end, Some(MatchEnd::Resigned));
+        // A room closing while the deciding game ends: decided by the games.
+        let mut m = best_of(1);
+        m.ending = Some((None, MatchEnd::CalledOff));
+        m.record(game(1, "a", Status::NorthWon));
+        assert_eq!(m.end, Some(MatchEnd::Games));
+        assert_eq!(m.winner().map(|w| w.id.as_str()), Some("b"));
+    }
+}
