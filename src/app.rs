@@ -121,8 +121,14 @@ impl Application {
             heartbeat: Duration::from_millis(settings.world.heartbeat_ms.max(10)),
         };
         let matches = {
-            let (store, clock) = (store.clone(), room_config.clock.clone());
-            tokio::task::spawn_blocking(move || crate::world::resumable(&store, default_rules, &clock))
+            let (store, clock, results) = (
+                store.clone(),
+                room_config.clock.clone(),
+                room_config.results.clone(),
+            );
+            tokio::task::spawn_blocking(move || {
+                crate::world::resumable(&store, default_rules, &clock, &results)
+            })
                 .await
                 .map_err(|e| StoreError::Task(e.to_string()))??
         };

@@ -33,7 +33,7 @@
 //!   whose time ran out even by taking every seed still on the board, it is a draw (as a chess
 //!   flag against a bare king is). Kontest's page says "run out and you lose", so `kontest`
 //!   loses outright; the other presets draw when the opponent cannot win. Rules stored before
-//!   the switch existed read as `loses`.
+//!   the switch existed take their preset's.
 //! - **Twelve or more seeds** skip the pit they were lifted from, on every lap; in relay sowing
 //!   each lap skips the pit that lap was lifted from.
 //!
@@ -200,6 +200,7 @@ impl FromStr for Preset {
 
 /// A whole rule set: a preset's switches, each of which may have been overridden.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(from = "StoredRules")]
 pub struct Rules {
     /// The preset these switches started from.
     pub preset: Preset,
@@ -210,8 +211,33 @@ pub struct Rules {
     pub no_capture_limit: u16,
     pub repetition: Repetition,
     /// What running out of time does (a table with a clock).
-    #[serde(default)]
     pub timeout: Timeout,
+}
+
+/// Rules as stored: those stored before the `timeout` switch existed take their preset's.
+#[derive(Deserialize)]
+struct StoredRules {
+    preset: Preset,
+    sowing: Sowing,
+    capture: Capture,
+    grand_slam: GrandSlam,
+    no_capture_limit: u16,
+    repetition: Repetition,
+    timeout: Option<Timeout>,
+}
+
+impl From<StoredRules> for Rules {
+    fn from(r: StoredRules) -> Rules {
+        Rules {
+            preset: r.preset,
+            sowing: r.sowing,
+            capture: r.capture,
+            grand_slam: r.grand_slam,
+            no_capture_limit: r.no_capture_limit,
+            repetition: r.repetition,
+            timeout: r.timeout.unwrap_or(r.preset.rules().timeout),
+        }
+    }
 }
 
 impl Default for Rules {

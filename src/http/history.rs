@@ -124,10 +124,12 @@ pub async fn matches_of(
     };
     let row = known_user(&state, &path).await?;
     let (store, id, before) = (state.store.clone(), row.id.clone(), query.before.clone());
-    let records = web::block(move || store.matches_of(&id, limit, before.as_deref())).await??;
-    let next = (records.len() as i64 == limit)
-        .then(|| records.last().map(|r| r.row.id.clone()))
-        .flatten();
+    // One more than asked says whether there is a next page.
+    let mut records =
+        web::block(move || store.matches_of(&id, limit + 1, before.as_deref())).await??;
+    let more = records.len() as i64 > limit;
+    records.truncate(limit as usize);
+    let next = more.then(|| records.last().map(|r| r.row.id.clone())).flatten();
     Ok(HttpResponse::Ok().json(History {
         user: user(&row),
         matches: records.into_iter().map(MatchBody::from).collect(),

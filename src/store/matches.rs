@@ -199,8 +199,9 @@ impl Store {
             .collect())
     }
 
-    /// A game in play's clocks as last stored.
-    pub fn stored_clock(&self, game: &GameRow) -> Result<StoredClock, StoreError> {
+    /// A game in play's clocks as last stored, with the outages it lived through before
+    /// `before` (the outage now ending began then).
+    pub fn stored_clock(&self, game: &GameRow, before: u64) -> Result<StoredClock, StoreError> {
         let mut conn = self.conn()?;
         let last: Option<(Option<i64>, Option<i64>, Option<i64>)> = moves::table
             .filter(moves::game_id.eq(&game.id))
@@ -218,6 +219,7 @@ impl Store {
         let pauses: Vec<(i64, i64)> = clock_pauses::table
             .filter(clock_pauses::game_id.eq(&game.id))
             .filter(clock_pauses::stopped_ms.ge(ms(since_ms)))
+            .filter(clock_pauses::resumed_ms.le(ms(before)))
             .select((clock_pauses::stopped_ms, clock_pauses::resumed_ms))
             .load(&mut *conn)?;
         let paused_ms = pauses
@@ -246,10 +248,23 @@ impl Store {
             ))
             .execute(&mut *self.conn()?);
         match added.map_err(StoreError::from) {
-            // The same outage twice (a start that failed half way): once is enough.
-            Ok(_) | Err(StoreError::Conflict(_)) => Ok(()),
+            Ok(_) => Ok(()),
+            // The same outage again (a start that failed before its first heartbeat): it
+            // lasted until this start.
+            Err(StoreError::Conflict(_)) => {
+                diesel::update(clock_pauses::table.find((game_id, ms(stopped_ms))))
+                    .set(clock_pauses::resumed_ms.eq(ms(resumed_ms)))
+                    .execute(&mut *self.conn()?)?;
+                Ok(())
+            }
             Err(e) => Err(e),
         }
+    }
+
+    /// Takes back a match that never had a game (its first could not be stored).
+    pub fn delete_match(&self, id: &str) -> Result<(), StoreError> {
+        diesel::delete(matches::table.find(id)).execute(&mut *self.conn()?)?;
+        Ok(())
     }
 
     /// The service is alive at `at_ms`.

@@ -190,10 +190,13 @@ impl LiveMatch {
                 self.series.agree_draw();
                 self.end = Some(MatchEnd::AgreedDraw);
             }
-            // The game decided it anyway: the one who gave up lost this game too, so the
-            // winner is the same; the reason is theirs (a room closing is not a reason then).
-            Some((_, why)) if decided && why != MatchEnd::CalledOff => self.end = Some(why),
-            Some((who, why)) if !decided => self.end(who, why),
+            // Given up (resigned, abandoned): the other wins it, whatever the games say (ahead,
+            // or level after the last game).
+            Some((Some(loser), why)) => {
+                self.series.award(1 - loser.min(1));
+                self.end = Some(why);
+            }
+            Some((None, why)) if !decided => self.end(None, why),
             _ if decided => self.end = Some(MatchEnd::Games),
             _ => {}
         }

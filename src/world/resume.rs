@@ -9,7 +9,7 @@ use crate::ayo::{Game, Pit, Rules, Status};
 use crate::store::{self, GameRow, MatchResult, MatchRow, Store, StoreError};
 
 use super::matches::{LiveMatch, MatchSettings, PlayedGame};
-use super::room::{ResumedGame, ResumedMatch};
+use super::room::{json_word, win_of, ResultsConfig, ResumedGame, ResumedMatch};
 use super::series::BestOf;
 use super::time::ServerClock;
 use super::user::User;
@@ -19,6 +19,7 @@ pub fn resumable(
     store: &Store,
     default_rules: Rules,
     clock: &ServerClock,
+    results: &ResultsConfig,
 ) -> Result<Vec<ResumedMatch>, StoreError> {
     let now = clock.now_ms();
     let stopped = store.last_beat()?;
@@ -42,10 +43,32 @@ pub fn resumable(
                 m.record(played(&g));
                 continue;
             }
+            let players = [people.get(&g.south_id)?, people.get(&g.north_id)?];
             match replay(store, &g, default_rules)? {
-                Some(replayed) => {
+                Replayed::Over(over) => {
+                    // Its last move ended it, and the service stopped before that was stored.
+                    let (status, reason) = (json_word(&over.status()), json_word(&over.end_reason()));
+                    let win = win_of(&over, &players);
+                    let clock = results.clock;
+                    let finished = store.finish_game_with(
+                        &g.id,
+                        &status,
+                        &reason,
+                        win.as_ref(),
+                        |ended| clock.day_of(ended.and_utc()),
+                        results.cap,
+                    )?;
+                    if finished.counts {
+                        results.pending.notify_one();
+                    }
+                    m.record(PlayedGame {
+                        result: over.status(),
+                        reason,
+                        ..played(&g)
+                    });
+                }
+                Replayed::InPlay(replayed) => {
                     let clocks = clocks_of(store, &g, &replayed, settings, stopped, now)?;
-                    let players = [people.get(&g.south_id)?, people.get(&g.north_id)?];
                     game = Some(ResumedGame {
                         game_id: g.id.clone(),
                         game: replayed,
@@ -54,7 +77,7 @@ pub fn resumable(
                         clocks,
                     });
                 }
-                None => {
+                Replayed::Broken => {
                     // Marked abandoned: it counts as the draw it is stored as now.
                     m.record(PlayedGame {
                         result: Status::Draw,
@@ -78,21 +101,30 @@ pub fn resumable(
     Ok(resumed)
 }
 
-/// The stored moves replayed: `None` when they do not make a game in play, which is then
-/// ended as abandoned rather than guessed at.
-fn replay(store: &Store, g: &GameRow, default_rules: Rules) -> Result<Option<Game>, StoreError> {
+/// A stored game in play, its moves replayed.
+enum Replayed {
+    InPlay(Game),
+    /// Its last stored move ended it.
+    Over(Game),
+    /// The moves do not make a game: it is ended as abandoned rather than guessed at.
+    Broken,
+}
+
+fn replay(store: &Store, g: &GameRow, default_rules: Rules) -> Result<Replayed, StoreError> {
     let rules: Rules = serde_json::from_str(&g.rules).unwrap_or(default_rules);
     let stored = store.moves(&g.id)?;
     let moves = stored.iter().filter_map(|&n| Pit::new(n));
     match Game::replay(rules, moves) {
-        Ok(game) if !game.is_over() && game.moves().len() == stored.len() => Ok(Some(game)),
+        Ok(game) if game.moves().len() == stored.len() && game.is_over() => Ok(Replayed::Over(game)),
+        Ok(game) if game.moves().len() == stored.len() => Ok(Replayed::InPlay(game)),
         _ => {
             tracing::error!(game = %g.id, "a stored game does not replay; marking it abandoned");
             store.finish_game(&g.id, "draw", "abandoned")?;
-            Ok(None)
+            Ok(Replayed::Broken)
         }
     }
 }
+
 
 /// A game in play's clocks: as after its last move, the side to move charged for the part of
 /// its move before the outage (from its clock's start to the last heartbeat, less earlier
@@ -111,9 +143,11 @@ fn clocks_of(
     let Some(initial) = settings.clock.initial_ms() else {
         return Ok(None);
     };
-    let stored = store.stored_clock(g)?;
-    // A move after the last heartbeat: the outage began with it, nothing of it was seen.
-    let stopped = stopped.unwrap_or(now).max(stored.since_ms).min(now);
+    // Earlier outages of this move ended before this one began (at the last heartbeat).
+    let stored = store.stored_clock(g, stopped.unwrap_or(0))?;
+    // A move after the last heartbeat: the outage began with it, nothing of it was seen; with
+    // no heartbeat at all, nothing is charged either.
+    let stopped = stopped.unwrap_or(stored.since_ms).max(stored.since_ms).min(now);
     let ran = stopped
         .saturating_sub(stored.since_ms)
         .saturating_sub(stored.paused_ms);

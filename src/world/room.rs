@@ -13,7 +13,7 @@ use crate::ayo::clock::Clocks;
 use crate::ayo::house::Level;
 use crate::ayo::{EndReason, Forfeit, Game, Pit, Rules, Side};
 use crate::house::House;
-use crate::store::{self, blocking, Actor, GameRow, MatchResult, MatchRow, MoveClock, Store, StoreError};
+use crate::store::{self, blocking, Actor, GameRow, MatchRow, MoveClock, Store, StoreError};
 
 use super::hotel::{CloseGames, DoorState, HotelError, TableChange};
 use super::matches::{DrawOffer, LiveMatch, MatchEnd, MatchSettings, PlayedGame, Rematch, Scope};
@@ -259,6 +259,8 @@ struct Invitation {
     from: User,
     to: String,
     table: String,
+    /// What the invitee was told the match would be: kept, whatever the table's now.
+    settings: MatchSettings,
     expires: Instant,
 }
 
@@ -498,6 +500,9 @@ impl Room {
                 }
                 let _ = reply.send(self.games_in_play());
                 self.closing = true;
+                for table in &mut self.tables {
+                    table.rematch = None;
+                }
                 if self.games_in_play() == 0 {
                     self.shut();
                 } else {
@@ -869,11 +874,23 @@ impl Room {
             .filter(|(_, end)| **end <= now)
             .map(|(id, _)| id.clone())
             .collect();
-        for user_id in gone {
-            self.absent.remove(&user_id);
+        for user_id in &gone {
+            self.absent.remove(user_id);
             for t in 0..self.tables.len() {
-                if let Some(side) = self.seat_of(t, &user_id) {
-                    let player = self.tables[t].r#match.as_ref().and_then(|m| m.player(&user_id));
+                if let Some(side) = self.seat_of(t, user_id) {
+                    let opponent = self.tables[t].seats[side.opponent().index()].clone();
+                    let both_away = opponent.as_ref().is_some_and(|o| {
+                        !o.house && (gone.contains(&o.id) || self.absent.contains_key(&o.id))
+                    });
+                    if both_away {
+                        // Neither came back: nobody to blame, the game is called off.
+                        self.end_match(t, None, MatchEnd::Abandoned).await;
+                        self.end_off_board(t, Game::call_off).await;
+                        self.tables[t].seats = [None, None];
+                        self.table_changed(t);
+                        continue;
+                    }
+                    let player = self.tables[t].r#match.as_ref().and_then(|m| m.player(user_id));
                     self.end_match(t, player, MatchEnd::Abandoned).await;
                     self.end_off_board(t, |g| g.forfeit(side, Forfeit::Abandoned))
                         .await;
@@ -881,7 +898,7 @@ impl Room {
                     self.table_changed(t);
                 }
             }
-            self.void_rematches_of(&user_id);
+            self.void_rematches_of(user_id);
         }
     }
 
@@ -899,6 +916,7 @@ impl Room {
                     | ClientMessage::Invite { .. }
                     | ClientMessage::Respond { accept: true, .. }
                     | ClientMessage::PlayHouse { .. }
+                    | ClientMessage::Rematch { .. }
             )
         {
             return refuse(
@@ -1065,11 +1083,13 @@ impl Room {
                         r#ref,
                     },
                 );
+                let settings = self.tables[t].settings;
                 self.invitations.push(Invitation {
                     id,
                     from: user,
                     to: invitee,
                     table,
+                    settings,
                     expires,
                 });
             }
@@ -1117,6 +1137,7 @@ impl Room {
                 }
                 let table = &mut self.tables[t];
                 table.seats[side.opponent().index()] = Some(user);
+                table.settings = inv.settings;
                 table.game = None;
                 table.r#match = None;
                 table.rematch = None;
@@ -1327,16 +1348,12 @@ impl Room {
         table.r#match = Some(LiveMatch::new(row.id.clone(), settings, players));
         table.rematch = None;
         if let Err(refusal) = self.start_next_game(t).await {
-            // Nothing was played: the match is called off as it began.
+            // Nothing was played: the match never was.
             self.tables[t].r#match = None;
             let store = self.store.clone();
-            let result = MatchResult {
-                status: "draw".into(),
-                winner_id: None,
-                end_reason: MatchEnd::CalledOff.word().into(),
-                halves: [0, 0],
-            };
-            let _ = blocking(move || store.finish_match(&row.id, &result)).await;
+            if let Err(e) = blocking(move || store.delete_match(&row.id)).await {
+                tracing::error!(error = %e, "taking back a match that could not start");
+            }
             return Err(refusal);
         }
         Ok(())
@@ -1487,9 +1504,11 @@ impl Room {
         }
         let rematch = self.tables[t].rematch.take().expect("checked above");
         // Both must still be free to play: here, and seated nowhere else.
+        // Baba Ayo (one user a level) may be at other tables at once.
         let free = rematch.players.iter().all(|p| {
-            (p.house || self.members.contains_key(&p.id))
-                && (0..self.tables.len()).all(|i| self.seat_of(i, &p.id).is_none())
+            p.house
+                || (self.members.contains_key(&p.id)
+                    && (0..self.tables.len()).all(|i| self.seat_of(i, &p.id).is_none()))
         });
         if !free || self.tables[t].seats.iter().any(Option::is_some) {
             self.table_changed(t);
@@ -1613,7 +1632,14 @@ impl Room {
                 "the table has moved on: the current table follows",
             );
         }
-        let (t, side) = self.player_in_game(table, user_id)?;
+        let (t, side) = match self.player_in_game(table, user_id) {
+            Ok(found) => found,
+            // The flag fell a moment before the move came.
+            Err(_) if self.ran_out(t, user_id) => {
+                return refuse("time_out", "your time ran out before the move")
+            }
+            Err(refusal) => return Err(refusal),
+        };
         let live = self.tables[t]
             .game
             .as_ref()
@@ -1719,22 +1745,7 @@ impl Room {
         let (store, game_id) = (self.store.clone(), live.id.clone());
         let status_text = json_word(&status);
         let reason_text = json_word(&reason);
-        let win = status.winner().map(|side| {
-            let (winner, loser) = (
-                &live.players[side.index()],
-                &live.players[side.opponent().index()],
-            );
-            store::Win {
-                winner_id: winner.id.clone(),
-                loser_id: loser.id.clone(),
-                seeds: live.game.position().stores()[side.index()],
-                house_level: [winner, loser]
-                    .iter()
-                    .find_map(|p| House::level_of(&p.id))
-                    .map(|l| l.name().to_owned()),
-                plies: live.game.ply(),
-            }
-        });
+        let win = win_of(&live.game, &live.players);
         let played = PlayedGame {
             game_id: live.id.clone(),
             number: live.number,
@@ -1883,6 +1894,16 @@ impl Room {
         self.publish(t, &message);
     }
 
+    /// Whether the last game at table `t` ended with `user_id`'s time running out.
+    fn ran_out(&self, t: usize, user_id: &str) -> bool {
+        self.tables[t].game.as_ref().is_some_and(|g| {
+            g.game.end_reason() == Some(EndReason::Timeout)
+                && g.game.status().winner().is_some_and(|winner| {
+                    g.players[winner.opponent().index()].id == user_id
+                })
+        })
+    }
+
     /// The side to move at table `t` whose time has run out, if any.
     fn flagged(&self, t: usize, now: u64) -> Option<Side> {
         let live = self.tables[t].game.as_ref().filter(|g| !g.game.is_over())?;
@@ -1930,6 +1951,10 @@ impl Room {
                 continue;
             };
             match between.ready {
+                // Both pressed, but the game could not be stored then: again.
+                [true, true] => {
+                    let _ = self.start_next_game(t).await;
+                }
                 // Nobody pressed start: the match ends, the leader winning it.
                 [false, false] => self.end_match(t, None, MatchEnd::NoStart).await,
                 // One did: the other loses that game.
@@ -2102,6 +2127,13 @@ impl Room {
             if let Some(member) = self.members.remove(&id) {
                 self.occupants.store(self.members.len(), Ordering::Relaxed);
                 tracing::info!(room = %self.info.id, user = %id, "dropping a slow or gone reader");
+                // Their session's own goodbye will not count (it is no longer a member): a
+                // player of a match in play has the grace to come back, as after a drop.
+                if self.plays_here(&id) {
+                    self.absent
+                        .entry(id.clone())
+                        .or_insert_with(|| Instant::now() + self.config.grace);
+                }
                 self.broadcast(&ServerMessage::OccupantLeft {
                     room: self.info.id.clone(),
                     user: member.user,
@@ -2109,6 +2141,23 @@ impl Room {
             }
         }
     }
+}
+
+/// A game's win, for the results, when it was won: `players` South and North.
+pub(super) fn win_of(game: &Game, players: &[User; 2]) -> Option<store::Win> {
+    game.status().winner().map(|side| {
+        let (winner, loser) = (&players[side.index()], &players[side.opponent().index()]);
+        store::Win {
+            winner_id: winner.id.clone(),
+            loser_id: loser.id.clone(),
+            seeds: game.position().stores()[side.index()],
+            house_level: [winner, loser]
+                .iter()
+                .find_map(|p| House::level_of(&p.id))
+                .map(|l| l.name().to_owned()),
+            plies: game.ply(),
+        }
+    })
 }
 
 /// The stored row of the next game of `m` at `table`, in play from now, without a clock.
@@ -2139,7 +2188,7 @@ async fn sleep_for(d: Option<Duration>) {
 }
 
 /// The word serde gives a value (`"south_won"`, `"resigned"`), for the database.
-fn json_word<T: serde::Serialize>(value: &T) -> String {
+pub(super) fn json_word<T: serde::Serialize>(value: &T) -> String {
     serde_json::to_value(value)
         .ok()
         .and_then(|v| v.as_str().map(str::to_owned))

@@ -127,6 +127,11 @@ impl Series {
         self.decided = Some(None);
     }
 
+    /// The match goes to `winner` (0 or 1), whatever the score: the other gave it up.
+    pub fn award(&mut self, winner: usize) {
+        self.decided = Some(Some(winner.min(1)));
+    }
+
     /// Half points of the first and second player.
     pub fn halves(&self) -> [u32; 2] {
         self.halves

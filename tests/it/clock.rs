@@ -128,12 +128,18 @@ fn running_out_loses_unless_the_rules_draw_when_the_opponent_cannot_win() {
     let mut game = Game::from_position(rules, hopeless);
     game.time_out(Side::South);
     assert_eq!(game.status(), Status::NorthWon);
-    // Rules stored before the switch read as `loses`.
-    let old: lounge::ayo::Rules = serde_json::from_str(
-        r#"{"preset":"lagos","sowing":"single","capture":"two_three","grand_slam":"captures_nothing","no_capture_limit":60,"repetition":"ignored"}"#,
-    )
-    .unwrap();
-    assert_eq!(old.timeout, lounge::ayo::Timeout::Loses);
+    // Rules stored before the switch take their preset's.
+    let stored = |preset: &str| -> lounge::ayo::Rules {
+        serde_json::from_str(&format!(
+            r#"{{"preset":"{preset}","sowing":"single","capture":"two_three","grand_slam":"captures_nothing","no_capture_limit":60,"repetition":"ignored"}}"#
+        ))
+        .unwrap()
+    };
+    assert_eq!(stored("lagos").timeout, lounge::ayo::Timeout::DrawIfCannotWin);
+    assert_eq!(stored("kontest").timeout, lounge::ayo::Timeout::Loses);
+    let round: lounge::ayo::Rules =
+        serde_json::from_str(&serde_json::to_string(&rules).unwrap()).unwrap();
+    assert_eq!(round, rules, "a rule set stored now reads back the same");
 }
 
 #[test]

@@ -588,6 +588,11 @@ async fn every_match_is_stored_with_a_history_and_a_head_to_head_over_http() {
         assert_eq!(rest["matches"].as_array().unwrap().len(), 1);
         assert_eq!(rest["matches"][0]["id"], first["match_id"]);
         assert_eq!(rest["next"], Value::Null);
+        let (_, all) = app
+            .get(&format!("/api/v1/users/{a}/matches?limit=3"))
+            .await;
+        assert_eq!(all["matches"].as_array().unwrap().len(), 3);
+        assert_eq!(all["next"], Value::Null, "no empty page after the last");
         // One match.
         let (status, one) = app
             .get(&format!("/api/v1/matches/{}", second["match_id"].as_str().unwrap()))
@@ -620,4 +625,129 @@ async fn every_match_is_stored_with_a_history_and_a_head_to_head_over_http() {
         assert!(body["error"]["message"].as_str().unwrap().contains("limit"));
     })
     .await;
+}
+
+#[test]
+fn a_game_its_last_stored_move_ended_is_finished_as_it_ended_at_the_next_start() {
+    use lounge::store::{now, GameRow, MatchRow};
+    let db = TestDb::sqlite();
+    let store = db.store();
+    // The lounge with t1, and two players.
+    let world_config = config();
+    let (a, b) = (user(&db, "Ade"), user(&db, "Bisi"));
+    let room = lounge::store::RoomRow {
+        id: "lounge".into(),
+        name: "Lounge".into(),
+        kind: "lounge".into(),
+        owner_id: None,
+        created_at: now(),
+    };
+    let table = lounge::store::TableRow {
+        id: "t1".into(),
+        room_id: "lounge".into(),
+        position: 1,
+        rules: "{}".into(),
+    };
+    store.ensure_room(&room, &[table]).unwrap();
+    // A game whose rules end it after one ply without a capture: its first move ends it,
+    // and the service stopped before that end was stored.
+    let mut rules = lounge::ayo::Preset::Lagos.rules();
+    rules.set("no_capture_limit", "1").unwrap();
+    let rules = serde_json::to_string(&rules).unwrap();
+    let m = MatchRow {
+        id: lounge::store::ordered_id(),
+        table_id: "t1".into(),
+        first_id: a.id.clone(),
+        second_id: b.id.clone(),
+        house: false,
+        best_of: 1,
+        clock: "none".into(),
+        rules: rules.clone(),
+        status: "playing".into(),
+        winner_id: None,
+        end_reason: None,
+        first_halves: 0,
+        second_halves: 0,
+        started_at: now(),
+        ended_at: None,
+    };
+    store.insert_match(&m).unwrap();
+    let g = GameRow {
+        id: lounge::store::new_id(),
+        table_id: "t1".into(),
+        south_id: a.id.clone(),
+        north_id: b.id.clone(),
+        rules,
+        house: false,
+        status: "playing".into(),
+        end_reason: None,
+        started_at: now(),
+        ended_at: None,
+        match_id: Some(m.id.clone()),
+        number: Some(1),
+        clock_started_ms: None,
+    };
+    store.insert_game(&g).unwrap();
+    store.record_move(&g.id, 1, 1).unwrap();
+    let resumed = lounge::world::resumable(
+        store,
+        Default::default(),
+        &world_config.clock,
+        &world_config.results,
+    )
+    .unwrap();
+    assert!(resumed.is_empty(), "nothing left in play");
+    let game = store.game(&g.id).unwrap().unwrap();
+    assert_eq!(game.end_reason.as_deref(), Some("no_capture_limit"));
+    assert_ne!(game.status, "playing");
+    let record = store.match_record(&m.id).unwrap().unwrap();
+    assert_ne!(record.row.status, "playing");
+    assert_eq!(record.row.end_reason.as_deref(), Some("games"));
+}
+
+#[test]
+fn an_outage_recorded_again_by_a_start_that_failed_is_not_refunded_twice() {
+    use lounge::store::{now, GameRow};
+    let db = TestDb::sqlite();
+    let store = db.store();
+    let (a, b) = (user(&db, "Ade"), user(&db, "Bisi"));
+    let room = lounge::store::RoomRow {
+        id: "lounge".into(),
+        name: "Lounge".into(),
+        kind: "lounge".into(),
+        owner_id: None,
+        created_at: now(),
+    };
+    let table = lounge::store::TableRow {
+        id: "t1".into(),
+        room_id: "lounge".into(),
+        position: 1,
+        rules: "{}".into(),
+    };
+    store.ensure_room(&room, &[table]).unwrap();
+    let g = GameRow {
+        id: lounge::store::new_id(),
+        table_id: "t1".into(),
+        south_id: a.id,
+        north_id: b.id,
+        rules: "{}".into(),
+        house: false,
+        status: "playing".into(),
+        end_reason: None,
+        started_at: now(),
+        ended_at: None,
+        match_id: None,
+        number: None,
+        clock_started_ms: Some(1_000),
+    };
+    store.insert_game(&g).unwrap();
+    // South's clock ran from 1 s; the heartbeat stopped at 11 s. A start at 100 s recorded
+    // the outage and died before its first heartbeat; the next start is at 200 s.
+    store.record_outage(&g.id, 11_000, 100_000).unwrap();
+    let clock = store.stored_clock(&g, 11_000).unwrap();
+    assert_eq!(clock.since_ms, 1_000);
+    assert_eq!(clock.paused_ms, 0, "the outage now ending is not an earlier one");
+    store.record_outage(&g.id, 11_000, 200_000).unwrap();
+    let record: Vec<_> = store.stored_clock(&g, 300_000).map(|c| c.paused_ms).into_iter().collect();
+    assert_eq!(record, [189_000], "one outage, to the start that came through");
 }

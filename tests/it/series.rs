@@ -142,6 +142,14 @@ mod live {
         assert!(m.record(game(2, "b", Status::NorthWon)));
         assert_eq!(m.winner().map(|w| w.id.as_str()), Some("a"));
         assert_eq!(m.end, Some(MatchEnd::Resigned));
+        // Resigning the match in the last game while ahead: level by games, lost all the same.
+        let mut m = best_of(3);
+        m.record(game(1, "a", Status::SouthWon));
+        m.record(game(2, "b", Status::Draw));
+        m.ending = Some((Some(0), MatchEnd::Resigned));
+        assert!(m.record(game(3, "a", Status::NorthWon)));
+        assert_eq!(m.series.points(), [1.5, 1.5]);
+        assert_eq!(m.winner().map(|w| w.id.as_str()), Some("b"));
         // A room closing while the deciding game ends: decided by the games.
         let mut m = best_of(1);
         m.ending = Some((None, MatchEnd::CalledOff));
