@@ -129,8 +129,8 @@ impl Application {
             tokio::task::spawn_blocking(move || {
                 crate::world::resumable(&store, default_rules, &clock, &results)
             })
-                .await
-                .map_err(|e| StoreError::Task(e.to_string()))??
+            .await
+            .map_err(|e| StoreError::Task(e.to_string()))??
         };
         if !matches.is_empty() {
             tracing::info!(matches = matches.len(), "resuming the matches in play");

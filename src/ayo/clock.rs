@@ -192,7 +192,13 @@ impl Clocks {
 
     /// Clocks put back after an outage: `left` as after the last move (or the start), `side`'s
     /// clock had run `ran_ms` of its move before the outage, and runs again from `now`.
-    pub fn resumed(control: TimeControl, left: [u64; 2], side: Side, ran_ms: u64, now: u64) -> Option<Clocks> {
+    pub fn resumed(
+        control: TimeControl,
+        left: [u64; 2],
+        side: Side,
+        ran_ms: u64,
+        now: u64,
+    ) -> Option<Clocks> {
         let mut clocks = Clocks::new(control)?;
         clocks.left = left;
         clocks.left[side.index()] = left[side.index()].saturating_sub(ran_ms);

@@ -129,7 +129,9 @@ pub async fn matches_of(
         web::block(move || store.matches_of(&id, limit + 1, before.as_deref())).await??;
     let more = records.len() as i64 > limit;
     records.truncate(limit as usize);
-    let next = more.then(|| records.last().map(|r| r.row.id.clone())).flatten();
+    let next = more
+        .then(|| records.last().map(|r| r.row.id.clone()))
+        .flatten();
     Ok(HttpResponse::Ok().json(History {
         user: user(&row),
         matches: records.into_iter().map(MatchBody::from).collect(),

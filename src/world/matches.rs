@@ -31,7 +31,10 @@ impl MatchSettings {
     pub fn with(self, clock: Option<&str>, best_of: Option<u8>) -> Result<Self, SettingsError> {
         Ok(MatchSettings {
             clock: clock.map(str::parse).transpose()?.unwrap_or(self.clock),
-            best_of: best_of.map(BestOf::try_from).transpose()?.unwrap_or(self.best_of),
+            best_of: best_of
+                .map(BestOf::try_from)
+                .transpose()?
+                .unwrap_or(self.best_of),
         })
     }
 

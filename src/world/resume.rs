@@ -47,7 +47,8 @@ pub fn resumable(
             match replay(store, &g, default_rules)? {
                 Replayed::Over(over) => {
                     // Its last move ended it, and the service stopped before that was stored.
-                    let (status, reason) = (json_word(&over.status()), json_word(&over.end_reason()));
+                    let (status, reason) =
+                        (json_word(&over.status()), json_word(&over.end_reason()));
                     let win = win_of(&over, &players);
                     let clock = results.clock;
                     let finished = store.finish_game_with(
@@ -115,7 +116,9 @@ fn replay(store: &Store, g: &GameRow, default_rules: Rules) -> Result<Replayed, 
     let stored = store.moves(&g.id)?;
     let moves = stored.iter().filter_map(|&n| Pit::new(n));
     match Game::replay(rules, moves) {
-        Ok(game) if game.moves().len() == stored.len() && game.is_over() => Ok(Replayed::Over(game)),
+        Ok(game) if game.moves().len() == stored.len() && game.is_over() => {
+            Ok(Replayed::Over(game))
+        }
         Ok(game) if game.moves().len() == stored.len() => Ok(Replayed::InPlay(game)),
         _ => {
             tracing::error!(game = %g.id, "a stored game does not replay; marking it abandoned");
@@ -124,7 +127,6 @@ fn replay(store: &Store, g: &GameRow, default_rules: Rules) -> Result<Replayed, 
         }
     }
 }
-
 
 /// A game in play's clocks: as after its last move, the side to move charged for the part of
 /// its move before the outage (from its clock's start to the last heartbeat, less earlier
@@ -147,7 +149,10 @@ fn clocks_of(
     let stored = store.stored_clock(g, stopped.unwrap_or(0))?;
     // A move after the last heartbeat: the outage began with it, nothing of it was seen; with
     // no heartbeat at all, nothing is charged either.
-    let stopped = stopped.unwrap_or(stored.since_ms).max(stored.since_ms).min(now);
+    let stopped = stopped
+        .unwrap_or(stored.since_ms)
+        .max(stored.since_ms)
+        .min(now);
     let ran = stopped
         .saturating_sub(stored.since_ms)
         .saturating_sub(stored.paused_ms);
@@ -179,7 +184,11 @@ pub fn result_of(m: &LiveMatch) -> MatchResult {
     MatchResult {
         status: if m.winner().is_some() { "won" } else { "draw" }.into(),
         winner_id: m.winner().map(|w| w.id.clone()),
-        end_reason: m.end.unwrap_or(super::matches::MatchEnd::Games).word().into(),
+        end_reason: m
+            .end
+            .unwrap_or(super::matches::MatchEnd::Games)
+            .word()
+            .into(),
         halves: m.series.halves(),
     }
 }

@@ -890,7 +890,10 @@ impl Room {
                         self.table_changed(t);
                         continue;
                     }
-                    let player = self.tables[t].r#match.as_ref().and_then(|m| m.player(user_id));
+                    let player = self.tables[t]
+                        .r#match
+                        .as_ref()
+                        .and_then(|m| m.player(user_id));
                     self.end_match(t, player, MatchEnd::Abandoned).await;
                     self.end_off_board(t, |g| g.forfeit(side, Forfeit::Abandoned))
                         .await;
@@ -1175,7 +1178,10 @@ impl Room {
                         "no game is in play at this table: offer to draw the match instead",
                     );
                 }
-                let m = self.tables[t].r#match.as_mut().expect("player_in_match checked");
+                let m = self.tables[t]
+                    .r#match
+                    .as_mut()
+                    .expect("player_in_match checked");
                 let opponent = m.players[1 - player].clone();
                 if opponent.house {
                     // Baba Ayo plays every game out.
@@ -1197,7 +1203,10 @@ impl Room {
             }
             ClientMessage::AnswerDraw { table, accept } => {
                 let (t, player) = self.player_in_match(&table, user_id)?;
-                let m = self.tables[t].r#match.as_mut().expect("player_in_match checked");
+                let m = self.tables[t]
+                    .r#match
+                    .as_mut()
+                    .expect("player_in_match checked");
                 let Some(offer) = m.draw_offer.filter(|o| o.from != player) else {
                     return refuse("no_draw_offer", "your opponent has not offered a draw");
                 };
@@ -1417,7 +1426,11 @@ impl Room {
             rules,
             state: game_state,
             version: table.version + 1,
-            r#match: table.r#match.as_ref().map(LiveMatch::view).expect("started above"),
+            r#match: table
+                .r#match
+                .as_ref()
+                .map(LiveMatch::view)
+                .expect("started above"),
             clock: ClockView::of(clocks.as_ref(), now),
         };
         self.publish(t, &started);
@@ -1487,7 +1500,10 @@ impl Room {
             return refuse("no_rematch", "no rematch is on offer at this table");
         };
         let Some(player) = rematch.player(user_id) else {
-            return refuse("no_rematch", "the rematch here is for the last match's players");
+            return refuse(
+                "no_rematch",
+                "the rematch here is for the last match's players",
+            );
         };
         rematch.pressed[player] = true;
         if rematch.pressed != [true, true] {
@@ -1496,10 +1512,13 @@ impl Room {
                 rematch.players[1 - player].id.clone(),
             );
             self.table_changed(t);
-            self.send_to(&to, &ServerMessage::RematchOffered {
-                table: table.to_owned(),
-                from,
-            });
+            self.send_to(
+                &to,
+                &ServerMessage::RematchOffered {
+                    table: table.to_owned(),
+                    from,
+                },
+            );
             return Ok(());
         }
         let rematch = self.tables[t].rematch.take().expect("checked above");
@@ -1852,7 +1871,10 @@ impl Room {
             tracing::error!(error = %e, "storing the end of a match");
         }
         let table = &self.tables[t];
-        let m = table.r#match.as_ref().expect("still there: the room is ours");
+        let m = table
+            .r#match
+            .as_ref()
+            .expect("still there: the room is ours");
         let over = ServerMessage::MatchOver {
             table: table.id.clone(),
             match_id: m.id.clone(),
@@ -1867,7 +1889,11 @@ impl Room {
             .last()
             .map_or_else(|| m.players[0].id.clone(), |g| g.south.clone());
         let rematch = (!self.closing && reason != MatchEnd::CalledOff).then(|| {
-            Rematch::of(m, &last_south, now.saturating_add(self.config.rematch.as_millis() as u64))
+            Rematch::of(
+                m,
+                &last_south,
+                now.saturating_add(self.config.rematch.as_millis() as u64),
+            )
         });
         self.publish(t, &over);
         // The players stand up; the last game stays on the table until someone sits. A
@@ -1898,9 +1924,10 @@ impl Room {
     fn ran_out(&self, t: usize, user_id: &str) -> bool {
         self.tables[t].game.as_ref().is_some_and(|g| {
             g.game.end_reason() == Some(EndReason::Timeout)
-                && g.game.status().winner().is_some_and(|winner| {
-                    g.players[winner.opponent().index()].id == user_id
-                })
+                && g.game
+                    .status()
+                    .winner()
+                    .is_some_and(|winner| g.players[winner.opponent().index()].id == user_id)
         })
     }
 

@@ -135,7 +135,10 @@ fn running_out_loses_unless_the_rules_draw_when_the_opponent_cannot_win() {
         ))
         .unwrap()
     };
-    assert_eq!(stored("lagos").timeout, lounge::ayo::Timeout::DrawIfCannotWin);
+    assert_eq!(
+        stored("lagos").timeout,
+        lounge::ayo::Timeout::DrawIfCannotWin
+    );
     assert_eq!(stored("kontest").timeout, lounge::ayo::Timeout::Loses);
     let round: lounge::ayo::Rules =
         serde_json::from_str(&serde_json::to_string(&rules).unwrap()).unwrap();
@@ -145,7 +148,8 @@ fn running_out_loses_unless_the_rules_draw_when_the_opponent_cannot_win() {
 #[test]
 fn clocks_put_back_after_an_outage_charge_only_the_time_before_it() {
     let control: TimeControl = "5+0".parse().unwrap();
-    let clocks = Clocks::resumed(control, [280_000, 300_000], Side::North, 10_000, 1_000_000).unwrap();
+    let clocks =
+        Clocks::resumed(control, [280_000, 300_000], Side::North, 10_000, 1_000_000).unwrap();
     assert_eq!(clocks.left(1_000_000), [280_000, 290_000]);
     assert_eq!(clocks.running(), Some(Side::North));
     assert_eq!(clocks.deadline(), Some(1_290_000));

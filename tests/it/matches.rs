@@ -89,20 +89,36 @@ async fn a_game_clock_adds_the_increment_and_the_side_whose_time_runs_out_loses(
         c["control"],
         json!({"kind": "game", "minutes": 3, "increment_seconds": 2})
     );
-    assert_eq!((c["south_ms"].as_u64(), c["north_ms"].as_u64()), (Some(180_000), Some(180_000)));
+    assert_eq!(
+        (c["south_ms"].as_u64(), c["north_ms"].as_u64()),
+        (Some(180_000), Some(180_000))
+    );
     assert_eq!(c["running"], "south");
     let (south, north) = sides(&ps, &started);
     clock.advance(10_000);
-    act(&room, &ps[south], json!({"type": "move", "table": "t1", "pit": 1})).await;
+    act(
+        &room,
+        &ps[south],
+        json!({"type": "move", "table": "t1", "pit": 1}),
+    )
+    .await;
     let state = ps[north].next_of("game_state").await;
     ps[south].next_of("game_state").await;
-    assert_eq!(state["clock"]["south_ms"], 172_000, "10 s off, 2 s on: {state}");
+    assert_eq!(
+        state["clock"]["south_ms"], 172_000,
+        "10 s off, 2 s on: {state}"
+    );
     assert_eq!(state["clock"]["north_ms"], 180_000);
     assert_eq!(state["clock"]["running"], "north");
     assert_eq!(state["server_time"], clock.now_ms());
     // North moves with a millisecond to spare and gets the increment on it.
     clock.advance(179_999);
-    act(&room, &ps[north], json!({"type": "move", "table": "t1", "pit": 1})).await;
+    act(
+        &room,
+        &ps[north],
+        json!({"type": "move", "table": "t1", "pit": 1}),
+    )
+    .await;
     let state = ps[south].next_of("game_state").await;
     assert_eq!(state["clock"]["north_ms"], 2_001, "{state}");
     assert_eq!(state["clock"]["running"], "south");
@@ -132,17 +148,30 @@ async fn a_move_clock_starts_afresh_every_move_and_running_out_loses() {
     );
     let (south, north) = sides(&ps, &started);
     clock.advance(59_000);
-    act(&room, &ps[south], json!({"type": "move", "table": "t1", "pit": 1})).await;
+    act(
+        &room,
+        &ps[south],
+        json!({"type": "move", "table": "t1", "pit": 1}),
+    )
+    .await;
     let state = ps[north].next_of("game_state").await;
     assert_eq!(state["clock"]["south_ms"], 60_000, "{state}");
     assert_eq!(state["clock"]["north_ms"], 60_000);
     clock.advance(60_000);
     // A move that comes after the flag fell is not played.
-    act(&room, &ps[north], json!({"type": "move", "table": "t1", "pit": 1, "ref": "late"})).await;
+    act(
+        &room,
+        &ps[north],
+        json!({"type": "move", "table": "t1", "pit": 1, "ref": "late"}),
+    )
+    .await;
     let over = ps[south].next_of("game_over").await;
     assert_eq!(over["reason"], "timeout");
     assert_eq!(over["result"], "south_won");
-    assert_eq!(over["state"]["ply"], 1, "the late move was not played: {over}");
+    assert_eq!(
+        over["state"]["ply"], 1,
+        "the late move was not played: {over}"
+    );
     let refused = ps[north].next_of("error").await;
     assert!(
         ["time_out", "no_game"].contains(&refused["code"].as_str().unwrap()),
@@ -161,7 +190,11 @@ async fn a_best_of_three_swaps_the_first_move_and_ends_once_decided() {
     assert_eq!(started["match"]["best_of"], 3);
     assert_eq!(started["match"]["game"], 1);
     assert_eq!(started["clock"], Value::Null);
-    assert_eq!(sides(&ps, &started).0, first, "the first player is South in game 1");
+    assert_eq!(
+        sides(&ps, &started).0,
+        first,
+        "the first player is South in game 1"
+    );
     act(&room, &ps[second], json!({"type": "resign", "table": "t1"})).await;
     let over = ps[first].next_of("game_over").await;
     assert_eq!(over["match"]["points"], json!([1.0, 0.0]), "{over}");
@@ -198,7 +231,10 @@ async fn a_best_of_three_swaps_the_first_move_and_ends_once_decided() {
         .unwrap()
         .unwrap();
     assert_eq!(record.row.status, "won");
-    assert_eq!(record.row.winner_id.as_deref(), Some(ps[first].user.id.as_str()));
+    assert_eq!(
+        record.row.winner_id.as_deref(),
+        Some(ps[first].user.id.as_str())
+    );
     assert_eq!((record.row.first_halves, record.row.second_halves), (4, 0));
     assert_eq!(record.games.len(), 2);
     assert_eq!(record.games[1].south_id, ps[second].user.id);
@@ -213,19 +249,39 @@ async fn draws_and_resignations_are_for_the_game_or_the_whole_match() {
     let started = start(&room, &mut ps, "none", 5).await;
     let (first, second) = order(&ps, &started);
     // A draw of the game: half a point each, the match goes on.
-    act(&room, &ps[first], json!({"type": "offer_draw", "table": "t1"})).await;
+    act(
+        &room,
+        &ps[first],
+        json!({"type": "offer_draw", "table": "t1"}),
+    )
+    .await;
     let offer = ps[second].next_of("draw_offered").await;
     assert_eq!(offer["scope"], "game");
-    act(&room, &ps[second], json!({"type": "answer_draw", "table": "t1", "accept": true})).await;
+    act(
+        &room,
+        &ps[second],
+        json!({"type": "answer_draw", "table": "t1", "accept": true}),
+    )
+    .await;
     let over = ps[first].next_of("game_over").await;
     assert_eq!(over["result"], "draw");
     assert_eq!(over["reason"], "agreed_draw");
     assert_eq!(over["match"]["points"], json!([0.5, 0.5]));
     assert_eq!(over["match"]["status"], "between_games");
     // Between games there is no game to draw or resign, only the match.
-    act(&room, &ps[first], json!({"type": "offer_draw", "table": "t1", "ref": 1})).await;
+    act(
+        &room,
+        &ps[first],
+        json!({"type": "offer_draw", "table": "t1", "ref": 1}),
+    )
+    .await;
     assert_eq!(ps[first].next_of("error").await["code"], "no_game");
-    act(&room, &ps[first], json!({"type": "resign", "table": "t1", "ref": 2})).await;
+    act(
+        &room,
+        &ps[first],
+        json!({"type": "resign", "table": "t1", "ref": 2}),
+    )
+    .await;
     assert_eq!(ps[first].next_of("error").await["code"], "no_game");
     act(
         &room,
@@ -235,7 +291,12 @@ async fn draws_and_resignations_are_for_the_game_or_the_whole_match() {
     .await;
     let offer = ps[second].next_of("draw_offered").await;
     assert_eq!(offer["scope"], "match", "the other player sees which");
-    act(&room, &ps[second], json!({"type": "answer_draw", "table": "t1", "accept": false})).await;
+    act(
+        &room,
+        &ps[second],
+        json!({"type": "answer_draw", "table": "t1", "accept": false}),
+    )
+    .await;
     assert_eq!(ps[first].next_of("draw_declined").await["scope"], "match");
     for p in [first, second] {
         act(&room, &ps[p], json!({"type": "start", "table": "t1"})).await;
@@ -255,7 +316,12 @@ async fn draws_and_resignations_are_for_the_game_or_the_whole_match() {
     assert_eq!(done["reason"], "resigned");
     assert_eq!(done["winner"]["id"], ps[second].user.id.as_str());
     // A rematch, and in it a draw of the whole match agreed during a game.
-    act(&room, &ps[second], json!({"type": "rematch", "table": "t1"})).await;
+    act(
+        &room,
+        &ps[second],
+        json!({"type": "rematch", "table": "t1"}),
+    )
+    .await;
     assert_eq!(
         ps[first].next_of("rematch_offered").await["from"]["id"],
         ps[second].user.id.as_str()
@@ -271,7 +337,12 @@ async fn draws_and_resignations_are_for_the_game_or_the_whole_match() {
     )
     .await;
     ps[first].next_of("draw_offered").await;
-    act(&room, &ps[first], json!({"type": "answer_draw", "table": "t1", "accept": true})).await;
+    act(
+        &room,
+        &ps[first],
+        json!({"type": "answer_draw", "table": "t1", "accept": true}),
+    )
+    .await;
     let over = ps[second].next_of("game_over").await;
     assert_eq!(over["result"], "draw");
     let done = ps[second].next_of("match_over").await;
@@ -310,7 +381,12 @@ async fn not_pressing_start_loses_the_game_and_if_nobody_presses_the_leader_wins
     ps[second].next_of("match_over").await;
     // A rematch: the one who did not move first in the last game does now.
     act(&room, &ps[first], json!({"type": "rematch", "table": "t1"})).await;
-    act(&room, &ps[second], json!({"type": "rematch", "table": "t1"})).await;
+    act(
+        &room,
+        &ps[second],
+        json!({"type": "rematch", "table": "t1"}),
+    )
+    .await;
     let again = ps[first].next_of("game_started").await;
     let last_south = games[1]["south"].clone();
     assert_ne!(again["players"]["south"]["id"], last_south, "{again}");
@@ -355,7 +431,11 @@ async fn against_baba_ayo_the_first_move_swaps_too_and_he_is_always_ready() {
     let ready = &between["match"]["between"]["ready"];
     assert_eq!(
         ready,
-        &if house_is_first { json!([true, false]) } else { json!([false, true]) },
+        &if house_is_first {
+            json!([true, false])
+        } else {
+            json!([false, true])
+        },
         "{between}"
     );
     a.act(&room, json!({"type": "start", "table": "t1"})).await;
@@ -373,7 +453,8 @@ async fn against_baba_ayo_the_first_move_swaps_too_and_he_is_always_ready() {
     let done = a.next_of("match_over").await;
     assert_eq!(done["winner"]["house"], true);
     // A rematch with Baba Ayo takes one press: he has pressed already.
-    a.act(&room, json!({"type": "rematch", "table": "t1"})).await;
+    a.act(&room, json!({"type": "rematch", "table": "t1"}))
+        .await;
     let again = a.next_of("game_started").await;
     assert_eq!(again["house"], true);
     assert_eq!(again["match"]["best_of"], 3);
@@ -386,11 +467,17 @@ async fn match_settings_are_checked_and_chosen_by_the_host_only() {
     let room = world.room("lounge").unwrap();
     let [a, mut b] = two_people(&db, &room).await;
     let mut a = a;
-    a.act(&room, json!({"type": "set_match", "table": "t1", "clock": "3+2", "ref": 1}))
-        .await;
+    a.act(
+        &room,
+        json!({"type": "set_match", "table": "t1", "clock": "3+2", "ref": 1}),
+    )
+    .await;
     assert_eq!(a.next_of("error").await["code"], "not_seated");
-    a.act(&room, json!({"type": "sit", "table": "t1", "seat": "south"}))
-        .await;
+    a.act(
+        &room,
+        json!({"type": "sit", "table": "t1", "seat": "south"}),
+    )
+    .await;
     for (bad, needle) in [
         (json!({"clock": "2d"}), "a day"),
         (json!({"clock": "fast"}), "not a time control"),
@@ -404,7 +491,10 @@ async fn match_settings_are_checked_and_chosen_by_the_host_only() {
         a.act(&room, message).await;
         let error = a.next_of("error").await;
         assert_eq!(error["code"], "bad_settings");
-        assert!(error["message"].as_str().unwrap().contains(needle), "{error}");
+        assert!(
+            error["message"].as_str().unwrap().contains(needle),
+            "{error}"
+        );
     }
     a.act(
         &room,
@@ -412,17 +502,26 @@ async fn match_settings_are_checked_and_chosen_by_the_host_only() {
     )
     .await;
     let table = a.next_of("table").await;
-    assert_eq!(table["settings"]["clock"], json!({"kind": "per_move", "seconds": 600}));
+    assert_eq!(
+        table["settings"]["clock"],
+        json!({"kind": "per_move", "seconds": 600})
+    );
     assert_eq!(table["settings"]["best_of"], 7);
-    b.act(&room, json!({"type": "sit", "table": "t1", "seat": "north"}))
-        .await;
+    b.act(
+        &room,
+        json!({"type": "sit", "table": "t1", "seat": "north"}),
+    )
+    .await;
     let started = b.next_of("game_started").await;
     assert_eq!(started["match"]["best_of"], 7);
     b.act(&room, json!({"type": "start", "table": "t1", "ref": 3}))
         .await;
     assert_eq!(b.next_of("error").await["code"], "not_between_games");
-    b.act(&room, json!({"type": "set_match", "table": "t1", "best_of": 1, "ref": 4}))
-        .await;
+    b.act(
+        &room,
+        json!({"type": "set_match", "table": "t1", "best_of": 1, "ref": 4}),
+    )
+    .await;
     assert_eq!(b.next_of("error").await["code"], "game_in_play");
 }
 
@@ -436,7 +535,12 @@ async fn a_timed_game_resumes_after_a_restart_with_its_clocks_as_they_stood() {
     let started = start(&room, &mut ps, "5+0", 3).await;
     let (south, north) = sides(&ps, &started);
     clock.advance(20_000);
-    act(&room, &ps[south], json!({"type": "move", "table": "t1", "pit": 2})).await;
+    act(
+        &room,
+        &ps[south],
+        json!({"type": "move", "table": "t1", "pit": 2}),
+    )
+    .await;
     ps[north].next_of("game_state").await;
     // North thinks 10 s; then the service stops, and is back an hour later.
     clock.advance(10_000);
@@ -451,19 +555,28 @@ async fn a_timed_game_resumes_after_a_restart_with_its_clocks_as_they_stood() {
     let table = &snapshot["tables"][0];
     let c = &table["game"]["clock"];
     assert_eq!(c["south_ms"], 280_000, "{table}");
-    assert_eq!(c["north_ms"], 290_000, "North lost the 10 s before, none of the hour");
+    assert_eq!(
+        c["north_ms"], 290_000,
+        "North lost the 10 s before, none of the hour"
+    );
     assert_eq!(c["running"], "north");
     assert_eq!(table["match"]["game"], 1);
-    assert_eq!(table["seats"]["north"]["id"], started["players"]["north"]["id"]);
+    assert_eq!(
+        table["seats"]["north"]["id"],
+        started["players"]["north"]["id"]
+    );
     // A second outage in the same move: neither it nor the first is charged.
     clock.advance(4_000);
     world.close().await;
     drop(b);
     clock.advance(600_000);
-    let world = lounge_world_resumed(&db, RoomConfig {
-        clock: clock.clone(),
-        ..crate::room::config()
-    });
+    let world = lounge_world_resumed(
+        &db,
+        RoomConfig {
+            clock: clock.clone(),
+            ..crate::room::config()
+        },
+    );
     let room = world.room("lounge").unwrap();
     let mut b = Person::enter(&room, user_of(&started["players"]["north"]), 1024).await;
     let snapshot = b.next_of("room").await;
@@ -565,21 +678,29 @@ async fn every_match_is_stored_with_a_history_and_a_head_to_head_over_http() {
         assert_eq!(m["status"], "won");
         assert_eq!(m["winner"]["id"], a.as_str());
         assert_eq!(m["best_of"], 3);
-        assert_eq!(m["clock"], json!({"kind": "game", "minutes": 3, "increment_seconds": 2}));
+        assert_eq!(
+            m["clock"],
+            json!({"kind": "game", "minutes": 3, "increment_seconds": 2})
+        );
         let a_first = m["players"][0]["id"] == a.as_str();
-        let points = if a_first { json!([2.0, 0.0]) } else { json!([0.0, 2.0]) };
+        let points = if a_first {
+            json!([2.0, 0.0])
+        } else {
+            json!([0.0, 2.0])
+        };
         assert_eq!(m["points"], points, "{m}");
         assert_eq!(m["end_reason"], "games");
         let games = m["games"].as_array().unwrap();
         assert_eq!(games.len(), 2);
         assert_eq!(games[0]["number"], 1);
         assert_eq!(games[0]["end_reason"], "resigned");
-        assert_ne!(games[0]["south_id"], games[1]["south_id"], "the first move swapped");
+        assert_ne!(
+            games[0]["south_id"], games[1]["south_id"],
+            "the first move swapped"
+        );
         assert!(m["ended_at"].as_str().unwrap().ends_with('Z'));
         // Paged.
-        let (_, page) = app
-            .get(&format!("/api/v1/users/{a}/matches?limit=2"))
-            .await;
+        let (_, page) = app.get(&format!("/api/v1/users/{a}/matches?limit=2")).await;
         assert_eq!(page["matches"].as_array().unwrap().len(), 2);
         let next = page["next"].as_str().unwrap();
         let (_, rest) = app
@@ -588,14 +709,15 @@ async fn every_match_is_stored_with_a_history_and_a_head_to_head_over_http() {
         assert_eq!(rest["matches"].as_array().unwrap().len(), 1);
         assert_eq!(rest["matches"][0]["id"], first["match_id"]);
         assert_eq!(rest["next"], Value::Null);
-        let (_, all) = app
-            .get(&format!("/api/v1/users/{a}/matches?limit=3"))
-            .await;
+        let (_, all) = app.get(&format!("/api/v1/users/{a}/matches?limit=3")).await;
         assert_eq!(all["matches"].as_array().unwrap().len(), 3);
         assert_eq!(all["next"], Value::Null, "no empty page after the last");
         // One match.
         let (status, one) = app
-            .get(&format!("/api/v1/matches/{}", second["match_id"].as_str().unwrap()))
+            .get(&format!(
+                "/api/v1/matches/{}",
+                second["match_id"].as_str().unwrap()
+            ))
             .await;
         assert_eq!(status, 200);
         assert_eq!(one["winner"]["id"], b.as_str());
@@ -605,8 +727,14 @@ async fn every_match_is_stored_with_a_history_and_a_head_to_head_over_http() {
             .await;
         assert_eq!(status, 200, "{h2h}");
         assert_eq!(h2h["users"][0]["id"], a.as_str());
-        assert_eq!(h2h["matches"], json!({"played": 3, "won": [2, 1], "drawn": 0}));
-        assert_eq!(h2h["games"], json!({"played": 6, "won": [4, 2], "drawn": 0}));
+        assert_eq!(
+            h2h["matches"],
+            json!({"played": 3, "won": [2, 1], "drawn": 0})
+        );
+        assert_eq!(
+            h2h["games"],
+            json!({"played": 6, "won": [4, 2], "drawn": 0})
+        );
         let (_, h2h) = app
             .get(&format!("/api/v1/users/{b}/head-to-head/{a}"))
             .await;
@@ -615,12 +743,12 @@ async fn every_match_is_stored_with_a_history_and_a_head_to_head_over_http() {
         assert_eq!(app.get("/api/v1/users/nobody/matches").await.0, 404);
         assert_eq!(app.get("/api/v1/matches/nothing").await.0, 404);
         assert_eq!(
-            app.get(&format!("/api/v1/users/{a}/head-to-head/nobody")).await.0,
+            app.get(&format!("/api/v1/users/{a}/head-to-head/nobody"))
+                .await
+                .0,
             404
         );
-        let (status, body) = app
-            .get(&format!("/api/v1/users/{a}/matches?limit=0"))
-            .await;
+        let (status, body) = app.get(&format!("/api/v1/users/{a}/matches?limit=0")).await;
         assert_eq!(status, 400);
         assert!(body["error"]["message"].as_str().unwrap().contains("limit"));
     })
@@ -746,8 +874,19 @@ fn an_outage_recorded_again_by_a_start_that_failed_is_not_refunded_twice() {
     store.record_outage(&g.id, 11_000, 100_000).unwrap();
     let clock = store.stored_clock(&g, 11_000).unwrap();
     assert_eq!(clock.since_ms, 1_000);
-    assert_eq!(clock.paused_ms, 0, "the outage now ending is not an earlier one");
+    assert_eq!(
+        clock.paused_ms, 0,
+        "the outage now ending is not an earlier one"
+    );
     store.record_outage(&g.id, 11_000, 200_000).unwrap();
-    let record: Vec<_> = store.stored_clock(&g, 300_000).map(|c| c.paused_ms).into_iter().collect();
-    assert_eq!(record, [189_000], "one outage, to the start that came through");
+    let record: Vec<_> = store
+        .stored_clock(&g, 300_000)
+        .map(|c| c.paused_ms)
+        .into_iter()
+        .collect();
+    assert_eq!(
+        record,
+        [189_000],
+        "one outage, to the start that came through"
+    );
 }

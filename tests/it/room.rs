@@ -16,9 +16,13 @@ pub(crate) fn lounge_world(db: &TestDb, config: RoomConfig) -> World {
 
 /// The lounge again after a restart: its matches in play picked up from the store.
 pub(crate) fn lounge_world_resumed(db: &TestDb, config: RoomConfig) -> World {
-    let matches =
-        lounge::world::resumable(db.store(), Default::default(), &config.clock, &config.results)
-            .unwrap();
+    let matches = lounge::world::resumable(
+        db.store(),
+        Default::default(),
+        &config.clock,
+        &config.results,
+    )
+    .unwrap();
     lounge_world_with(db, config, matches)
 }
 
