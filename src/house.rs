@@ -182,12 +182,14 @@ impl House {
     /// Thinks on the blocking pool once a thinking place is free; the move, or `None` when the
     /// game is over or the service is stopping. Time spent waiting for a place comes off the
     /// time to think, so the move still comes within the level's budget (thinking at least
-    /// `MIN_THINK`).
+    /// `MIN_THINK`). On a clock with `clock_left` to go he thinks at most a thirtieth of it,
+    /// so he never loses on time by thinking at his leisure.
     pub async fn think(
         &self,
         game: crate::ayo::Game,
         level: Level,
         seed: u64,
+        clock_left: Option<Duration>,
     ) -> Option<crate::ayo::Pit> {
         let asked = Instant::now();
         let _place = self.thinking.clone().acquire_owned().await.ok()?;
@@ -195,11 +197,11 @@ impl House {
             return None;
         }
         let (endgames, stop) = (self.endgames.clone(), self.stop.clone());
-        let movetime = self
-            .budgets
-            .of(level)
-            .saturating_sub(asked.elapsed())
-            .max(MIN_THINK);
+        let budget = match clock_left {
+            Some(left) => self.budgets.of(level).min(left / 30),
+            None => self.budgets.of(level),
+        };
+        let movetime = budget.saturating_sub(asked.elapsed()).max(MIN_THINK);
         let idle = self.idle.clone();
         tokio::task::spawn_blocking(move || {
             let key = (

@@ -1579,10 +1579,14 @@ impl Room {
             return;
         };
         let (game, version, table_id) = (live.game.clone(), table.version, table.id.clone());
+        let clock_left = live.game.to_move().and_then(|side| {
+            let left = live.clocks.as_ref()?.left(self.now())[side.index()];
+            Some(Duration::from_millis(left))
+        });
         let seed = version ^ u64::from(game.ply());
         let house = self.config.house.clone();
         tokio::spawn(async move {
-            let command = match house.think(game, level, seed).await {
+            let command = match house.think(game, level, seed, clock_left).await {
                 Some(pit) => RoomCommand::HouseMove {
                     table: table_id,
                     version,
