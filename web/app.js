@@ -323,6 +323,11 @@ function receive(m) {
       break;
     case "invitation_expired":
       $("invitations").querySelector(`[data-id="${m.id}"]`)?.remove();
+      notice({
+        settings_changed: "An invitation was withdrawn: the host chose other match settings.",
+        withdrawn: "An invitation was withdrawn: the host stood up.",
+        table_changed: "An invitation was withdrawn: the table changed.",
+      }[m.reason] || "An invitation expired.");
       break;
     case "draw_offered":
       showDrawOffer(m);
@@ -351,6 +356,8 @@ function receive(m) {
       // no_rematch, rematch_void, ...): shown as it comes.
       state.moving = false;
       notice(m.message);
+      // A refused choice (bad_settings, ...) shows the table's settings again.
+      renderTables();
       if (state.watching && !state.animation) showBoard();
       break;
   }

@@ -200,6 +200,9 @@ impl LiveMatch {
                 self.end = Some(why);
             }
             Some((None, why)) if !decided => self.end(None, why),
+            // Decided by this game, and given up by nobody: the games decided it, unless nobody
+            // finished the game (both away).
+            Some((None, MatchEnd::Abandoned)) => self.end = Some(MatchEnd::Abandoned),
             _ if decided => self.end = Some(MatchEnd::Games),
             _ => {}
         }

@@ -300,7 +300,8 @@ pub enum ServerMessage {
         id: String,
         table: String,
         /// Why (an addition): `expired` (its time ran out), `settings_changed` (the host chose
-        /// other match settings), `table_changed` (the table's rules changed, or it went).
+        /// other match settings), `withdrawn` (the host stood up), `table_changed` (the
+        /// table's rules changed, or it went).
         reason: &'static str,
     },
     GameStarted {

@@ -93,6 +93,8 @@ pub fn resumable(
             store.finish_match(&row.id, &result_of(&m))?;
             continue;
         }
+        // Games finished here count in the stored score too.
+        store.set_match_points(&row.id, m.series.halves())?;
         resumed.push(ResumedMatch {
             table_id: row.table_id,
             r#match: m,

@@ -291,6 +291,8 @@ pub struct Room {
     closed: bool,
     /// Since when an apartment has been empty and quiet.
     idle_since: Option<Instant>,
+    /// Members dropped for not reading, whose seats and invitations are still to see to.
+    dropped: Vec<String>,
     door: DoorState,
 }
 
@@ -354,6 +356,7 @@ impl Room {
             closing,
             closed: false,
             idle_since: None,
+            dropped: Vec::new(),
             door,
         };
         for resumed in matches {
@@ -437,6 +440,7 @@ impl Room {
                     }
                     Some(command) => {
                         self.handle(command).await;
+                        self.forget_dropped().await;
                         if self.closed {
                             break;
                         }
@@ -448,6 +452,7 @@ impl Room {
                     self.check_clocks().await;
                     self.check_deadlines().await;
                     self.abandon_absent().await;
+                    self.forget_dropped().await;
                     if self.idle_too_long() {
                         // Nobody here and nothing going on: the apartment closes quietly
                         // and opens again at the next visit (its state is all stored).
@@ -500,8 +505,10 @@ impl Room {
                 }
                 let _ = reply.send(self.games_in_play());
                 self.closing = true;
-                for table in &mut self.tables {
-                    table.rematch = None;
+                for t in 0..self.tables.len() {
+                    if self.tables[t].rematch.take().is_some() {
+                        self.table_changed(t);
+                    }
                 }
                 if self.games_in_play() == 0 {
                     self.shut();
@@ -838,6 +845,30 @@ impl Room {
     /// A member's connection dropped. Seats without a game in play are freed; a player in a
     /// game keeps the seat until the grace runs out.
     async fn disconnect(&mut self, user_id: &str) {
+        self.forget(user_id).await;
+        let Some(member) = self.members.remove(user_id) else {
+            return;
+        };
+        self.occupants.store(self.members.len(), Ordering::Relaxed);
+        self.broadcast(&ServerMessage::OccupantLeft {
+            room: self.info.id.clone(),
+            user: member.user,
+        });
+    }
+
+    /// Readers dropped for not reading are gone as if their connection had dropped (their
+    /// session's own goodbye will not count: they are no longer members).
+    async fn forget_dropped(&mut self) {
+        while let Some(user_id) = self.dropped.pop() {
+            if !self.members.contains_key(&user_id) {
+                self.forget(&user_id).await;
+            }
+        }
+    }
+
+    /// What a user who is gone leaves behind: seats without a match in play are freed, a
+    /// player of a match in play has the grace to come back, invitations and rematches end.
+    async fn forget(&mut self, user_id: &str) {
         let mut in_game = false;
         self.void_rematches_of(user_id);
         for t in 0..self.tables.len() {
@@ -851,18 +882,11 @@ impl Room {
         }
         if in_game {
             self.absent
-                .insert(user_id.to_owned(), Instant::now() + self.config.grace);
+                .entry(user_id.to_owned())
+                .or_insert_with(|| Instant::now() + self.config.grace);
         }
-        let Some(member) = self.members.remove(user_id) else {
-            return;
-        };
-        self.occupants.store(self.members.len(), Ordering::Relaxed);
         self.invitations
             .retain(|i| i.from.id != user_id && i.to != user_id);
-        self.broadcast(&ServerMessage::OccupantLeft {
-            room: self.info.id.clone(),
-            user: member.user,
-        });
     }
 
     /// Players whose grace ran out lose their game as `abandoned` and their seat.
@@ -879,9 +903,10 @@ impl Room {
             for t in 0..self.tables.len() {
                 if let Some(side) = self.seat_of(t, user_id) {
                     let opponent = self.tables[t].seats[side.opponent().index()].clone();
-                    let both_away = opponent.as_ref().is_some_and(|o| {
-                        !o.house && (gone.contains(&o.id) || self.absent.contains_key(&o.id))
-                    });
+                    // Both out of their grace now (after a restart both are at once).
+                    let both_away = opponent
+                        .as_ref()
+                        .is_some_and(|o| !o.house && gone.contains(&o.id));
                     if both_away {
                         // Neither came back: nobody to blame, the game is called off.
                         self.end_match(t, None, MatchEnd::Abandoned).await;
@@ -1290,8 +1315,10 @@ impl Room {
         let table = &mut self.tables[t];
         table.seats[side.index()] = None;
         if table.seats.iter().all(Option::is_none) {
-            // Nobody hosts here now.
+            // Nobody hosts here now, and nobody is invited by them.
             table.settings = MatchSettings::default();
+            let id = table.id.clone();
+            self.void_invitations(&id, "withdrawn");
         }
         self.table_changed(t);
     }
@@ -1647,6 +1674,10 @@ impl Room {
                 return Ok(());
             }
         }
+        // The flag fell a moment before the move came (the table has moved on since).
+        if !self.tables[t].game_in_play() && self.ran_out(t, user_id) {
+            return refuse("time_out", "your time ran out before the move");
+        }
         if version.is_some_and(|v| v != self.tables[t].version) {
             let view = self.view(&self.tables[t]);
             self.send_to(user_id, &ServerMessage::Table(view));
@@ -1655,14 +1686,7 @@ impl Room {
                 "the table has moved on: the current table follows",
             );
         }
-        let (t, side) = match self.player_in_game(table, user_id) {
-            Ok(found) => found,
-            // The flag fell a moment before the move came.
-            Err(_) if self.ran_out(t, user_id) => {
-                return refuse("time_out", "your time ran out before the move")
-            }
-            Err(refusal) => return Err(refusal),
-        };
+        let (t, side) = self.player_in_game(table, user_id)?;
         let live = self.tables[t]
             .game
             .as_ref()
@@ -1924,14 +1948,12 @@ impl Room {
         self.publish(t, &message);
     }
 
-    /// Whether the last game at table `t` ended with `user_id`'s time running out.
+    /// Whether the last game at table `t` ended with `user_id`'s time running out (lost, or
+    /// drawn when the opponent could not win): the side to move when it ended.
     fn ran_out(&self, t: usize, user_id: &str) -> bool {
         self.tables[t].game.as_ref().is_some_and(|g| {
             g.game.end_reason() == Some(EndReason::Timeout)
-                && g.game
-                    .status()
-                    .winner()
-                    .is_some_and(|winner| g.players[winner.opponent().index()].id == user_id)
+                && g.players[g.game.position().to_move().index()].id == user_id
         })
     }
 
@@ -1977,12 +1999,14 @@ impl Room {
                 .as_ref()
                 .filter(|m| !m.is_over())
                 .and_then(|m| m.between)
-                .filter(|b| b.deadline_ms <= now)
             else {
                 continue;
             };
+            if between.ready != [true, true] && between.deadline_ms > now {
+                continue;
+            }
             match between.ready {
-                // Both pressed, but the game could not be stored then: again.
+                // Both pressed, but the game could not be stored then: again, now.
                 [true, true] => {
                     let _ = self.start_next_game(t).await;
                 }
@@ -2158,13 +2182,8 @@ impl Room {
             if let Some(member) = self.members.remove(&id) {
                 self.occupants.store(self.members.len(), Ordering::Relaxed);
                 tracing::info!(room = %self.info.id, user = %id, "dropping a slow or gone reader");
-                // Their session's own goodbye will not count (it is no longer a member): a
-                // player of a match in play has the grace to come back, as after a drop.
-                if self.plays_here(&id) {
-                    self.absent
-                        .entry(id.clone())
-                        .or_insert_with(|| Instant::now() + self.config.grace);
-                }
+                // Seats and invitations are seen to after the command (that is async).
+                self.dropped.push(id.clone());
                 self.broadcast(&ServerMessage::OccupantLeft {
                     room: self.info.id.clone(),
                     user: member.user,

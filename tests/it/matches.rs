@@ -158,11 +158,13 @@ async fn a_move_clock_starts_afresh_every_move_and_running_out_loses() {
     assert_eq!(state["clock"]["south_ms"], 60_000, "{state}");
     assert_eq!(state["clock"]["north_ms"], 60_000);
     clock.advance(60_000);
-    // A move that comes after the flag fell is not played.
+    // A move that comes after the flag fell is not played, whether the room saw the flag
+    // first or not, and even from the version its sender saw last.
+    let version = state["version"].clone();
     act(
         &room,
         &ps[north],
-        json!({"type": "move", "table": "t1", "pit": 1, "ref": "late"}),
+        json!({"type": "move", "table": "t1", "pit": 1, "ref": "late", "version": version}),
     )
     .await;
     let over = ps[south].next_of("game_over").await;
@@ -173,10 +175,15 @@ async fn a_move_clock_starts_afresh_every_move_and_running_out_loses() {
         "the late move was not played: {over}"
     );
     let refused = ps[north].next_of("error").await;
-    assert!(
-        ["time_out", "no_game"].contains(&refused["code"].as_str().unwrap()),
-        "{refused}"
-    );
+    assert_eq!(refused["code"], "time_out", "{refused}");
+    // And again once the room has surely seen it.
+    act(
+        &room,
+        &ps[north],
+        json!({"type": "move", "table": "t1", "pit": 1, "version": version}),
+    )
+    .await;
+    assert_eq!(ps[north].next_of("error").await["code"], "time_out");
 }
 
 #[actix_web::test]
@@ -889,4 +896,73 @@ fn an_outage_recorded_again_by_a_start_that_failed_is_not_refunded_twice() {
         [189_000],
         "one outage, to the start that came through"
     );
+}
+
+#[actix_web::test]
+async fn nobody_back_after_a_restart_calls_the_game_off_and_blames_nobody() {
+    let db = TestDb::sqlite();
+    let config = RoomConfig {
+        grace: std::time::Duration::from_millis(300),
+        ..config()
+    };
+    let world = lounge_world(&db, config.clone());
+    let room = world.room("lounge").unwrap();
+    let mut ps = two_people(&db, &room).await;
+    let started = start(&room, &mut ps, "none", 3).await;
+    world.close().await;
+    drop(ps);
+    let world = lounge_world_resumed(&db, config);
+    let room = world.room("lounge").unwrap();
+    // Someone else watches; neither player comes back within the grace.
+    let mut onlooker = Person::enter(&room, user(&db, "Chidi"), 1024).await;
+    let over = onlooker.next_of("game_over").await;
+    assert_eq!(over["result"], "draw", "{over}");
+    assert_eq!(over["reason"], "abandoned");
+    let done = onlooker.next_of("match_over").await;
+    assert_eq!(done["match_id"], started["match"]["id"]);
+    assert_eq!(
+        done["winner"],
+        Value::Null,
+        "level, and nobody to blame: {done}"
+    );
+    assert_eq!(done["reason"], "abandoned");
+}
+
+#[actix_web::test]
+async fn a_host_dropped_for_not_reading_gives_up_the_seat_and_the_invitation() {
+    let db = TestDb::sqlite();
+    let world = lounge_world(&db, config());
+    let room = world.room("lounge").unwrap();
+    // The host's queue holds the snapshot and a few frames; it never reads.
+    let host = Person::enter(&room, user(&db, "Slow"), 4).await;
+    let mut b = Person::enter(&room, user(&db, "Bisi"), 1024).await;
+    b.next_of("room").await;
+    host.act(
+        &room,
+        json!({"type": "sit", "table": "t1", "seat": "south"}),
+    )
+    .await;
+    host.act(
+        &room,
+        json!({"type": "invite", "table": "t1", "user": b.user.id}),
+    )
+    .await;
+    let invitation = b.next_of("invitation").await;
+    for i in 0..10 {
+        b.act(&room, json!({"type": "chat", "text": format!("line {i}")}))
+            .await;
+    }
+    assert_eq!(
+        b.next_of("occupant_left").await["user"]["id"],
+        host.user.id.as_str()
+    );
+    let table = b.next_of("table").await;
+    assert_eq!(table["seats"]["south"], Value::Null, "{table}");
+    b.act(
+        &room,
+        json!({"type": "respond", "invitation": invitation["id"], "accept": true}),
+    )
+    .await;
+    assert_eq!(b.next_of("error").await["code"], "no_such_invitation");
+    drop(host);
 }
