@@ -762,20 +762,14 @@ async fn every_match_is_stored_with_a_history_and_a_head_to_head_over_http() {
     .await;
 }
 
-#[test]
-fn a_game_its_last_stored_move_ended_is_finished_as_it_ended_at_the_next_start() {
-    use lounge::store::{now, GameRow, MatchRow};
-    let db = TestDb::sqlite();
-    let store = db.store();
-    // The lounge with t1, and two players.
-    let world_config = config();
-    let (a, b) = (user(&db, "Ade"), user(&db, "Bisi"));
+/// The lounge with its table t1 stored, and two players.
+fn stored_lounge(db: &TestDb) -> (lounge::world::User, lounge::world::User) {
     let room = lounge::store::RoomRow {
         id: "lounge".into(),
         name: "Lounge".into(),
         kind: "lounge".into(),
         owner_id: None,
-        created_at: now(),
+        created_at: lounge::store::now(),
     };
     let table = lounge::store::TableRow {
         id: "t1".into(),
@@ -783,7 +777,17 @@ fn a_game_its_last_stored_move_ended_is_finished_as_it_ended_at_the_next_start()
         position: 1,
         rules: "{}".into(),
     };
-    store.ensure_room(&room, &[table]).unwrap();
+    db.store().ensure_room(&room, &[table]).unwrap();
+    (user(db, "Ade"), user(db, "Bisi"))
+}
+
+#[test]
+fn a_game_its_last_stored_move_ended_is_finished_as_it_ended_at_the_next_start() {
+    use lounge::store::{now, GameRow, MatchRow};
+    let db = TestDb::sqlite();
+    let store = db.store();
+    let world_config = config();
+    let (a, b) = stored_lounge(&db);
     // A game whose rules end it after one ply without a capture: its first move ends it,
     // and the service stopped before that end was stored.
     let mut rules = lounge::ayo::Preset::Lagos.rules();
@@ -845,21 +849,7 @@ fn an_outage_recorded_again_by_a_start_that_failed_is_not_refunded_twice() {
     use lounge::store::{now, GameRow};
     let db = TestDb::sqlite();
     let store = db.store();
-    let (a, b) = (user(&db, "Ade"), user(&db, "Bisi"));
-    let room = lounge::store::RoomRow {
-        id: "lounge".into(),
-        name: "Lounge".into(),
-        kind: "lounge".into(),
-        owner_id: None,
-        created_at: now(),
-    };
-    let table = lounge::store::TableRow {
-        id: "t1".into(),
-        room_id: "lounge".into(),
-        position: 1,
-        rules: "{}".into(),
-    };
-    store.ensure_room(&room, &[table]).unwrap();
+    let (a, b) = stored_lounge(&db);
     let g = GameRow {
         id: lounge::store::new_id(),
         table_id: "t1".into(),
