@@ -26,11 +26,7 @@ pub struct Limit {
 
 impl Limit {
     fn get(&self) -> Result<usize, ApiError> {
-        match self.limit.as_deref().map(str::parse::<usize>) {
-            None => Ok(DEFAULT_LIMIT),
-            Some(Ok(n)) if (1..=100).contains(&n) => Ok(n),
-            Some(_) => Err(ApiError::invalid("limit", "a number from 1 to 100")),
-        }
+        super::input::limit(self.limit.as_deref(), DEFAULT_LIMIT)
     }
 }
 

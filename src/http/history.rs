@@ -117,11 +117,7 @@ pub async fn matches_of(
     path: web::Path<String>,
     query: web::Query<Page>,
 ) -> Result<HttpResponse, ApiError> {
-    let limit = match query.limit.as_deref().map(str::parse::<i64>) {
-        None => 20,
-        Some(Ok(n)) if (1..=100).contains(&n) => n,
-        Some(_) => return Err(ApiError::invalid("limit", "a number from 1 to 100")),
-    };
+    let limit = super::input::limit(query.limit.as_deref(), 20)? as i64;
     let row = known_user(&state, &path).await?;
     let (store, id, before) = (state.store.clone(), row.id.clone(), query.before.clone());
     // One more than asked says whether there is a next page.

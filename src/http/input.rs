@@ -159,3 +159,12 @@ where
 {
     Option::<T>::deserialize(de).map(Some)
 }
+
+/// A `limit` query parameter: 1 to 100, `default` when absent.
+pub fn limit(raw: Option<&str>, default: usize) -> Result<usize, ApiError> {
+    match raw.map(str::parse::<usize>) {
+        None => Ok(default),
+        Some(Ok(n)) if (1..=100).contains(&n) => Ok(n),
+        Some(_) => Err(ApiError::invalid("limit", "a number from 1 to 100")),
+    }
+}

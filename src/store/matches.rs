@@ -115,7 +115,8 @@ pub struct Tally {
     pub drawn: u32,
 }
 
-fn ms(v: u64) -> i64 {
+/// Milliseconds as stored (a BIGINT).
+pub(super) fn ms(v: u64) -> i64 {
     i64::try_from(v).unwrap_or(i64::MAX)
 }
 
@@ -213,8 +214,8 @@ impl Store {
             Some((Some(at), Some(south), Some(north))) => {
                 (Some([unms(south), unms(north)]), unms(at))
             }
-            Some(_) => (None, game.clock_started_ms.map_or(0, unms)),
-            None => (None, game.clock_started_ms.map_or(0, unms)),
+            // No move yet, or moves stored before clocks: from the clock's start.
+            _ => (None, game.clock_started_ms.map_or(0, unms)),
         };
         let pauses: Vec<(i64, i64)> = clock_pauses::table
             .filter(clock_pauses::game_id.eq(&game.id))

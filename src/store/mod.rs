@@ -416,7 +416,6 @@ impl Store {
         pit: u8,
         clock: Option<MoveClock>,
     ) -> Result<(), StoreError> {
-        let ms = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
         let ply = i32::try_from(ply).map_err(|_| StoreError::Conflict(format!("ply {ply}")))?;
         let mut conn = self.conn()?;
         let status: Option<String> = games::table
@@ -434,9 +433,9 @@ impl Store {
             ply,
             pit: pit.into(),
             played_at: now(),
-            at_ms: clock.map(|c| ms(c.at_ms)),
-            south_ms: clock.map(|c| ms(c.left[0])),
-            north_ms: clock.map(|c| ms(c.left[1])),
+            at_ms: clock.map(|c| matches::ms(c.at_ms)),
+            south_ms: clock.map(|c| matches::ms(c.left[0])),
+            north_ms: clock.map(|c| matches::ms(c.left[1])),
         };
         diesel::insert_into(moves::table)
             .values(&row)

@@ -230,12 +230,12 @@ impl LiveMatch {
         self.series.result().flatten().map(|p| &self.players[p])
     }
 
-    /// Between games: waiting for both to press start until `deadline_ms`; Baba Ayo is
-    /// always ready.
-    pub fn wait_for_start(&mut self, deadline_ms: u64) {
+    /// Between games: from `now`, both have the clock's base time (`untimed_ms` without a
+    /// clock) to press start; Baba Ayo is always ready.
+    pub fn wait_for_start(&mut self, now: u64, untimed_ms: u64) {
         self.between = Some(Between {
             ready: self.players.clone().map(|p| p.house),
-            deadline_ms,
+            deadline_ms: now.saturating_add(self.settings.start_window_ms(untimed_ms)),
         });
     }
 

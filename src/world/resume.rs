@@ -6,10 +6,10 @@ use std::collections::HashMap;
 
 use crate::ayo::clock::Clocks;
 use crate::ayo::{Game, Pit, Rules, Status};
-use crate::store::{self, GameRow, MatchResult, MatchRow, Store, StoreError};
+use crate::store::{self, GameRow, MatchRow, Store, StoreError};
 
 use super::matches::{LiveMatch, MatchSettings, PlayedGame};
-use super::room::{json_word, win_of, ResultsConfig, ResumedGame, ResumedMatch};
+use super::room::{json_word, result_of, win_of, ResultsConfig, ResumedGame, ResumedMatch};
 use super::series::BestOf;
 use super::time::ServerClock;
 use super::user::User;
@@ -178,20 +178,6 @@ fn played(g: &GameRow) -> PlayedGame {
         result: serde_json::from_value(serde_json::Value::String(g.status.clone()))
             .unwrap_or(Status::Draw),
         reason: g.end_reason.clone().unwrap_or_default(),
-    }
-}
-
-/// How a decided match is stored.
-pub fn result_of(m: &LiveMatch) -> MatchResult {
-    MatchResult {
-        status: if m.winner().is_some() { "won" } else { "draw" }.into(),
-        winner_id: m.winner().map(|w| w.id.clone()),
-        end_reason: m
-            .end
-            .unwrap_or(super::matches::MatchEnd::Games)
-            .word()
-            .into(),
-        halves: m.series.halves(),
     }
 }
 

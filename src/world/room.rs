@@ -13,7 +13,9 @@ use crate::ayo::clock::Clocks;
 use crate::ayo::house::Level;
 use crate::ayo::{EndReason, Forfeit, Game, Pit, Rules, Side};
 use crate::house::House;
-use crate::store::{self, blocking, Actor, GameRow, MatchRow, MoveClock, Store, StoreError};
+use crate::store::{
+    self, blocking, Actor, GameRow, MatchResult, MatchRow, MoveClock, Store, StoreError,
+};
 
 use super::hotel::{CloseGames, DoorState, HotelError, TableChange};
 use super::matches::{DrawOffer, LiveMatch, MatchEnd, MatchSettings, PlayedGame, Rematch, Scope};
@@ -387,8 +389,7 @@ impl Room {
         let seats = match &resumed.game {
             Some(g) => g.players.clone(),
             None => {
-                let window = m.settings.start_window_ms(self.untimed_start_ms());
-                m.wait_for_start(self.now().saturating_add(window));
+                m.wait_for_start(self.now(), self.untimed_start_ms());
                 m.seats()
             }
         };
@@ -503,14 +504,14 @@ impl Room {
                         self.end_off_board(t, Game::call_off).await;
                     }
                 }
-                let _ = reply.send(self.games_in_play());
+                let _ = reply.send(self.matches_in_play());
                 self.closing = true;
                 for t in 0..self.tables.len() {
                     if self.tables[t].rematch.take().is_some() {
                         self.table_changed(t);
                     }
                 }
-                if self.games_in_play() == 0 {
+                if self.matches_in_play() == 0 {
                     self.shut();
                 } else {
                     self.broadcast(&ServerMessage::RoomClosing {
@@ -636,7 +637,7 @@ impl Room {
         let idle = self.info.kind == "apartment"
             && self.members.is_empty()
             && self.absent.is_empty()
-            && self.games_in_play() == 0;
+            && self.matches_in_play() == 0;
         if !idle {
             self.idle_since = None;
             return false;
@@ -654,8 +655,12 @@ impl Room {
     /// Invitations to table `t` end (it goes, its rules or its match settings change): both
     /// sides are told why.
     fn void_invitations(&mut self, table: &str, reason: &'static str) {
-        let (gone, open): (Vec<_>, Vec<_>) =
-            self.invitations.drain(..).partition(|i| i.table == table);
+        self.end_invitations(|i| i.table == table, reason);
+    }
+
+    /// The invitations `which` picks end; both sides of each are told why.
+    fn end_invitations(&mut self, which: impl Fn(&Invitation) -> bool, reason: &'static str) {
+        let (gone, open): (Vec<_>, Vec<_>) = self.invitations.drain(..).partition(which);
         self.invitations = open;
         for inv in gone {
             let expired = ServerMessage::InvitationExpired {
@@ -669,7 +674,7 @@ impl Room {
     }
 
     /// Tables with a match in play (a game of it in play, or the next one awaited).
-    fn games_in_play(&self) -> usize {
+    fn matches_in_play(&self) -> usize {
         self.tables.iter().filter(|t| t.match_in_play()).count()
     }
 
@@ -1053,9 +1058,10 @@ impl Room {
             }
             ClientMessage::Start { table } => {
                 let (t, player) = self.player_in_match(&table, user_id)?;
-                let Some(m) = self.tables[t].r#match.as_mut() else {
-                    return refuse("no_game", "no match is in play at this table");
-                };
+                let m = self.tables[t]
+                    .r#match
+                    .as_mut()
+                    .expect("player_in_match checked");
                 if m.between.is_none() {
                     return refuse("not_between_games", "a game of the match is in play");
                 }
@@ -1092,6 +1098,7 @@ impl Room {
                 }
                 let id = store::new_id();
                 let expires = Instant::now() + self.config.invitation_ttl;
+                let settings = self.tables[t].settings;
                 self.send_to(
                     &invitee,
                     &ServerMessage::Invitation {
@@ -1099,7 +1106,7 @@ impl Room {
                         from: user.clone(),
                         table: table.clone(),
                         room: self.info.id.clone(),
-                        settings: self.tables[t].settings,
+                        settings,
                     },
                 );
                 self.send_to(
@@ -1111,7 +1118,6 @@ impl Room {
                         r#ref,
                     },
                 );
-                let settings = self.tables[t].settings;
                 self.invitations.push(Invitation {
                     id,
                     from: user,
@@ -1179,17 +1185,17 @@ impl Room {
             } => self.play(user_id, &table, pit, version, r#ref).await?,
             ClientMessage::Resign { table, scope } => {
                 let (t, player) = self.player_in_match(&table, user_id)?;
-                match (scope, self.seat_of(t, user_id)) {
-                    (Scope::Match, _) => self.end_match(t, Some(player), MatchEnd::Resigned).await,
-                    (Scope::Game, _) if !self.tables[t].game_in_play() => {
+                match scope {
+                    Scope::Match => self.end_match(t, Some(player), MatchEnd::Resigned).await,
+                    Scope::Game if !self.tables[t].game_in_play() => {
                         return refuse(
                             "no_game",
                             "no game is in play at this table: resign the match instead",
                         )
                     }
-                    (Scope::Game, None) => return refuse("not_seated", "you are not playing here"),
-                    (Scope::Game, Some(_)) => {}
+                    Scope::Game => {}
                 }
+                // Between games the match's end has freed the seat already.
                 if let Some(side) = self.seat_of(t, user_id) {
                     self.end_off_board(t, |g| g.forfeit(side, Forfeit::Resigned))
                         .await;
@@ -1845,7 +1851,7 @@ impl Room {
         };
         self.publish(t, &over);
         self.match_after_game(t).await;
-        if self.closing && self.games_in_play() == 0 {
+        if self.closing && self.matches_in_play() == 0 {
             self.shut();
         }
     }
@@ -1853,14 +1859,10 @@ impl Room {
     /// Counts a game for the match at table `t`: unless that ends the match, both now have
     /// the clock's base time to press start for the next game (Baba Ayo is ready at once).
     fn count_game(&mut self, t: usize, played: PlayedGame) {
-        let deadline = self.now().saturating_add(
-            self.tables[t]
-                .settings
-                .start_window_ms(self.untimed_start_ms()),
-        );
+        let (now, untimed) = (self.now(), self.untimed_start_ms());
         if let Some(m) = self.tables[t].r#match.as_mut() {
             if !m.record(played) {
-                m.wait_for_start(deadline);
+                m.wait_for_start(now, untimed);
             }
         }
     }
@@ -1893,7 +1895,7 @@ impl Room {
             return;
         };
         let reason = m.end.unwrap_or(MatchEnd::Games);
-        let result = super::resume::result_of(m);
+        let result = result_of(m);
         let (store, id) = (self.store.clone(), m.id.clone());
         if let Err(e) = blocking(move || store.finish_match(&id, &result)).await {
             tracing::error!(error = %e, "storing the end of a match");
@@ -2052,25 +2054,14 @@ impl Room {
         }
         self.count_game(t, played);
         self.match_after_game(t).await;
-        if self.closing && self.games_in_play() == 0 {
+        if self.closing && self.matches_in_play() == 0 {
             self.shut();
         }
     }
 
     fn expire_invitations(&mut self) {
         let now = Instant::now();
-        let (gone, open): (Vec<_>, Vec<_>) =
-            self.invitations.drain(..).partition(|i| i.expires <= now);
-        self.invitations = open;
-        for inv in gone {
-            let expired = ServerMessage::InvitationExpired {
-                id: inv.id,
-                table: inv.table,
-                reason: "expired",
-            };
-            self.send_to(&inv.from.id, &expired);
-            self.send_to(&inv.to, &expired);
-        }
+        self.end_invitations(|i| i.expires <= now, "expired");
     }
 
     fn view(&self, table: &Table) -> TableView {
@@ -2208,6 +2199,16 @@ pub(super) fn win_of(game: &Game, players: &[User; 2]) -> Option<store::Win> {
             plies: game.ply(),
         }
     })
+}
+
+/// How a decided match is stored.
+pub(super) fn result_of(m: &LiveMatch) -> MatchResult {
+    MatchResult {
+        status: if m.winner().is_some() { "won" } else { "draw" }.into(),
+        winner_id: m.winner().map(|w| w.id.clone()),
+        end_reason: m.end.unwrap_or(MatchEnd::Games).word().into(),
+        halves: m.series.halves(),
+    }
 }
 
 /// The stored row of the next game of `m` at `table`, in play from now, without a clock.
