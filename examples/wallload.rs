@@ -55,7 +55,7 @@ fn main() {
                     let record = WinRecord {
                         game_id: format!("g{g}"),
                         day,
-                        winner: User { id: format!("p{winner}"), name: format!("Player {winner}"), house: false },
+                        winner: User { id: format!("p{winner}").into(), name: format!("Player {winner}"), house: false },
                         loser_id: format!("p{loser}"),
                         seeds: (g % 48) as u32,
                         at_ms: g,

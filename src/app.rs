@@ -85,7 +85,7 @@ impl Application {
                 Level::ALL.into_iter().try_for_each(|level| {
                     let user = House::user(level);
                     store.ensure_user(&store::UserRow {
-                        id: user.id,
+                        id: user.id.into_string(),
                         name: user.name,
                         house: true,
                         created_at: store::now(),

@@ -162,9 +162,9 @@ impl House {
 
     /// Baba Ayo as the user who plays at `level`: one user a level, so a stored game says
     /// which level played it.
-    pub fn user(level: Level) -> crate::world::User {
-        crate::world::User {
-            id: format!("{HOUSE_ID}{}", level.name()),
+    pub fn user(level: Level) -> crate::common::User {
+        crate::common::User {
+            id: format!("{HOUSE_ID}{}", level.name()).into(),
             name: "Baba Ayo".into(),
             house: true,
         }

@@ -5,6 +5,7 @@ pub mod app;
 pub mod ayo;
 pub mod champions;
 pub mod cli;
+pub mod common;
 pub mod config;
 pub mod house;
 pub mod http;

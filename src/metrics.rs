@@ -18,6 +18,16 @@ pub struct Metrics {
     pub moves: IntCounter,
     /// Errors sent to clients, by code.
     pub errors: IntCounterVec,
+    /// Room tasks that panicked (each leaves the registry and opens again at the next visit).
+    pub room_failures: IntCounter,
+}
+
+fn counter(registry: &Registry, name: &str, help: &str) -> IntCounter {
+    let c = IntCounter::new(name, help).expect("a valid metric name");
+    registry
+        .register(Box::new(c.clone()))
+        .expect("registered once");
+    c
 }
 
 fn gauge(registry: &Registry, name: &str, help: &str) -> IntGauge {
@@ -53,6 +63,11 @@ pub static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
         games_in_play: gauge(&registry, "lounge_games_in_play", "Games in play"),
         moves,
         errors,
+        room_failures: counter(
+            &registry,
+            "lounge_room_failures_total",
+            "Room tasks that panicked",
+        ),
         registry,
     }
 });

@@ -110,7 +110,7 @@ impl Day {
         }
         let pair = self
             .pairs
-            .entry((win.winner.id.clone(), win.loser_id.clone()))
+            .entry((win.winner.id.to_string(), win.loser_id.clone()))
             .or_default();
         *pair += 1;
         if *pair > cap {
@@ -118,7 +118,7 @@ impl Day {
         }
         let tally = self
             .tallies
-            .entry(win.winner.id.clone())
+            .entry(win.winner.id.to_string())
             .or_insert_with(|| Tally {
                 user: win.winner.clone(),
                 wins: 0,
@@ -261,7 +261,7 @@ impl RedisWall {
             .script
             .key(&keys[..])
             .arg(&win.game_id)
-            .arg(&win.winner.id)
+            .arg(win.winner.id.as_str())
             .arg(&win.loser_id)
             .arg(win.seeds)
             .arg(win.at_ms)
@@ -313,7 +313,7 @@ impl RedisWall {
             tallies.push(Tally {
                 user: User {
                     name: name.unwrap_or_default(),
-                    id,
+                    id: id.into(),
                     house: false,
                 },
                 wins: wins as u32,

@@ -1,6 +1,7 @@
 //! `/api/v1/admin/...`: operators run the rooms, the tables, the shop and the coins. Every
 //! change is written to the audit log in the same transaction as the change itself.
 
+use crate::common::{ErrorCode, RoomKind};
 use actix_web::{delete, get, patch, post, web, HttpResponse};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
@@ -133,9 +134,10 @@ pub async fn create_room(
     web::block(move || store.create_room(&claims.sub, &stored_room, &stored_tables))
         .await?
         .map_err(|e| match e {
-            store::StoreError::Conflict(_) => {
-                ApiError::conflict("room_exists", format!("there is already a room `{id}`"))
-            }
+            store::StoreError::Conflict(_) => ApiError::conflict(
+                ErrorCode::RoomExists,
+                format!("there is already a room `{id}`"),
+            ),
             e => e.into(),
         })?;
     let handle = state.world.add_room(StoredRoom {
@@ -232,9 +234,9 @@ pub async fn close_room(
             .map_err(|_| ApiError::invalid("games", "`end` or `finish`"))?,
     };
     let handle = live_room(&state, &id)?;
-    if handle.info.kind == "apartment" {
+    if handle.info.kind == RoomKind::Apartment {
         return Err(ApiError::conflict(
-            "apartment",
+            ErrorCode::Apartment,
             "an apartment is its owner's: it cannot be closed",
         ));
     }
@@ -292,15 +294,20 @@ pub async fn add_table(
     };
     let room = path.into_inner();
     let handle = live_room(&state, &room)?;
-    match handle.info.kind.as_str() {
-        "talk" => return Err(ApiError::conflict("talk_room", "a talk room has no tables")),
-        "apartment" => {
+    match handle.info.kind {
+        RoomKind::Talk => {
             return Err(ApiError::conflict(
-                "apartment",
+                ErrorCode::TalkRoom,
+                "a talk room has no tables",
+            ))
+        }
+        RoomKind::Apartment => {
+            return Err(ApiError::conflict(
+                ErrorCode::Apartment,
                 "an apartment's tables are its owner's boards",
             ))
         }
-        _ => {}
+        RoomKind::Lounge => {}
     }
     let change = TableChange::Add { rules, board: None };
     let table = change_tables(&state, &room, Actor::Operator(claims.sub), change)
@@ -463,9 +470,10 @@ pub async fn create_item(
     web::block(move || store.create_item(&claims.sub, &stored))
         .await?
         .map_err(|e| match e {
-            store::StoreError::Conflict(_) => {
-                ApiError::conflict("item_exists", format!("there is already an item `{id}`"))
-            }
+            store::StoreError::Conflict(_) => ApiError::conflict(
+                ErrorCode::ItemExists,
+                format!("there is already an item `{id}`"),
+            ),
             e => e.into(),
         })?;
     Ok(HttpResponse::Created().json(ItemBody { item }))
@@ -524,7 +532,7 @@ pub async fn change_item(
         && change.on_sale.is_none()
     {
         return Err(ApiError::BadRequest {
-            code: "bad_request",
+            code: ErrorCode::BadRequest,
             message: "nothing to change: give name, price, stock or on_sale".into(),
         });
     }

@@ -1,6 +1,7 @@
 //! Errors as clients see them: `{"error": {"code", "message"}}` with a fitting status, and
 //! `"field"` naming the input field at fault on a 400.
 
+use crate::common::ErrorCode;
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, ResponseError};
 use serde_json::json;
@@ -12,7 +13,7 @@ use crate::world::HotelError;
 #[derive(Debug, Error)]
 pub enum ApiError {
     #[error("{message}")]
-    BadRequest { code: &'static str, message: String },
+    BadRequest { code: ErrorCode, message: String },
     /// A field of the input is wrong (400, `invalid_field`).
     #[error("`{field}`: {message}")]
     Invalid { field: String, message: String },
@@ -24,7 +25,7 @@ pub enum ApiError {
     NotFound(String),
     /// The request clashes with the state of things (409).
     #[error("{message}")]
-    Conflict { code: &'static str, message: String },
+    Conflict { code: ErrorCode, message: String },
     #[error("the service is not ready: {0}")]
     Unavailable(String),
     #[error("something went wrong on our side")]
@@ -32,15 +33,15 @@ pub enum ApiError {
 }
 
 impl ApiError {
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> ErrorCode {
         match self {
-            ApiError::BadRequest { code, .. } | ApiError::Conflict { code, .. } => code,
-            ApiError::Invalid { .. } => "invalid_field",
-            ApiError::Unauthorized(_) => "unauthorized",
-            ApiError::Forbidden(_) => "forbidden",
-            ApiError::NotFound(_) => "not_found",
-            ApiError::Unavailable(_) => "unavailable",
-            ApiError::Internal(_) => "internal",
+            ApiError::BadRequest { code, .. } | ApiError::Conflict { code, .. } => *code,
+            ApiError::Invalid { .. } => ErrorCode::InvalidField,
+            ApiError::Unauthorized(_) => ErrorCode::Unauthorized,
+            ApiError::Forbidden(_) => ErrorCode::Forbidden,
+            ApiError::NotFound(_) => ErrorCode::NotFound,
+            ApiError::Unavailable(_) => ErrorCode::Unavailable,
+            ApiError::Internal(_) => ErrorCode::Internal,
         }
     }
 
@@ -52,7 +53,7 @@ impl ApiError {
         }
     }
 
-    pub fn conflict(code: &'static str, message: impl Into<String>) -> ApiError {
+    pub fn conflict(code: ErrorCode, message: impl Into<String>) -> ApiError {
         ApiError::Conflict {
             code,
             message: message.into(),
@@ -65,7 +66,7 @@ impl From<StoreError> for ApiError {
         match e {
             StoreError::NotFound(what) => ApiError::NotFound(format!("not found: {what}")),
             StoreError::Conflict(what) => {
-                ApiError::conflict("conflict", format!("already exists: {what}"))
+                ApiError::conflict(ErrorCode::Conflict, format!("already exists: {what}"))
             }
             e => ApiError::Internal(e.to_string()),
         }
@@ -77,12 +78,12 @@ impl From<ShopError> for ApiError {
         let message = e.to_string();
         match e {
             ShopError::NoSuchItem(_) | ShopError::NoSuchUser(_) => ApiError::NotFound(message),
-            ShopError::NotOnSale(_) => ApiError::conflict("not_on_sale", message),
-            ShopError::OutOfStock(_) => ApiError::conflict("out_of_stock", message),
+            ShopError::NotOnSale(_) => ApiError::conflict(ErrorCode::NotOnSale, message),
+            ShopError::OutOfStock(_) => ApiError::conflict(ErrorCode::OutOfStock, message),
             ShopError::InsufficientCoins { .. } => {
-                ApiError::conflict("insufficient_coins", message)
+                ApiError::conflict(ErrorCode::InsufficientCoins, message)
             }
-            ShopError::KeyReused(_) => ApiError::conflict("idempotency_key_reused", message),
+            ShopError::KeyReused(_) => ApiError::conflict(ErrorCode::IdempotencyKeyReused, message),
             ShopError::Store(e) => e.into(),
         }
     }
@@ -95,11 +96,11 @@ impl From<HotelError> for ApiError {
             HotelError::NoSuchRoom(_) | HotelError::NoSuchTable(_) | HotelError::NoSuchBoard(_) => {
                 ApiError::NotFound(message)
             }
-            HotelError::TableBusy(_) => ApiError::conflict("table_busy", message),
-            HotelError::RoomClosing(_) => ApiError::conflict("room_closing", message),
-            HotelError::TooManyBoards(_) => ApiError::conflict("too_many_boards", message),
-            HotelError::NotABoard(_) => ApiError::conflict("not_a_board", message),
-            HotelError::BoardPlaced(_) => ApiError::conflict("board_placed", message),
+            HotelError::TableBusy(_) => ApiError::conflict(ErrorCode::TableBusy, message),
+            HotelError::RoomClosing(_) => ApiError::conflict(ErrorCode::RoomClosing, message),
+            HotelError::TooManyBoards(_) => ApiError::conflict(ErrorCode::TooManyBoards, message),
+            HotelError::NotABoard(_) => ApiError::conflict(ErrorCode::NotABoard, message),
+            HotelError::BoardPlaced(_) => ApiError::conflict(ErrorCode::BoardPlaced, message),
             HotelError::Gone => ApiError::NotFound("the room is closed".into()),
             HotelError::Store(e) => e.into(),
         }
@@ -161,7 +162,7 @@ pub struct ErrorDetail {
 /// Malformed JSON bodies and query strings answer in the same shape.
 pub fn bad_json(err: impl std::fmt::Display) -> actix_web::Error {
     ApiError::BadRequest {
-        code: "bad_request",
+        code: ErrorCode::BadRequest,
         message: err.to_string(),
     }
     .into()

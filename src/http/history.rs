@@ -46,7 +46,7 @@ pub struct MatchBody {
 
 fn user(row: &UserRow) -> User {
     User {
-        id: row.id.clone(),
+        id: row.id.clone().into(),
         name: row.name.clone(),
         house: row.house,
     }

@@ -185,7 +185,7 @@ pub async fn me(
         let apartment = apartment_view(&store, &room, max_boards)?;
         Ok(MeBody {
             user: User {
-                id: user.id,
+                id: user.id.into(),
                 name: user.name,
                 house: false,
             },
@@ -457,7 +457,7 @@ fn apartment_view(
         guests: guests
             .into_iter()
             .map(|g| User {
-                id: g.id,
+                id: g.id.into(),
                 name: g.name,
                 house: false,
             })

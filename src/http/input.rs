@@ -1,5 +1,6 @@
 //! Reading request bodies: a wrong field is named in the 400 that answers it.
 
+use crate::common::ErrorCode;
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::pin::Pin;
@@ -31,17 +32,17 @@ impl<T: DeserializeOwned + 'static> FromRequest for Body<T> {
         Box::pin(async move {
             if !json {
                 return Err(ApiError::BadRequest {
-                    code: "bad_request",
+                    code: ErrorCode::BadRequest,
                     message: "the body must be JSON (Content-Type: application/json)".into(),
                 });
             }
             let bytes = bytes.await.map_err(|e| ApiError::BadRequest {
-                code: "bad_request",
+                code: ErrorCode::BadRequest,
                 message: e.to_string(),
             })?;
             if bytes.len() > MAX_BODY_BYTES {
                 return Err(ApiError::BadRequest {
-                    code: "bad_request",
+                    code: ErrorCode::BadRequest,
                     message: format!("the body is larger than {MAX_BODY_BYTES} bytes"),
                 });
             }
@@ -64,7 +65,7 @@ impl<T: DeserializeOwned + 'static> FromRequest for Body<T> {
                         },
                         // Not one field: the body as a whole (not JSON, not an object).
                         (".", None) => ApiError::BadRequest {
-                            code: "bad_request",
+                            code: ErrorCode::BadRequest,
                             message,
                         },
                         _ => ApiError::Invalid { field, message },

@@ -11,6 +11,7 @@ pub mod home;
 pub mod input;
 mod ws;
 
+use crate::common::{ErrorCode, RoomKind};
 use std::sync::Arc;
 
 use actix_web::{get, post, web, HttpResponse};
@@ -211,7 +212,7 @@ async fn guest(
     Body(body): Body<GuestRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let name = UserName::parse(&body.name).map_err(|e| ApiError::BadRequest {
-        code: "invalid_name",
+        code: ErrorCode::InvalidName,
         message: e.to_string(),
     })?;
     let row = UserRow {
@@ -230,7 +231,7 @@ async fn guest(
     .await??;
     let token = state.auth.issue(&row.id, &row.name, Role::Player, None)?;
     let user = User {
-        id: row.id,
+        id: row.id.into(),
         name: row.name,
         house: false,
     };
@@ -249,7 +250,7 @@ struct RoomList {
 async fn rooms(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     let mut rooms = Vec::new();
     for handle in state.world.rooms() {
-        if handle.info.kind == "apartment" {
+        if handle.info.kind == RoomKind::Apartment {
             continue;
         }
         // A room that closed meanwhile is simply not listed.

@@ -12,6 +12,7 @@ use tokio::sync::{mpsc, oneshot};
 use super::auth::Role;
 use super::error::ApiError;
 use super::AppState;
+use crate::common::{ErrorCode, RoomId, TableId, UserId};
 use crate::world::protocol::{parse_frame, ClientMessage, ServerMessage};
 use crate::world::{Refusal, RoomCommand, RoomHandle, User, World};
 
@@ -47,13 +48,13 @@ pub async fn connect(
         return Err(ApiError::Forbidden("the lounge takes player tokens".into()));
     }
     let user = User {
-        id: claims.sub,
+        id: UserId::from(claims.sub),
         name: claims.name,
         house: false,
     };
     let (response, session, stream) =
         actix_ws::handle(&req, body).map_err(|e| ApiError::BadRequest {
-            code: "not_websocket",
+            code: ErrorCode::NotWebsocket,
             message: e.to_string(),
         })?;
     let stream = stream
@@ -129,7 +130,7 @@ async fn run(
     if let Some(room) = conn
         .world
         .room_of(&conn.user.id)
-        .and_then(|r| conn.world.room(&r))
+        .and_then(|r| conn.world.room(r.as_str()))
     {
         let _ = conn.enter_room(room, BTreeMap::new(), None).await;
     }
@@ -167,14 +168,14 @@ async fn run(
                             if rate.strikes >= FLOOD_STRIKES {
                                 close = Some(CloseReason { code: CloseCode::Policy, description: Some("flooding".into()) });
                             } else {
-                                conn.send(&ServerMessage::error("rate_limited", "slow down: too many messages", None)).await;
+                                conn.send(&ServerMessage::error(ErrorCode::RateLimited, "slow down: too many messages", None)).await;
                             }
                             continue;
                         }
                         conn.on_text(&text).await;
                     }
                     Some(Ok(AggregatedMessage::Binary(_))) => {
-                        conn.send(&ServerMessage::error("bad_json", "frames are JSON text, not binary", None)).await;
+                        conn.send(&ServerMessage::error(ErrorCode::BadJson, "frames are JSON text, not binary", None)).await;
                     }
                     Some(Ok(AggregatedMessage::Ping(bytes))) => {
                         if conn.session.pong(&bytes).await.is_err() { break }
@@ -199,10 +200,10 @@ async fn run(
 }
 
 /// Whether a room lets `user_id` in; `None` when the room is gone.
-async fn may_enter(handle: &RoomHandle, user_id: &str) -> Option<Result<(), Refusal>> {
+async fn may_enter(handle: &RoomHandle, user_id: &UserId) -> Option<Result<(), Refusal>> {
     let (reply, answer) = oneshot::channel();
     let asked = RoomCommand::MayEnter {
-        user_id: user_id.to_owned(),
+        user_id: user_id.clone(),
         reply,
     };
     if handle.send(asked).await {
@@ -245,11 +246,11 @@ impl Connection {
                 self.send(&ServerMessage::Pong { r#ref }).await;
             }
             ClientMessage::Enter { room, since } => {
-                let handle = match self.world.open(&room).await {
+                let handle = match self.world.open(room.as_str()).await {
                     Ok(Some(handle)) => handle,
                     Ok(None) => {
                         self.send(&ServerMessage::error(
-                            "no_such_room",
+                            ErrorCode::NoSuchRoom,
                             format!("there is no room `{room}`"),
                             r#ref,
                         ))
@@ -259,7 +260,7 @@ impl Connection {
                     Err(e) => {
                         tracing::error!(error = %e, %room, "opening a room");
                         self.send(&ServerMessage::error(
-                            "internal",
+                            ErrorCode::Internal,
                             "that room cannot be opened now; try again",
                             r#ref,
                         ))
@@ -277,7 +278,7 @@ impl Connection {
                     };
                     if !handle.send(act).await {
                         self.send(&ServerMessage::error(
-                            "internal",
+                            ErrorCode::Internal,
                             "that room is closed",
                             r#ref,
                         ))
@@ -290,7 +291,7 @@ impl Connection {
                 let mut may = may_enter(&handle, &self.user.id).await;
                 if may.is_none() {
                     // An idle apartment may have closed just now: it opens again.
-                    if let Ok(Some(again)) = self.world.open(&room).await {
+                    if let Ok(Some(again)) = self.world.open(room.as_str()).await {
                         may = may_enter(&again, &self.user.id).await;
                         handle = again;
                     }
@@ -302,21 +303,23 @@ impl Connection {
                             self.enter_room(handle, since.clone(), r#ref.clone()).await;
                         if entered.is_none() {
                             // An idle apartment may have closed just now: it opens again.
-                            if let Ok(Some(again)) = self.world.open(&room).await {
+                            if let Ok(Some(again)) = self.world.open(room.as_str()).await {
                                 entered = self.enter_room(again, since, r#ref.clone()).await;
                             }
                         }
                         match entered {
                             Some(Ok(())) => None,
                             Some(Err(refusal)) => Some(refusal),
-                            None => Some(Refusal("no_such_room", "that room is closed".into())),
+                            None => {
+                                Some(Refusal::new(ErrorCode::NoSuchRoom, "that room is closed"))
+                            }
                         }
                     }
                     Some(Err(refusal)) => Some(refusal),
-                    None => Some(Refusal("no_such_room", "that room is closed".into())),
+                    None => Some(Refusal::new(ErrorCode::NoSuchRoom, "that room is closed")),
                 };
-                if let Some(Refusal(code, message)) = refusal {
-                    self.send(&ServerMessage::error(code, message, r#ref)).await;
+                if let Some(refusal) = refusal {
+                    self.send(&ServerMessage::refusal(&refusal, r#ref)).await;
                 }
             }
             ClientMessage::Leave {} => match self.leave_room(false).await {
@@ -325,7 +328,7 @@ impl Connection {
                 }
                 None => {
                     self.send(&ServerMessage::error(
-                        "not_in_room",
+                        ErrorCode::NotInRoom,
                         "you are not in a room",
                         r#ref,
                     ))
@@ -343,7 +346,7 @@ impl Connection {
                 }
                 None => {
                     self.send(&ServerMessage::error(
-                        "not_in_room",
+                        ErrorCode::NotInRoom,
                         "enter a room first",
                         r#ref,
                     ))
@@ -357,7 +360,7 @@ impl Connection {
     fn room_closed(&self) -> bool {
         self.room
             .as_ref()
-            .is_some_and(|r| self.world.room(&r.info.id).is_none())
+            .is_some_and(|r| !r.failed() && self.world.room(r.info.id.as_str()).is_none())
     }
 
     /// Enters a room through this connection: `None` when the room is gone, the room's
@@ -365,7 +368,7 @@ impl Connection {
     async fn enter_room(
         &mut self,
         handle: RoomHandle,
-        since: BTreeMap<String, u64>,
+        since: BTreeMap<TableId, u64>,
         r#ref: Option<serde_json::Value>,
     ) -> Option<Result<(), Refusal>> {
         let (outbox, inbox) = mpsc::channel(OUTBOX_FRAMES);
@@ -395,7 +398,7 @@ impl Connection {
 
     /// Leaves the current room, if any, on purpose or because the connection dropped; returns
     /// its id.
-    async fn leave_room(&mut self, dropped: bool) -> Option<String> {
+    async fn leave_room(&mut self, dropped: bool) -> Option<RoomId> {
         self.inbox = None;
         let room = self.room.take()?;
         self.world.clear_presence(&self.user.id, self.conn);

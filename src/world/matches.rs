@@ -8,7 +8,7 @@ use crate::ayo::clock::{ClockError, TimeControl};
 use crate::ayo::{Side, Status};
 
 use super::series::{BestOf, BestOfError, GameOutcome, Series};
-use super::user::User;
+use crate::common::{GameId, MatchId, User, UserId};
 
 /// How a table's matches are played: the host's choice.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -88,11 +88,11 @@ impl MatchEnd {
 /// A game of the match that is over.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct PlayedGame {
-    pub game_id: String,
+    pub game_id: GameId,
     pub number: u8,
     /// South's and North's user ids.
-    pub south: String,
-    pub north: String,
+    pub south: UserId,
+    pub north: UserId,
     pub result: Status,
     /// The protocol's end reason, or `not_started` for a game lost by not pressing start.
     pub reason: String,
@@ -118,7 +118,7 @@ pub struct DrawOffer {
 /// A match in play, or just over.
 #[derive(Clone, Debug)]
 pub struct LiveMatch {
-    pub id: String,
+    pub id: MatchId,
     pub settings: MatchSettings,
     /// The match's first player (South in its first game) and second.
     pub players: [User; 2],
@@ -133,7 +133,7 @@ pub struct LiveMatch {
 }
 
 impl LiveMatch {
-    pub fn new(id: String, settings: MatchSettings, players: [User; 2]) -> LiveMatch {
+    pub fn new(id: MatchId, settings: MatchSettings, players: [User; 2]) -> LiveMatch {
         LiveMatch {
             id,
             series: Series::new(settings.best_of),
@@ -148,8 +148,8 @@ impl LiveMatch {
     }
 
     /// Which of the two players `user_id` is.
-    pub fn player(&self, user_id: &str) -> Option<usize> {
-        self.players.iter().position(|p| p.id == user_id)
+    pub fn player(&self, user_id: &UserId) -> Option<usize> {
+        self.players.iter().position(|p| p.id == *user_id)
     }
 
     /// The players as they sit in the next game (or the one in play): South, North. The
@@ -284,7 +284,7 @@ impl LiveMatch {
 /// A match as every message shows it.
 #[derive(Clone, Debug, Serialize)]
 pub struct MatchView {
-    pub id: String,
+    pub id: MatchId,
     pub best_of: BestOf,
     pub clock: TimeControl,
     /// The match's first player (South in game 1) and second.
@@ -308,7 +308,7 @@ pub struct MatchView {
 #[derive(Clone, Debug, Serialize)]
 pub struct DrawOfferView {
     /// The user id of who offered.
-    pub from: String,
+    pub from: UserId,
     pub scope: Scope,
 }
 
@@ -327,9 +327,9 @@ pub struct Rematch {
 
 impl Rematch {
     /// The rematch of `finished`, whose last game had `last_south` moving first.
-    pub fn of(finished: &LiveMatch, last_south: &str, deadline_ms: u64) -> Rematch {
+    pub fn of(finished: &LiveMatch, last_south: &UserId, deadline_ms: u64) -> Rematch {
         let [a, b] = finished.players.clone();
-        let players = if a.id == last_south { [b, a] } else { [a, b] };
+        let players = if &a.id == last_south { [b, a] } else { [a, b] };
         Rematch {
             pressed: players.clone().map(|p| p.house),
             players,
@@ -338,7 +338,7 @@ impl Rematch {
         }
     }
 
-    pub fn player(&self, user_id: &str) -> Option<usize> {
-        self.players.iter().position(|p| p.id == user_id)
+    pub fn player(&self, user_id: &UserId) -> Option<usize> {
+        self.players.iter().position(|p| p.id == *user_id)
     }
 }

@@ -8,29 +8,29 @@ pub mod protocol;
 mod resume;
 mod room;
 pub mod series;
-pub mod time;
-mod user;
+pub mod table;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
+pub use crate::common::{NameError, ServerClock, User, UserName};
 pub use hotel::{CloseGames, Door, DoorState, HotelError, TableChange};
 pub use resume::resumable;
 pub use room::{
-    Outbox, Refusal, ResultsConfig, ResumedGame, ResumedMatch, RoomCommand, RoomConfig, RoomHandle,
+    Outbox, ResultsConfig, ResumedGame, ResumedMatch, RoomCommand, RoomConfig, RoomHandle,
     RoomSummary,
 };
-pub use time::ServerClock;
-pub use user::{NameError, User, UserName};
+pub use table::Refusal;
 
 use crate::ayo::Rules;
+use crate::common::{RoomId, RoomKind, TableId, UserId};
 use crate::store::{blocking, Store, StoreError, StoredRoom};
 use protocol::RoomInfo;
 
 /// The open rooms by id: how everything reaches a room.
 #[derive(Clone, Default)]
-pub struct Registry(Arc<RwLock<BTreeMap<String, RoomHandle>>>);
+pub struct Registry(Arc<RwLock<BTreeMap<RoomId, RoomHandle>>>);
 
 impl Registry {
     pub fn get(&self, id: &str) -> Option<RoomHandle> {
@@ -47,18 +47,27 @@ impl Registry {
 
     /// Takes a room out: nobody reaches it any more.
     pub fn remove(&self, id: &str) {
-        self.0
+        self.remove_if(id, |_| true);
+    }
+
+    /// Takes a room out if its handle there is the one `which` picks (a room that failed
+    /// takes out itself, not a newer task opened meanwhile).
+    pub fn remove_if(&self, id: &str, which: impl FnOnce(&RoomHandle) -> bool) {
+        let mut rooms = self
+            .0
             .write()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .remove(id);
-        crate::metrics::METRICS.rooms.set(self.read().len() as i64);
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if rooms.get(id).is_some_and(which) {
+            rooms.remove(id);
+        }
+        crate::metrics::METRICS.rooms.set(rooms.len() as i64);
     }
 
     fn all(&self) -> Vec<RoomHandle> {
         self.read().values().cloned().collect()
     }
 
-    fn read(&self) -> std::sync::RwLockReadGuard<'_, BTreeMap<String, RoomHandle>> {
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, BTreeMap<RoomId, RoomHandle>> {
         // A panic elsewhere while holding it leaves a map that is still whole.
         self.0
             .read()
@@ -77,11 +86,11 @@ impl std::fmt::Debug for Registry {
 pub struct World {
     registry: Registry,
     /// user id → (room id, connection): so a second connection can take the first one over.
-    presence: Arc<Mutex<HashMap<String, (String, u64)>>>,
+    presence: Arc<Mutex<HashMap<UserId, (RoomId, u64)>>>,
     store: Store,
     default_rules: Rules,
     config: RoomConfig,
-    /// One apartment opens at a time, so two visitors never start two tasks for one room.
+    /// One room opens at a time, so two visitors never start two tasks for one room.
     opening: Arc<tokio::sync::Mutex<()>>,
     /// The service is stopping: no more heartbeats.
     stopped: Arc<AtomicBool>,
@@ -106,7 +115,7 @@ impl World {
             opening: Arc::default(),
             stopped: Arc::default(),
         };
-        let mut matches_at: HashMap<String, Vec<ResumedMatch>> = HashMap::new();
+        let mut matches_at: HashMap<TableId, Vec<ResumedMatch>> = HashMap::new();
         for m in matches {
             matches_at.entry(m.table_id.clone()).or_default().push(m);
         }
@@ -114,7 +123,7 @@ impl World {
             let matches: Vec<ResumedMatch> = room
                 .tables
                 .iter()
-                .flat_map(|t| matches_at.remove(&t.id).unwrap_or_default())
+                .flat_map(|t| matches_at.remove(t.id.as_str()).unwrap_or_default())
                 .collect();
             world.spawn(room, matches);
         }
@@ -153,56 +162,84 @@ impl World {
 
     /// Starts a room's task and puts it in the registry.
     fn spawn(&self, stored: StoredRoom, matches: Vec<ResumedMatch>) -> RoomHandle {
+        let kind = stored.room.kind.parse().unwrap_or_else(|e| {
+            // Only the three kinds are ever written; a room of another is shown as talk,
+            // without tables, rather than guessed at.
+            tracing::error!(room = %stored.room.id, error = %e, "a stored room of an unknown kind");
+            RoomKind::Talk
+        });
         let info = RoomInfo {
-            id: stored.room.id.clone(),
+            id: RoomId::from(stored.room.id.clone()),
             name: stored.room.name.clone(),
-            kind: stored.room.kind.clone(),
-            owner: stored.room.owner_id.clone(),
+            kind,
+            owner: stored.room.owner_id.clone().map(UserId::from),
         };
         let tables = stored
             .tables
             .iter()
-            .map(|t| {
-                (
-                    t.id.clone(),
-                    serde_json::from_str(&t.rules).unwrap_or(self.default_rules),
-                )
+            .filter_map(|t| match serde_json::from_str::<Rules>(&t.rules) {
+                Ok(rules) => Some((TableId::from(t.id.clone()), rules)),
+                Err(e) => {
+                    // Refused, not guessed: a table whose rules do not read stays out of play.
+                    tracing::error!(table = %t.id, error = %e, "a table's stored rules do not read; it is left out");
+                    None
+                }
             })
             .collect();
         let door = hotel::DoorState::new(
             stored.door.as_deref().and_then(|d| d.parse().ok()),
             stored.guests,
         );
-        let handle = room::Room::spawn(
+        let opening = room::Opening {
             info,
             tables,
             matches,
-            stored.closing,
+            closing: stored.closing,
             door,
-            self.store.clone(),
-            self.config.clone(),
-        );
+        };
+        let handle = room::Room::spawn(opening, self.store.clone(), self.config.clone());
         self.registry.insert(handle.clone());
         handle
     }
 
-    /// An open room, started first if it is an apartment nobody has visited since the start.
+    /// An open room; one not open (an apartment nobody visited lately, or a room whose task
+    /// failed) opens from the store, its matches in play resumed.
     pub async fn open(&self, id: &str) -> Result<Option<RoomHandle>, StoreError> {
         if let Some(handle) = self.registry.get(id) {
             return Ok(Some(handle));
-        }
-        if !id.starts_with("apartment-") {
-            return Ok(None);
         }
         let _opening = self.opening.lock().await;
         if let Some(handle) = self.registry.get(id) {
             return Ok(Some(handle));
         }
         let (store, room_id) = (self.store.clone(), id.to_owned());
-        let stored = tokio::task::spawn_blocking(move || store.open_room(&room_id))
-            .await
-            .map_err(|e| StoreError::Task(e.to_string()))??;
-        Ok(stored.map(|stored| self.spawn(stored, Vec::new())))
+        let (default_rules, clock, results) = (
+            self.default_rules,
+            self.config.clock.clone(),
+            self.config.results.clone(),
+        );
+        let found = blocking(move || {
+            let stored = match store.open_room(&room_id)? {
+                Some(stored) => Some(stored),
+                // A closing room with matches still in play.
+                None => store
+                    .rooms_to_open()?
+                    .into_iter()
+                    .find(|r| r.room.id == room_id),
+            };
+            let Some(stored) = stored else {
+                return Ok(None);
+            };
+            let tables: Vec<TableId> = stored
+                .tables
+                .iter()
+                .map(|t| TableId::from(t.id.clone()))
+                .collect();
+            let matches = resume::resumable_at(&store, default_rules, &clock, &results, &tables)?;
+            Ok::<_, StoreError>(Some((stored, matches)))
+        })
+        .await?;
+        Ok(found.map(|(stored, matches)| self.spawn(stored, matches)))
     }
 
     /// An apartment's door or guest list changed in the store: its room, if open, reads them
@@ -228,6 +265,15 @@ impl World {
         self.registry.all()
     }
 
+    /// Makes a room's task panic: fault injection for the supervision test.
+    #[doc(hidden)]
+    pub async fn crash_room(&self, id: &str) -> bool {
+        match self.registry.get(id) {
+            Some(room) => room.send(RoomCommand::Crash).await,
+            None => false,
+        }
+    }
+
     /// Tells every room the service is stopping and waits until each has let its people go;
     /// the last heartbeat is then the moment every clock stopped.
     pub async fn close(&self) {
@@ -251,25 +297,25 @@ impl World {
     }
 
     /// The room `user_id` is in, through whichever connection.
-    pub fn room_of(&self, user_id: &str) -> Option<String> {
+    pub fn room_of(&self, user_id: &UserId) -> Option<RoomId> {
         self.presence().get(user_id).map(|(room, _)| room.clone())
     }
 
     /// `conn` of `user_id` is now in `room`.
-    pub fn set_presence(&self, user_id: &str, room: &str, conn: u64) {
+    pub fn set_presence(&self, user_id: &UserId, room: &RoomId, conn: u64) {
         self.presence()
-            .insert(user_id.to_owned(), (room.to_owned(), conn));
+            .insert(user_id.clone(), (room.clone(), conn));
     }
 
     /// `conn` of `user_id` is in no room (unless another connection took over).
-    pub fn clear_presence(&self, user_id: &str, conn: u64) {
+    pub fn clear_presence(&self, user_id: &UserId, conn: u64) {
         let mut presence = self.presence();
         if presence.get(user_id).is_some_and(|(_, c)| *c == conn) {
             presence.remove(user_id);
         }
     }
 
-    fn presence(&self) -> std::sync::MutexGuard<'_, HashMap<String, (String, u64)>> {
+    fn presence(&self) -> std::sync::MutexGuard<'_, HashMap<UserId, (RoomId, u64)>> {
         // A panic elsewhere while holding it leaves a map that is still whole.
         self.presence
             .lock()

@@ -10,7 +10,9 @@ use crate::ayo::clock::{Clocks, TimeControl};
 use crate::ayo::{Pit, Side, State, Status};
 
 use super::matches::{MatchEnd, MatchSettings, MatchView, Rematch, Scope};
-use super::user::User;
+use crate::common::{
+    ErrorCode, GameId, InvitationId, MatchId, RoomId, RoomKind, TableId, User, UserId,
+};
 
 /// A client message, by its `type`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -19,21 +21,21 @@ pub enum ClientMessage {
     /// `since`, optional (an addition): the last version the client saw of some tables of this
     /// room; after the `room` snapshot it gets a `missed` message for each.
     Enter {
-        room: String,
+        room: RoomId,
         #[serde(default, deserialize_with = "null_is_empty")]
-        since: BTreeMap<String, u64>,
+        since: BTreeMap<TableId, u64>,
     },
     Leave {},
     Sit {
-        table: String,
+        table: TableId,
         seat: Side,
     },
     Stand {
-        table: String,
+        table: TableId,
     },
     /// `clock` and `best_of`, optional (additions): the match's settings, as `set_match`.
     PlayHouse {
-        table: String,
+        table: TableId,
         level: crate::ayo::house::Level,
         #[serde(default)]
         clock: Option<String>,
@@ -43,7 +45,7 @@ pub enum ClientMessage {
     /// How the table's next match is played (an addition): the host (seated, nobody opposite
     /// yet) chooses a clock (`none`, `90s`, `5m`, `1d`, `3+2`) and best of 1, 3, 5 or 7.
     SetMatch {
-        table: String,
+        table: TableId,
         #[serde(default)]
         clock: Option<String>,
         #[serde(default)]
@@ -51,41 +53,41 @@ pub enum ClientMessage {
     },
     /// Ready for the next game of the match (an addition).
     Start {
-        table: String,
+        table: TableId,
     },
     /// Play the same opponent again after a match (an addition): one press each.
     Rematch {
-        table: String,
+        table: TableId,
     },
     Invite {
-        table: String,
-        user: String,
+        table: TableId,
+        user: UserId,
     },
     Respond {
-        invitation: String,
+        invitation: InvitationId,
         accept: bool,
     },
     /// `version`, optional (an addition): the table version the client last saw; a move sent
     /// again after a lost reply is then recognised and applied once.
     Move {
-        table: String,
+        table: TableId,
         pit: Pit,
         version: Option<u64>,
     },
     /// `scope`, optional (an addition): `game` (the default) or `match`.
     Resign {
-        table: String,
+        table: TableId,
         #[serde(default)]
         scope: Scope,
     },
     /// `scope`, optional (an addition): `game` (the default) or `match`.
     OfferDraw {
-        table: String,
+        table: TableId,
         #[serde(default)]
         scope: Scope,
     },
     AnswerDraw {
-        table: String,
+        table: TableId,
         accept: bool,
     },
     Chat {
@@ -94,7 +96,7 @@ pub enum ClientMessage {
     Ping {},
     /// What happened at a table since `version` (an addition); reply `missed`.
     Sync {
-        table: String,
+        table: TableId,
         version: u64,
     },
 }
@@ -123,7 +125,7 @@ pub const CLIENT_TYPES: [&str; 17] = [
 /// Why a frame could not be read as a message.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FrameError {
-    pub code: &'static str,
+    pub code: ErrorCode,
     pub message: String,
     pub r#ref: Option<Value>,
 }
@@ -131,28 +133,28 @@ pub struct FrameError {
 /// `"since": null` means no tables, as leaving it out does.
 fn null_is_empty<'de, D: serde::Deserializer<'de>>(
     d: D,
-) -> Result<BTreeMap<String, u64>, D::Error> {
-    Ok(Option::<BTreeMap<String, u64>>::deserialize(d)?.unwrap_or_default())
+) -> Result<BTreeMap<TableId, u64>, D::Error> {
+    Ok(Option::<BTreeMap<TableId, u64>>::deserialize(d)?.unwrap_or_default())
 }
 
 /// Reads one text frame: a JSON object with a known `type` and its fields.
 pub fn parse_frame(text: &str) -> Result<(ClientMessage, Option<Value>), FrameError> {
     let value: Value = serde_json::from_str(text).map_err(|e| FrameError {
-        code: "bad_json",
+        code: ErrorCode::BadJson,
         message: format!("a frame is one JSON object: {e}"),
         r#ref: None,
     })?;
     let r#ref = value.get("ref").cloned();
     let Some(kind) = value.get("type").and_then(Value::as_str).map(str::to_owned) else {
         return Err(FrameError {
-            code: "bad_message",
+            code: ErrorCode::BadMessage,
             message: "a message needs a \"type\"".into(),
             r#ref,
         });
     };
     if !CLIENT_TYPES.contains(&kind.as_str()) {
         return Err(FrameError {
-            code: "unknown_type",
+            code: ErrorCode::UnknownType,
             message: format!(
                 "unknown message type `{kind}`; expected one of {}",
                 CLIENT_TYPES.join(", ")
@@ -161,7 +163,7 @@ pub fn parse_frame(text: &str) -> Result<(ClientMessage, Option<Value>), FrameEr
         });
     }
     let message = serde_json::from_value(value).map_err(|e| FrameError {
-        code: "bad_message",
+        code: ErrorCode::BadMessage,
         message: format!("`{kind}`: {e}"),
         r#ref: r#ref.clone(),
     })?;
@@ -171,19 +173,18 @@ pub fn parse_frame(text: &str) -> Result<(ClientMessage, Option<Value>), FrameEr
 /// A room as the `room` message shows it.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 pub struct RoomInfo {
-    pub id: String,
+    pub id: RoomId,
     pub name: String,
-    /// `lounge`, `talk` or `apartment`.
-    pub kind: String,
+    pub kind: RoomKind,
     /// An apartment's owner (an addition).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub owner: Option<String>,
+    pub owner: Option<UserId>,
 }
 
 /// A game at a table, inside a `table` message.
 #[derive(Debug, Clone, Serialize)]
 pub struct TableGame {
-    pub id: String,
+    pub id: GameId,
     pub players: Players,
     pub state: State,
     /// Its number in its match, from 1 (an addition).
@@ -233,8 +234,8 @@ pub struct Seats {
 /// A table as every message shows it.
 #[derive(Debug, Clone, Serialize)]
 pub struct TableView {
-    pub id: String,
-    pub room: String,
+    pub id: TableId,
+    pub room: RoomId,
     pub seats: Seats,
     pub rules: crate::ayo::Rules,
     pub game: Option<TableGame>,
@@ -269,44 +270,44 @@ pub enum ServerMessage {
         tables: Vec<TableView>,
     },
     OccupantJoined {
-        room: String,
+        room: RoomId,
         user: User,
     },
     OccupantLeft {
-        room: String,
+        room: RoomId,
         user: User,
     },
     Table(TableView),
     Invitation {
-        id: String,
+        id: InvitationId,
         from: User,
-        table: String,
-        room: String,
+        table: TableId,
+        room: RoomId,
         /// How the match would be played (an addition).
         settings: MatchSettings,
     },
     /// To the one who invited (an addition): the invitation's id, for the record.
     InvitationSent {
-        id: String,
-        to: String,
-        table: String,
+        id: InvitationId,
+        to: UserId,
+        table: TableId,
         r#ref: Option<Value>,
     },
     InvitationDeclined {
-        id: String,
-        table: String,
+        id: InvitationId,
+        table: TableId,
     },
     InvitationExpired {
-        id: String,
-        table: String,
+        id: InvitationId,
+        table: TableId,
         /// Why (an addition): `expired` (its time ran out), `settings_changed` (the host chose
         /// other match settings), `withdrawn` (the host stood up), `table_changed` (the
         /// table's rules changed, or it went).
         reason: &'static str,
     },
     GameStarted {
-        table: String,
-        game_id: String,
+        table: TableId,
+        game_id: GameId,
         players: Players,
         house: bool,
         rules: crate::ayo::Rules,
@@ -319,8 +320,8 @@ pub enum ServerMessage {
         clock: Option<ClockView>,
     },
     GameState {
-        table: String,
-        game_id: String,
+        table: TableId,
+        game_id: GameId,
         last_move: LastMove,
         captured: u8,
         state: State,
@@ -334,8 +335,8 @@ pub enum ServerMessage {
         server_time: u64,
     },
     GameOver {
-        table: String,
-        game_id: String,
+        table: TableId,
+        game_id: GameId,
         result: Status,
         reason: crate::ayo::EndReason,
         state: State,
@@ -350,7 +351,7 @@ pub enum ServerMessage {
     /// The match changed between games (an addition): a start pressed, a game lost by not
     /// pressing it, the wait for the next game begun.
     MatchState {
-        table: String,
+        table: TableId,
         r#match: MatchView,
         version: u64,
         server_time: u64,
@@ -358,8 +359,8 @@ pub enum ServerMessage {
     /// The match is over (an addition): its winner (`null` for a drawn match), why, and the
     /// points of its first and second player.
     MatchOver {
-        table: String,
-        match_id: String,
+        table: TableId,
+        match_id: MatchId,
         winner: Option<User>,
         reason: MatchEnd,
         points: [f32; 2],
@@ -368,7 +369,7 @@ pub enum ServerMessage {
     },
     /// To the opponent of one who pressed rematch (an addition).
     RematchOffered {
-        table: String,
+        table: TableId,
         from: User,
     },
     /// The reply to `sync`, and to `enter` with `since` (an addition): the table events after
@@ -376,7 +377,7 @@ pub enum ServerMessage {
     /// they are no longer all held (or `since` is not one of this table's versions),
     /// `resync: true`, no events, and the whole table in `snapshot`.
     Missed {
-        table: String,
+        table: TableId,
         since: u64,
         version: u64,
         resync: bool,
@@ -388,18 +389,18 @@ pub enum ServerMessage {
     },
     /// To the opponent of one who offers a draw (an addition).
     DrawOffered {
-        table: String,
+        table: TableId,
         from: User,
         /// `game` or `match` (an addition).
         scope: Scope,
     },
     /// To the one who offered, when the offer is turned down (an addition).
     DrawDeclined {
-        table: String,
+        table: TableId,
         scope: Scope,
     },
     Chat {
-        room: String,
+        room: RoomId,
         user: User,
         text: String,
     },
@@ -415,40 +416,49 @@ pub enum ServerMessage {
     /// An operator is closing the room once its games in play end (an addition): no new
     /// games start.
     RoomClosing {
-        room: String,
+        room: RoomId,
     },
     /// The room is closed (an addition): everyone in it is out of it, in no room, and may
     /// `enter` another.
     RoomClosed {
-        room: String,
+        room: RoomId,
     },
     /// A table was taken away (an addition).
     TableRemoved {
-        room: String,
-        table: String,
+        room: RoomId,
+        table: TableId,
     },
     /// The direct reply to `leave` (an addition).
     Left {
-        room: String,
+        room: RoomId,
     },
     Pong {
         #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
         r#ref: Option<Value>,
     },
     Error {
-        code: String,
+        code: ErrorCode,
         message: String,
         r#ref: Option<Value>,
     },
 }
 
 impl ServerMessage {
-    pub fn error(code: &str, message: impl Into<String>, r#ref: Option<Value>) -> ServerMessage {
+    pub fn error(
+        code: ErrorCode,
+        message: impl Into<String>,
+        r#ref: Option<Value>,
+    ) -> ServerMessage {
         ServerMessage::Error {
-            code: code.to_owned(),
+            code,
             message: message.into(),
             r#ref,
         }
+    }
+
+    /// A table's or a room's refusal, as the one who asked is told it.
+    pub fn refusal(refusal: &super::table::Refusal, r#ref: Option<Value>) -> ServerMessage {
+        ServerMessage::error(refusal.code, refusal.message.clone(), r#ref)
     }
 
     /// The message as one text frame.

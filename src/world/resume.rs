@@ -9,10 +9,10 @@ use crate::ayo::{Game, Pit, Rules, Status};
 use crate::store::{self, GameRow, MatchRow, Store, StoreError};
 
 use super::matches::{LiveMatch, MatchSettings, PlayedGame};
-use super::room::{json_word, result_of, win_of, ResultsConfig, ResumedGame, ResumedMatch};
+use super::room::{ResultsConfig, ResumedGame, ResumedMatch};
 use super::series::BestOf;
-use super::time::ServerClock;
-use super::user::User;
+use super::table::{json_word, result_of, win_of};
+use crate::common::{GameId, MatchId, ServerClock, TableId, User, UserId};
 
 /// Every match in play, ready for its room.
 pub fn resumable(
@@ -21,13 +21,39 @@ pub fn resumable(
     clock: &ServerClock,
     results: &ResultsConfig,
 ) -> Result<Vec<ResumedMatch>, StoreError> {
+    resume(store, default_rules, clock, results, None)
+}
+
+/// The matches in play at `tables`, for a room opened again after its task failed.
+pub fn resumable_at(
+    store: &Store,
+    default_rules: Rules,
+    clock: &ServerClock,
+    results: &ResultsConfig,
+    tables: &[TableId],
+) -> Result<Vec<ResumedMatch>, StoreError> {
+    resume(store, default_rules, clock, results, Some(tables))
+}
+
+fn resume(
+    store: &Store,
+    default_rules: Rules,
+    clock: &ServerClock,
+    results: &ResultsConfig,
+    only: Option<&[TableId]>,
+) -> Result<Vec<ResumedMatch>, StoreError> {
     let now = clock.now_ms();
     let stopped = store.last_beat()?;
     let mut people = People::new(store);
-    adopt_lone_games(store, &mut people)?;
+    if only.is_none() {
+        adopt_lone_games(store, &mut people)?;
+    }
     let mut resumed = Vec::new();
     for in_play in store.matches_in_play()? {
         let row = in_play.row;
+        if only.is_some_and(|tables| !tables.iter().any(|t| *t == row.table_id.as_str())) {
+            continue;
+        }
         let settings = MatchSettings {
             clock: row.clock.parse().unwrap_or_default(),
             best_of: u8::try_from(row.best_of)
@@ -36,7 +62,7 @@ pub fn resumable(
                 .unwrap_or_default(),
         };
         let players = [people.get(&row.first_id)?, people.get(&row.second_id)?];
-        let mut m = LiveMatch::new(row.id.clone(), settings, players);
+        let mut m = LiveMatch::new(MatchId::from(row.id.clone()), settings, players);
         let mut game = None;
         for g in in_play.games {
             if g.status != "playing" {
@@ -49,7 +75,7 @@ pub fn resumable(
                     // Its last move ended it, and the service stopped before that was stored.
                     let (status, reason) =
                         (json_word(&over.status()), json_word(&over.end_reason()));
-                    let win = win_of(&over, &players);
+                    let win = win_of(&over, &players).map(|w| super::room::stored_win(&w));
                     let clock = results.clock;
                     let finished = store.finish_game_with(
                         &g.id,
@@ -71,7 +97,7 @@ pub fn resumable(
                 Replayed::InPlay(replayed) => {
                     let clocks = clocks_of(store, &g, &replayed, settings, stopped, now)?;
                     game = Some(ResumedGame {
-                        game_id: g.id.clone(),
+                        game_id: GameId::from(g.id.clone()),
                         game: replayed,
                         players,
                         number: g.number.and_then(|n| u8::try_from(n).ok()).unwrap_or(1),
@@ -90,13 +116,13 @@ pub fn resumable(
         }
         if m.is_over() {
             // It was decided when the service stopped, before the match was stored as over.
-            store.finish_match(&row.id, &result_of(&m))?;
+            store.finish_match(&row.id, &super::room::stored_result(&result_of(&m)))?;
             continue;
         }
         // Games finished here count in the stored score too.
         store.set_match_points(&row.id, m.series.halves())?;
         resumed.push(ResumedMatch {
-            table_id: row.table_id,
+            table_id: TableId::from(row.table_id),
             r#match: m,
             game,
         });
@@ -171,10 +197,10 @@ fn clocks_of(
 
 fn played(g: &GameRow) -> PlayedGame {
     PlayedGame {
-        game_id: g.id.clone(),
+        game_id: GameId::from(g.id.clone()),
         number: g.number.and_then(|n| u8::try_from(n).ok()).unwrap_or(1),
-        south: g.south_id.clone(),
-        north: g.north_id.clone(),
+        south: UserId::from(g.south_id.clone()),
+        north: UserId::from(g.north_id.clone()),
         result: serde_json::from_value(serde_json::Value::String(g.status.clone()))
             .unwrap_or(Status::Draw),
         reason: g.end_reason.clone().unwrap_or_default(),
@@ -235,7 +261,7 @@ impl<'a> People<'a> {
             .user(id)?
             .ok_or_else(|| StoreError::NotFound(format!("user {id}")))?;
         let user = User {
-            id: row.id,
+            id: UserId::from(row.id),
             name: row.name,
             house: row.house,
         };

@@ -513,7 +513,7 @@ async fn with_redis_down_games_go_on_their_results_wait_and_the_wall_catches_up(
                 game_id: result.game_id.clone(),
                 day: today,
                 winner: User {
-                    id: winner.id.clone(),
+                    id: winner.id.clone().into(),
                     name: winner.name.clone(),
                     house: false,
                 },
@@ -613,7 +613,7 @@ async fn a_day_is_rebuilt_from_the_stored_games() {
             .collect();
         let after: Vec<(String, u64, u64)> = after
             .iter()
-            .map(|s| (s.user.id.clone(), u64::from(s.wins), u64::from(s.seeds)))
+            .map(|s| (s.user.id.to_string(), u64::from(s.wins), u64::from(s.seeds)))
             .collect();
         assert_eq!(after, before);
         let bad = std::process::Command::new(env!("CARGO_BIN_EXE_lounge"))

@@ -413,7 +413,7 @@ async fn against_baba_ayo_the_first_move_swaps_too_and_he_is_always_ready() {
     let house = lounge::house::House::user(lounge::ayo::house::Level::Easy);
     db.store()
         .ensure_user(&lounge::store::UserRow {
-            id: house.id,
+            id: house.id.into_string(),
             name: house.name,
             house: true,
             created_at: lounge::store::now(),
@@ -616,7 +616,7 @@ async fn a_timed_game_resumes_after_a_restart_with_its_clocks_as_they_stood() {
 /// A user from a message's user object.
 fn user_of(v: &Value) -> lounge::world::User {
     lounge::world::User {
-        id: v["id"].as_str().unwrap().to_owned(),
+        id: v["id"].as_str().unwrap().into(),
         name: v["name"].as_str().unwrap().to_owned(),
         house: false,
     }
@@ -796,8 +796,8 @@ fn a_game_its_last_stored_move_ended_is_finished_as_it_ended_at_the_next_start()
     let m = MatchRow {
         id: lounge::store::ordered_id(),
         table_id: "t1".into(),
-        first_id: a.id.clone(),
-        second_id: b.id.clone(),
+        first_id: a.id.to_string(),
+        second_id: b.id.to_string(),
         house: false,
         best_of: 1,
         clock: "none".into(),
@@ -814,8 +814,8 @@ fn a_game_its_last_stored_move_ended_is_finished_as_it_ended_at_the_next_start()
     let g = GameRow {
         id: lounge::store::new_id(),
         table_id: "t1".into(),
-        south_id: a.id.clone(),
-        north_id: b.id.clone(),
+        south_id: a.id.to_string(),
+        north_id: b.id.to_string(),
         rules,
         house: false,
         status: "playing".into(),
@@ -853,8 +853,8 @@ fn an_outage_recorded_again_by_a_start_that_failed_is_not_refunded_twice() {
     let g = GameRow {
         id: lounge::store::new_id(),
         table_id: "t1".into(),
-        south_id: a.id,
-        north_id: b.id,
+        south_id: a.id.into_string(),
+        north_id: b.id.into_string(),
         rules: "{}".into(),
         house: false,
         status: "playing".into(),

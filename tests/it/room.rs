@@ -98,7 +98,7 @@ pub(crate) fn user(db: &TestDb, name: &str) -> User {
     };
     db.store().insert_user(&row).unwrap();
     User {
-        id: row.id,
+        id: row.id.into(),
         name: row.name,
         house: false,
     }

@@ -111,7 +111,7 @@ mod live {
     /// Game `number`, played with `south` South, ending `result`.
     fn game(number: u8, south: &str, result: Status) -> PlayedGame {
         PlayedGame {
-            game_id: format!("g{number}"),
+            game_id: format!("g{number}").into(),
             number,
             south: south.into(),
             north: if south == "a" { "b" } else { "a" }.into(),

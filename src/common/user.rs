@@ -5,6 +5,8 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+use super::ids::UserId;
+
 /// A user's display name: 2 to 24 characters of letters, digits, spaces and `-_.'`, starting
 /// with a letter or digit, no doubled or edge spaces.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -58,7 +60,7 @@ impl fmt::Display for UserName {
 /// A user as the protocol shows one: `{"id", "name"}`, with `"house": true` for Baba Ayo.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct User {
-    pub id: String,
+    pub id: UserId,
     pub name: String,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub house: bool,

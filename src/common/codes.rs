@@ -1,0 +1,173 @@
+//! Every error code the service sends, over HTTP (`{"error": {"code", "message"}}`) and over
+//! the WebSocket (`{"type": "error", "code", "message", "ref"}`): one list, in one place.
+//! `docs/protocol.md` lists them from here (a test checks it names every one).
+
+use std::fmt;
+
+macro_rules! error_codes {
+    ($($(#[doc = $doc:literal])+ $variant:ident => $word:literal,)+) => {
+        /// A stable, machine-readable reason for a refusal.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+        #[serde(rename_all = "snake_case")]
+        pub enum ErrorCode {
+            $($(#[doc = $doc])+ $variant,)+
+        }
+
+        impl ErrorCode {
+            /// Every code, in the order documented.
+            pub const ALL: &'static [ErrorCode] = &[$(ErrorCode::$variant,)+];
+
+            /// The code as it goes on the wire.
+            pub const fn as_str(self) -> &'static str {
+                match self {
+                    $(ErrorCode::$variant => $word,)+
+                }
+            }
+
+            /// What the code means, as documented here.
+            pub fn meaning(self) -> String {
+                match self {
+                    $(ErrorCode::$variant => [$($doc),+].iter().map(|l| l.trim()).collect::<Vec<_>>().join(" "),)+
+                }
+            }
+        }
+    };
+}
+
+error_codes! {
+    // Frames and requests that cannot be read.
+    /// A WebSocket frame is not one JSON object (or is binary).
+    BadJson => "bad_json",
+    /// A WebSocket message lacks its `type` or a field, or a field has the wrong shape.
+    BadMessage => "bad_message",
+    /// A WebSocket message has a `type` the protocol does not know.
+    UnknownType => "unknown_type",
+    /// Too many WebSocket messages a second; 50 of these close the connection with 1008.
+    RateLimited => "rate_limited",
+    /// An HTTP body or query string that cannot be read.
+    BadRequest => "bad_request",
+    /// An HTTP input field is wrong; `field` names it.
+    InvalidField => "invalid_field",
+    /// A display name that is not allowed.
+    InvalidName => "invalid_name",
+    /// `/ws` was asked without a WebSocket upgrade.
+    NotWebsocket => "not_websocket",
+
+    // Who may ask.
+    /// No valid token.
+    Unauthorized => "unauthorized",
+    /// A valid token that may not do this.
+    Forbidden => "forbidden",
+    /// Nothing there by that id.
+    NotFound => "not_found",
+    /// The service cannot answer now (its database is unreachable); try again.
+    Unavailable => "unavailable",
+    /// Something went wrong on our side; nothing was changed, try again.
+    Internal => "internal",
+    /// It already exists.
+    Conflict => "conflict",
+
+    // Rooms.
+    /// There is no room by that id.
+    NoSuchRoom => "no_such_room",
+    /// An apartment whose door lets in invited guests only.
+    DoorClosed => "door_closed",
+    /// The room is closing: no new game starts and nobody new comes in.
+    RoomClosing => "room_closing",
+    /// An operator made a room with an id already taken.
+    RoomExists => "room_exists",
+    /// A talk room has no tables.
+    TalkRoom => "talk_room",
+    /// An apartment is its owner's: operators neither close it nor add tables to it.
+    Apartment => "apartment",
+    /// Only someone in this room can be invited.
+    NotInRoom => "not_in_room",
+    /// A chat line is empty or too long.
+    BadChat => "bad_chat",
+
+    // Tables and seats.
+    /// There is no table by that id in this room.
+    NoSuchTable => "no_such_table",
+    /// The table is in use: nobody may sit there, or change or take it away, for now.
+    TableBusy => "table_busy",
+    /// The player already has a seat in this room.
+    AlreadySeated => "already_seated",
+    /// The seat is taken.
+    SeatTaken => "seat_taken",
+    /// The player has no seat there (or is not playing there).
+    NotSeated => "not_seated",
+    /// A game or match is in play at the table.
+    GameInPlay => "game_in_play",
+    /// Match settings out of range: the message says which are allowed.
+    BadSettings => "bad_settings",
+    /// An apartment holds that many boards at most.
+    TooManyBoards => "too_many_boards",
+    /// The item is not an Ayo board.
+    NotABoard => "not_a_board",
+    /// The board is already placed.
+    BoardPlaced => "board_placed",
+
+    // Invitations.
+    /// An invitation that cannot be sent (to oneself).
+    BadInvitation => "bad_invitation",
+    /// No invitation by that id is open for this user.
+    NoSuchInvitation => "no_such_invitation",
+    /// The one who invited has left the table.
+    InvitationVoid => "invitation_void",
+
+    // Play.
+    /// No game (or match) is in play at the table.
+    NoGame => "no_game",
+    /// It is the other side's turn.
+    NotYourTurn => "not_your_turn",
+    /// The move is not legal here; the message says why.
+    IllegalMove => "illegal_move",
+    /// The player's time ran out before the move came.
+    TimeOut => "time_out",
+    /// The move was sent for an older version of the table; the current table follows.
+    StaleVersion => "stale_version",
+    /// `start` while a game of the match is in play.
+    NotBetweenGames => "not_between_games",
+    /// No draw offer from the opponent to answer.
+    NoDrawOffer => "no_draw_offer",
+    /// No rematch on offer at the table for this player.
+    NoRematch => "no_rematch",
+    /// The rematch is off: a player left or sat elsewhere.
+    RematchVoid => "rematch_void",
+
+    // The shop.
+    /// The item is not on sale.
+    NotOnSale => "not_on_sale",
+    /// The item is sold out.
+    OutOfStock => "out_of_stock",
+    /// Not enough coins.
+    InsufficientCoins => "insufficient_coins",
+    /// An idempotency key used before for another purchase.
+    IdempotencyKeyReused => "idempotency_key_reused",
+    /// An operator made an item with an id already taken.
+    ItemExists => "item_exists",
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ErrorCode;
+
+    #[test]
+    fn codes_are_unique_and_serialize_as_their_word() {
+        let mut seen = std::collections::HashSet::new();
+        for code in ErrorCode::ALL {
+            assert!(seen.insert(code.as_str()), "{code} twice");
+            assert_eq!(
+                serde_json::to_value(code).unwrap(),
+                serde_json::Value::from(code.as_str())
+            );
+            assert!(!code.meaning().is_empty());
+        }
+    }
+}

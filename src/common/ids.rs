@@ -1,0 +1,142 @@
+//! Ids as types: a table id cannot be passed where a user id is wanted. Each is a string on
+//! the wire (`#[serde(transparent)]`) and in the database (a `Text` column).
+
+use std::borrow::Borrow;
+use std::fmt;
+
+macro_rules! id_type {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(
+            Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash,
+            serde::Serialize, serde::Deserialize,
+        )]
+        #[serde(transparent)]
+        pub struct $name(String);
+
+        impl $name {
+            pub fn new(id: impl Into<String>) -> $name {
+                $name(id.into())
+            }
+
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
+
+            pub fn into_string(self) -> String {
+                self.0
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+
+        impl From<String> for $name {
+            fn from(id: String) -> $name {
+                $name(id)
+            }
+        }
+
+        impl From<&str> for $name {
+            fn from(id: &str) -> $name {
+                $name(id.to_owned())
+            }
+        }
+
+        impl From<$name> for String {
+            fn from(id: $name) -> String {
+                id.0
+            }
+        }
+
+        impl AsRef<str> for $name {
+            fn as_ref(&self) -> &str {
+                &self.0
+            }
+        }
+
+        // Lets maps keyed by the id be looked up with a `&str`.
+        impl Borrow<str> for $name {
+            fn borrow(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl PartialEq<str> for $name {
+            fn eq(&self, other: &str) -> bool {
+                self.0 == other
+            }
+        }
+
+        impl PartialEq<String> for $name {
+            fn eq(&self, other: &String) -> bool {
+                &self.0 == other
+            }
+        }
+
+        impl PartialEq<$name> for String {
+            fn eq(&self, other: &$name) -> bool {
+                self == &other.0
+            }
+        }
+
+        impl PartialEq<&str> for $name {
+            fn eq(&self, other: &&str) -> bool {
+                self.0 == *other
+            }
+        }
+    };
+}
+
+id_type!(
+    /// A lounge user: a guest, an admin's subject, or one of Baba Ayo's levels.
+    UserId
+);
+id_type!(
+    /// A room: the lounge, a talk room, or `apartment-<owner>`.
+    RoomId
+);
+id_type!(
+    /// An Ayo table in a room.
+    TableId
+);
+id_type!(
+    /// One game at a table.
+    GameId
+);
+id_type!(
+    /// A match: a series of games between two players at one table.
+    MatchId
+);
+id_type!(
+    /// An invitation to sit opposite someone.
+    InvitationId
+);
+id_type!(
+    /// A shop item, or an owned board.
+    ItemId
+);
+
+impl GameId {
+    /// A new random id.
+    pub fn random() -> GameId {
+        GameId(uuid::Uuid::new_v4().simple().to_string())
+    }
+}
+
+impl InvitationId {
+    /// A new random id.
+    pub fn random() -> InvitationId {
+        InvitationId(uuid::Uuid::new_v4().simple().to_string())
+    }
+}
+
+impl MatchId {
+    /// A new id that sorts in the order ids were made (UUIDv7): matches list in order.
+    pub fn ordered() -> MatchId {
+        MatchId(uuid::Uuid::now_v7().simple().to_string())
+    }
+}

@@ -1,0 +1,52 @@
+//! The kinds of things the hotel has, as stored and as shown: never a free string.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+/// What a room is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RoomKind {
+    /// A games lounge, with Ayo tables.
+    Lounge,
+    /// A room to talk in, without tables.
+    Talk,
+    /// A guest's home, with the boards they placed.
+    Apartment,
+}
+
+impl RoomKind {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            RoomKind::Lounge => "lounge",
+            RoomKind::Talk => "talk",
+            RoomKind::Apartment => "apartment",
+        }
+    }
+}
+
+impl fmt::Display for RoomKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A kind that is not one of ours.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{0}` is not a room kind: lounge, talk or apartment")]
+pub struct UnknownRoomKind(pub String);
+
+impl FromStr for RoomKind {
+    type Err = UnknownRoomKind;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "lounge" => Ok(RoomKind::Lounge),
+            "talk" => Ok(RoomKind::Talk),
+            "apartment" => Ok(RoomKind::Apartment),
+            other => Err(UnknownRoomKind(other.to_owned())),
+        }
+    }
+}

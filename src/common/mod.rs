@@ -1,0 +1,17 @@
+//! Small types every layer shares and that depend on nothing of ours: ids, users, the
+//! server's clock, the hotel's day and the one list of error codes. A leaf: nothing here
+//! imports from the rest of the crate.
+
+pub mod clock;
+pub mod codes;
+pub mod day;
+pub mod ids;
+pub mod kinds;
+pub mod user;
+
+pub use clock::ServerClock;
+pub use codes::ErrorCode;
+pub use day::HotelDay;
+pub use ids::{GameId, InvitationId, ItemId, MatchId, RoomId, TableId, UserId};
+pub use kinds::RoomKind;
+pub use user::{NameError, User, UserName};

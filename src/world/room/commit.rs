@@ -1,0 +1,283 @@
+//! A table's decision made real: stored first (a required write failing undoes the command
+//! and the table is as it was), then told, in order; table events are kept for clients that
+//! come back.
+
+use serde_json::Value;
+
+use crate::ayo::Status;
+use crate::common::{ErrorCode, GameId};
+use crate::store::{self, blocking, GameRow, MatchRow, Store, StoreError};
+
+use super::super::protocol::ServerMessage;
+use super::super::table::{
+    json_word, Command, Effects, Event, MatchResult, NewGame, Refusal, Win, Write,
+};
+use super::{ResultsConfig, Room};
+
+impl Room {
+    /// Applies `command` to table `t`, stores and announces what it decided, and returns the
+    /// refusal, if any, for the one who asked.
+    pub(super) async fn apply(&mut self, t: usize, command: Command) -> Option<Refusal> {
+        let now = self.now();
+        let before = self.tables[t].table.clone();
+        let fx = self.tables[t].table.apply(command, now);
+        self.commit(t, before, fx).await
+    }
+
+    async fn commit(&mut self, t: usize, before: super::Table, mut fx: Effects) -> Option<Refusal> {
+        if !fx.writes.is_empty() {
+            let (store, results) = (self.store.clone(), self.config.results.clone());
+            let writes = std::mem::take(&mut fx.writes);
+            match blocking(move || store_all(&store, &writes, &results)).await {
+                Ok(counted) => {
+                    if !counted.is_empty() {
+                        self.config.results.pending.notify_one();
+                    }
+                    mark_counted(&mut fx, &counted);
+                }
+                Err(e) => {
+                    tracing::error!(error = %e, table = %before.id, "storing a table's change");
+                    self.tables[t].table = before;
+                    return Some(Refusal::new(
+                        ErrorCode::Internal,
+                        "that could not be stored; nothing changed, try again",
+                    ));
+                }
+            }
+        }
+        for event in fx.events {
+            match event {
+                Event::Table { version, message } => {
+                    count(&message);
+                    let frame = message.to_frame();
+                    let kept = &mut self.tables[t];
+                    kept.log.push_back((version, frame.clone()));
+                    while kept.log.len() > self.config.table_log {
+                        kept.log.pop_front();
+                    }
+                    self.broadcast_frame(None, &frame);
+                }
+                Event::To(user, message) | Event::Again(user, message) => {
+                    self.send_to(&user, &message);
+                }
+            }
+        }
+        if fx.house_to_move {
+            self.house_turn(t);
+        }
+        if self.closing && !self.closed && self.matches_in_play() == 0 {
+            self.shut();
+        }
+        fx.refused
+    }
+
+    /// What a client that last saw `since` of table `t` missed: the events after it if all
+    /// are still held, else the whole table.
+    pub(super) fn missed(&self, t: usize, since: u64, r#ref: Option<Value>) -> ServerMessage {
+        let kept = &self.tables[t];
+        let version = kept.table.version;
+        let held_from = kept.log.front().map_or(version, |(v, _)| v - 1);
+        let events = (held_from..=version).contains(&since).then(|| {
+            kept.log
+                .iter()
+                .filter(|(v, _)| *v > since)
+                .filter_map(|(_, frame)| {
+                    serde_json::value::RawValue::from_string(frame.to_string()).ok()
+                })
+                .collect::<Vec<_>>()
+        });
+        ServerMessage::Missed {
+            table: kept.table.id.clone(),
+            since,
+            version,
+            resync: events.is_none(),
+            snapshot: events.is_none().then(|| kept.table.view(self.now())),
+            events: events.unwrap_or_default(),
+            r#ref,
+        }
+    }
+}
+
+/// The service's counters, from the events that change them.
+fn count(message: &ServerMessage) {
+    let metrics = &crate::metrics::METRICS;
+    match message {
+        ServerMessage::GameStarted { .. } => metrics.games_in_play.inc(),
+        ServerMessage::GameOver { .. } => metrics.games_in_play.dec(),
+        ServerMessage::GameState { .. } => metrics.moves.inc(),
+        _ => {}
+    }
+}
+
+/// `game_over` says whether its result counts for the champions, which the store decided.
+fn mark_counted(fx: &mut Effects, counted: &[GameId]) {
+    for event in &mut fx.events {
+        if let Event::Table {
+            message:
+                ServerMessage::GameOver {
+                    game_id,
+                    counts_for_champions,
+                    ..
+                },
+            ..
+        } = event
+        {
+            *counts_for_champions = counted.contains(game_id);
+        }
+    }
+}
+
+/// Stores `writes` in order. A required one failing undoes the matches begun in this batch
+/// and fails the whole; the others are logged and passed over, as a game's end that could not
+/// be stored is ended again at the next start. Returns the games whose results count.
+fn store_all(
+    store: &Store,
+    writes: &[Write],
+    results: &ResultsConfig,
+) -> Result<Vec<GameId>, StoreError> {
+    let mut counted = Vec::new();
+    let mut begun = Vec::new();
+    for write in writes {
+        match store_one(store, write, results) {
+            Ok(counts) => {
+                if let (Write::GameOver { game, .. }, true) = (write, counts) {
+                    counted.push(game.clone());
+                }
+                if let Write::NewMatch { id, .. } = write {
+                    begun.push(id.clone());
+                }
+            }
+            Err(e) if write.required() => {
+                for id in begun {
+                    if let Err(e) = store.delete_match(id.as_str()) {
+                        tracing::error!(error = %e, "taking back a match that could not start");
+                    }
+                }
+                return Err(e);
+            }
+            Err(e) => tracing::error!(error = %e, ?write, "storing a table's change"),
+        }
+    }
+    Ok(counted)
+}
+
+/// Stores one write; true when it was a game's end whose result counts for the champions.
+fn store_one(store: &Store, write: &Write, results: &ResultsConfig) -> Result<bool, StoreError> {
+    match write {
+        Write::NewMatch {
+            id,
+            table,
+            players,
+            settings,
+            rules,
+        } => {
+            store.insert_match(&MatchRow {
+                id: id.to_string(),
+                table_id: table.to_string(),
+                first_id: players[0].id.to_string(),
+                second_id: players[1].id.to_string(),
+                house: players.iter().any(|p| p.house),
+                best_of: i32::from(u8::from(settings.best_of)),
+                clock: settings.clock.to_string(),
+                rules: rules_json(rules),
+                status: "playing".into(),
+                winner_id: None,
+                end_reason: None,
+                first_halves: 0,
+                second_halves: 0,
+                started_at: store::now(),
+                ended_at: None,
+            })?;
+        }
+        Write::NewGame(game) => store.insert_game(&game_row(game))?,
+        Write::UnstartedGame { game, result } => store.insert_game(&GameRow {
+            status: json_word(result),
+            end_reason: Some("not_started".into()),
+            ended_at: Some(store::now()),
+            ..game_row(game)
+        })?,
+        Write::Move {
+            game,
+            ply,
+            pit,
+            clock,
+        } => {
+            let clock = clock.map(|c| store::MoveClock {
+                at_ms: c.at_ms,
+                left: c.left,
+            });
+            store.record_move_with(game.as_str(), *ply, pit.number(), clock)?;
+        }
+        Write::GameOver {
+            game,
+            status,
+            reason,
+            win,
+        } => {
+            let day = results.clock;
+            let finished = store.finish_game_with(
+                game.as_str(),
+                &json_word(status),
+                &json_word(reason),
+                win.as_ref().map(stored_win).as_ref(),
+                |ended| day.day_of(ended.and_utc()),
+                results.cap,
+            )?;
+            return Ok(finished.counts);
+        }
+        Write::MatchPoints { id, halves } => store.set_match_points(id.as_str(), *halves)?,
+        Write::MatchOver { id, result } => {
+            store.finish_match(id.as_str(), &stored_result(result))?;
+        }
+    }
+    Ok(false)
+}
+
+fn rules_json(rules: &crate::ayo::Rules) -> String {
+    serde_json::to_string(rules).unwrap_or_default()
+}
+
+/// The stored row of a game in play from now.
+fn game_row(game: &NewGame) -> GameRow {
+    GameRow {
+        id: game.id.to_string(),
+        table_id: game.table.to_string(),
+        south_id: game.south.id.to_string(),
+        north_id: game.north.id.to_string(),
+        rules: rules_json(&game.rules),
+        house: game.south.house || game.north.house,
+        status: json_word(&Status::Playing),
+        end_reason: None,
+        started_at: store::now(),
+        ended_at: None,
+        match_id: Some(game.r#match.to_string()),
+        number: Some(i32::from(game.number)),
+        clock_started_ms: game
+            .clock_started
+            .map(|ms| i64::try_from(ms).unwrap_or(i64::MAX)),
+    }
+}
+
+pub fn stored_win(win: &Win) -> store::Win {
+    store::Win {
+        winner_id: win.winner.to_string(),
+        loser_id: win.loser.to_string(),
+        seeds: win.seeds,
+        house_level: win.house_level.clone(),
+        plies: win.plies,
+    }
+}
+
+pub fn stored_result(result: &MatchResult) -> store::MatchResult {
+    store::MatchResult {
+        status: if result.winner.is_some() {
+            "won"
+        } else {
+            "draw"
+        }
+        .into(),
+        winner_id: result.winner.as_ref().map(ToString::to_string),
+        end_reason: result.end_reason.word().into(),
+        halves: result.halves,
+    }
+}

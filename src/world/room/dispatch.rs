@@ -1,0 +1,415 @@
+//! Each command to its place: room matters here, table matters to the table (with what only
+//! the room can know, such as a seat at another table, checked first).
+
+use serde_json::Value;
+
+use crate::common::{ErrorCode, InvitationId, TableId, UserId};
+use crate::house::House;
+use crate::store::{blocking, Actor, StoreError};
+
+use super::super::hotel::{DoorState, HotelError, TableChange};
+use super::super::protocol::{ClientMessage, ServerMessage, TableView};
+use super::super::table::{Command, Refusal, Table};
+use super::members::Going;
+use super::{Kept, Room, RoomCommand, RoomSummary, VERSION_BASE};
+
+impl Room {
+    pub(super) async fn handle(&mut self, command: RoomCommand) {
+        match command {
+            RoomCommand::Enter {
+                user,
+                outbox,
+                conn,
+                since,
+                r#ref,
+                admitted,
+            } => {
+                let may = self.may_enter(&user.id);
+                let ok = may.is_ok();
+                let _ = admitted.send(may);
+                if ok {
+                    self.enter(user, outbox, conn, since, r#ref);
+                }
+            }
+            RoomCommand::MayEnter { user_id, reply } => {
+                let _ = reply.send(self.may_enter(&user_id));
+            }
+            RoomCommand::Rename { name } => {
+                self.info.name = name;
+                self.broadcast(&ServerMessage::RoomChanged {
+                    room: self.info.clone(),
+                });
+            }
+            RoomCommand::Shut { games, reply } => {
+                self.closing = true;
+                for t in 0..self.tables.len() {
+                    self.apply(t, Command::Shut { games }).await;
+                }
+                let _ = reply.send(self.matches_in_play());
+                if self.matches_in_play() == 0 {
+                    self.shut();
+                } else {
+                    self.broadcast(&ServerMessage::RoomClosing {
+                        room: self.info.id.clone(),
+                    });
+                }
+            }
+            RoomCommand::Tables {
+                actor,
+                change,
+                reply,
+            } => {
+                let _ = reply.send(self.change_tables(actor, change).await);
+            }
+            RoomCommand::DoorChanged => {
+                let (store, id) = (self.store.clone(), self.info.id.clone());
+                match blocking(move || store.door(id.as_str())).await {
+                    Ok((door, guests)) => {
+                        self.door = DoorState::new(
+                            door.parse().ok(),
+                            guests.into_iter().map(|g| g.id).collect(),
+                        );
+                    }
+                    Err(e) => tracing::error!(error = %e, room = %self.info.id, "reading a door"),
+                }
+            }
+            RoomCommand::Leave { user_id, conn } => {
+                if self.members.get(&user_id).is_some_and(|m| m.conn == conn) {
+                    self.depart(&user_id, Going::Left).await;
+                }
+            }
+            RoomCommand::Disconnect { user_id, conn } => {
+                if self.members.get(&user_id).is_some_and(|m| m.conn == conn) {
+                    self.depart(&user_id, Going::Dropped).await;
+                }
+            }
+            // The run loop answers it; a stray one still closes the doors.
+            RoomCommand::Close { done } => {
+                self.close();
+                let _ = done.send(());
+            }
+            RoomCommand::HouseAgain { table, version } => {
+                if let Ok(t) = self.table_index(&table) {
+                    if self.tables[t].table.version == version {
+                        self.house_turn(t);
+                    }
+                }
+            }
+            RoomCommand::HouseMove {
+                table,
+                version,
+                pit,
+            } => {
+                let Ok(t) = self.table_index(&table) else {
+                    return;
+                };
+                if let Some(refusal) = self.apply(t, Command::HouseMove { version, pit }).await {
+                    // Storing it failed: he thinks again a little later rather than stall.
+                    tracing::error!(table = %table, code = %refusal.code, refusal.message, "Baba Ayo's move was refused");
+                    self.house_turn_later(t);
+                }
+            }
+            RoomCommand::Summary { reply } => {
+                let now = self.now();
+                let _ = reply.send(RoomSummary {
+                    room: self.info.clone(),
+                    occupants: self.members.len(),
+                    tables: self.tables.iter().map(|k| k.table.view(now)).collect(),
+                });
+            }
+            RoomCommand::Act {
+                user_id,
+                message,
+                r#ref,
+            } => {
+                if !self.members.contains_key(&user_id) {
+                    return;
+                }
+                if let Err(refusal) = self.act(&user_id, message, r#ref.clone()).await {
+                    crate::metrics::METRICS
+                        .errors
+                        .with_label_values(&[refusal.code.as_str()])
+                        .inc();
+                    self.send_to(&user_id, &ServerMessage::refusal(&refusal, r#ref));
+                }
+            }
+            RoomCommand::Crash => panic!("a room was asked to fail (fault injection)"),
+        }
+    }
+
+    /// A member's message: the room's own checks, then the table's.
+    async fn act(
+        &mut self,
+        user_id: &UserId,
+        message: ClientMessage,
+        r#ref: Option<Value>,
+    ) -> Result<(), Refusal> {
+        let Some(user) = self.members.get(user_id).map(|m| m.user.clone()) else {
+            return Ok(());
+        };
+        let starts_a_match = matches!(
+            message,
+            ClientMessage::Sit { .. }
+                | ClientMessage::Invite { .. }
+                | ClientMessage::Respond { accept: true, .. }
+                | ClientMessage::PlayHouse { .. }
+                | ClientMessage::Rematch { .. }
+        );
+        if self.closing && starts_a_match {
+            return Err(Refusal::new(
+                ErrorCode::RoomClosing,
+                "this room is closing: no new game starts here",
+            ));
+        }
+        let (table, command) = match message {
+            ClientMessage::Chat { text } => return self.chat(user, &text),
+            ClientMessage::Sync { table, version } => {
+                let t = self.table_index(&table)?;
+                let missed = self.missed(t, version, r#ref);
+                self.send_to(user_id, &missed);
+                return Ok(());
+            }
+            // The room one is in, entered again.
+            ClientMessage::Enter { since, .. } => {
+                self.send_snapshot(user_id, since, r#ref);
+                return Ok(());
+            }
+            ClientMessage::Leave {} | ClientMessage::Ping {} => return Ok(()),
+            ClientMessage::Respond { invitation, accept } => {
+                let seated = self.seated_anywhere(user_id);
+                let Some(t) = self.inviting_table(&invitation, user_id) else {
+                    return Err(Refusal::new(
+                        ErrorCode::NoSuchInvitation,
+                        "that invitation is not open for you (it may have expired)",
+                    ));
+                };
+                let command = Command::Respond {
+                    user,
+                    invitation,
+                    accept,
+                    seated,
+                };
+                return refused(self.apply(t, command).await);
+            }
+            ClientMessage::Sit { table, seat } => {
+                let t = self.table_index(&table)?;
+                if self.seated_anywhere(user_id) {
+                    return Err(Refusal::new(
+                        ErrorCode::AlreadySeated,
+                        "you already have a seat in this room: stand first",
+                    ));
+                }
+                (t, Command::Sit { user, seat })
+            }
+            ClientMessage::PlayHouse {
+                table,
+                level,
+                clock,
+                best_of,
+            } => {
+                let t = self.table_index(&table)?;
+                let seated_elsewhere = self
+                    .tables
+                    .iter()
+                    .enumerate()
+                    .any(|(i, k)| i != t && k.table.seat_of(user_id).is_some());
+                let command = Command::PlayHouse {
+                    user,
+                    house: House::user(level),
+                    clock,
+                    best_of,
+                    seated_elsewhere,
+                };
+                (t, command)
+            }
+            ClientMessage::SetMatch {
+                table,
+                clock,
+                best_of,
+            } => (
+                self.table_index(&table)?,
+                Command::SetMatch {
+                    user: user.id,
+                    clock,
+                    best_of,
+                },
+            ),
+            ClientMessage::Start { table } => {
+                (self.table_index(&table)?, Command::Start { user: user.id })
+            }
+            ClientMessage::Rematch { table } => {
+                let t = self.table_index(&table)?;
+                let players_free = self.rematch_players_free(t);
+                (
+                    t,
+                    Command::Rematch {
+                        user: user.id,
+                        players_free,
+                    },
+                )
+            }
+            ClientMessage::Stand { table } => {
+                (self.table_index(&table)?, Command::Stand { user: user.id })
+            }
+            ClientMessage::Invite { table, user: to } => {
+                let t = self.table_index(&table)?;
+                let to_present = self.members.contains_key(&to);
+                let command = Command::Invite {
+                    from: user,
+                    to,
+                    id: InvitationId::random(),
+                    to_present,
+                    r#ref,
+                };
+                (t, command)
+            }
+            ClientMessage::Move {
+                table,
+                pit,
+                version,
+            } => {
+                let command = Command::Move {
+                    user: user.id,
+                    pit,
+                    version,
+                    r#ref,
+                };
+                (self.table_index(&table)?, command)
+            }
+            ClientMessage::Resign { table, scope } => (
+                self.table_index(&table)?,
+                Command::Resign {
+                    user: user.id,
+                    scope,
+                },
+            ),
+            ClientMessage::OfferDraw { table, scope } => (
+                self.table_index(&table)?,
+                Command::OfferDraw { user, scope },
+            ),
+            ClientMessage::AnswerDraw { table, accept } => (
+                self.table_index(&table)?,
+                Command::AnswerDraw {
+                    user: user.id,
+                    accept,
+                },
+            ),
+        };
+        refused(self.apply(table, command).await)
+    }
+
+    fn chat(&mut self, user: crate::common::User, text: &str) -> Result<(), Refusal> {
+        let text = text.trim();
+        if text.is_empty() || text.chars().count() > self.config.chat_max_chars {
+            return Err(Refusal::new(
+                ErrorCode::BadChat,
+                format!(
+                    "a chat line is 1 to {} characters",
+                    self.config.chat_max_chars
+                ),
+            ));
+        }
+        self.broadcast(&ServerMessage::Chat {
+            room: self.info.id.clone(),
+            user,
+            text: text.to_owned(),
+        });
+        Ok(())
+    }
+
+    /// The table holding invitation `id` for `user`.
+    fn inviting_table(&self, id: &InvitationId, user: &UserId) -> Option<usize> {
+        self.tables.iter().position(|k| k.table.invites(id, user))
+    }
+
+    /// Both players of the rematch on offer at table `t` are free to play it: in the room
+    /// and seated nowhere (Baba Ayo, one user a level, may be at other tables at once).
+    fn rematch_players_free(&self, t: usize) -> bool {
+        self.tables[t].table.rematch.as_ref().is_some_and(|r| {
+            r.players.iter().all(|p| {
+                p.house || (self.members.contains_key(&p.id) && !self.seated_anywhere(&p.id))
+            })
+        })
+    }
+
+    /// Adds, takes away or changes a table: stored first, then announced.
+    async fn change_tables(
+        &mut self,
+        actor: Actor,
+        change: TableChange,
+    ) -> Result<Option<TableView>, HotelError> {
+        if self.closing {
+            return Err(HotelError::RoomClosing(self.info.id.to_string()));
+        }
+        let store = self.store.clone();
+        match change {
+            TableChange::Add { rules, board } => {
+                if board.is_some() && self.tables.len() >= self.config.max_boards {
+                    return Err(HotelError::TooManyBoards(self.config.max_boards));
+                }
+                let rules_json = serde_json::to_string(&rules).unwrap_or_default();
+                let room = self.info.id.clone();
+                let placing = board.clone();
+                let row = blocking(move || {
+                    store.add_table(&actor, room.as_str(), &rules_json, placing.as_deref())
+                })
+                .await
+                .map_err(|e| match (e, board) {
+                    (StoreError::Conflict(_), Some(board)) => HotelError::BoardPlaced(board),
+                    (e, _) => e.into(),
+                })?;
+                let id = TableId::from(row.id);
+                let timing = self.config.timing();
+                let mut table = Table::new(id, self.info.id.clone(), rules, timing, *VERSION_BASE);
+                table.closing = self.closing;
+                self.tables.push(Kept {
+                    table,
+                    log: Default::default(),
+                });
+                let t = self.tables.len() - 1;
+                self.apply(t, Command::Announce).await;
+                let view = self.tables[t].table.view(self.now());
+                Ok(Some(view))
+            }
+            TableChange::Remove { table } => {
+                let id = TableId::from(table.clone());
+                let t = self.index_of(&id)?;
+                if !self.tables[t].table.idle() {
+                    return Err(HotelError::TableBusy(table));
+                }
+                blocking(move || store.remove_table(&actor, id.as_str())).await?;
+                // Its invitations end with it.
+                self.apply(t, Command::TakeAway).await;
+                self.tables.remove(t);
+                self.broadcast(&ServerMessage::TableRemoved {
+                    room: self.info.id.clone(),
+                    table: TableId::from(table),
+                });
+                Ok(None)
+            }
+            TableChange::Rules { table, rules } => {
+                let id = TableId::from(table.clone());
+                let t = self.index_of(&id)?;
+                if self.tables[t].table.match_in_play() {
+                    return Err(HotelError::TableBusy(table));
+                }
+                let rules_json = serde_json::to_string(&rules).unwrap_or_default();
+                blocking(move || store.set_table_rules(&actor, id.as_str(), &rules_json)).await?;
+                if let Some(refusal) = self.apply(t, Command::SetRules { rules }).await {
+                    return Err(HotelError::TableBusy(refusal.message));
+                }
+                Ok(Some(self.tables[t].table.view(self.now())))
+            }
+        }
+    }
+
+    fn index_of(&self, table: &TableId) -> Result<usize, HotelError> {
+        self.table_index(table)
+            .map_err(|_| HotelError::NoSuchTable(table.to_string()))
+    }
+}
+
+/// A table's refusal as the answer to the one who asked.
+fn refused(refusal: Option<Refusal>) -> Result<(), Refusal> {
+    refusal.map_or(Ok(()), Err)
+}

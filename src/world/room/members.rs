@@ -1,0 +1,274 @@
+//! Who is in the room: coming in, and the one path by which anyone goes (leaving, dropping,
+//! being dropped for not reading, the grace running out, the room closing); and how frames
+//! reach them, one serialisation for everyone and a `try_send` each, never a wait.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+use crate::common::{TableId, User, UserId};
+
+use super::super::protocol::ServerMessage;
+use super::super::table::{Command, Departure, Refusal};
+use super::{ms, Room};
+
+/// Where a room sends a session its frames.
+pub type Outbox = mpsc::Sender<Arc<str>>;
+
+pub(super) struct Member {
+    pub(super) user: User,
+    outbox: Outbox,
+    /// The connection this member speaks through; commands from an older one are ignored.
+    pub(super) conn: u64,
+}
+
+/// How someone goes from the room.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Going {
+    /// They left on purpose: their seats go, matches in play resigned.
+    Left,
+    /// Their connection dropped: a match in play waits through the grace.
+    Dropped,
+    /// The room dropped them for not reading (already out of `members`): as `Dropped`.
+    NotReading,
+}
+
+impl Room {
+    /// Whether `user` may come in: the room is not closing, and an apartment's door lets
+    /// them.
+    pub(super) fn may_enter(&self, user: &UserId) -> Result<(), Refusal> {
+        use crate::common::ErrorCode;
+        if self.members.contains_key(user) {
+            return Ok(());
+        }
+        // Players of the matches still in play come back to finish them.
+        let plays_here = self
+            .tables
+            .iter()
+            .any(|k| k.table.seat_of(user).is_some() && k.table.match_in_play());
+        if self.closing && !plays_here {
+            return Err(Refusal::new(ErrorCode::RoomClosing, "this room is closing"));
+        }
+        if !self
+            .door
+            .admits(self.info.owner.as_ref().map(|o| o.as_str()), user.as_str())
+        {
+            return Err(Refusal::new(
+                ErrorCode::DoorClosed,
+                format!(
+                    "{} is open to invited guests only: ask the owner to invite you",
+                    self.info.name
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    pub(super) fn enter(
+        &mut self,
+        user: User,
+        outbox: Outbox,
+        conn: u64,
+        since: BTreeMap<TableId, u64>,
+        r#ref: Option<Value>,
+    ) {
+        self.absent.remove(&user.id);
+        let member = Member {
+            user: user.clone(),
+            outbox,
+            conn,
+        };
+        let old = self.members.insert(user.id.clone(), member);
+        let rejoin = old.is_some();
+        if let Some(old) = old.filter(|m| m.conn != conn) {
+            // The older connection is told, then hears nothing more: its outbox is gone.
+            let _ = old.outbox.try_send(ServerMessage::Replaced {}.to_frame());
+        }
+        self.count_occupants();
+        self.send_snapshot(&user.id, since, r#ref);
+        if !rejoin && self.members.contains_key(&user.id) {
+            let id = user.id.clone();
+            let joined = ServerMessage::OccupantJoined {
+                room: self.info.id.clone(),
+                user,
+            };
+            self.broadcast_frame(Some(&id), &joined.to_frame());
+        }
+    }
+
+    /// The `room` snapshot, then what the client missed at the tables it names.
+    pub(super) fn send_snapshot(
+        &mut self,
+        user: &UserId,
+        since: BTreeMap<TableId, u64>,
+        r#ref: Option<Value>,
+    ) {
+        let now = self.now();
+        let snapshot = ServerMessage::Room {
+            room: self.info.clone(),
+            occupants: self.members.values().map(|m| m.user.clone()).collect(),
+            tables: self.tables.iter().map(|k| k.table.view(now)).collect(),
+        };
+        self.send_to(user, &snapshot);
+        // One answer a table at most: a longer list names tables that are not here.
+        let tables = self.tables.len().max(1);
+        for (table, version) in since.into_iter().take(tables) {
+            let reply = match self.table_index(&table) {
+                Ok(t) => self.missed(t, version, r#ref.clone()),
+                Err(refusal) => ServerMessage::refusal(&refusal, r#ref.clone()),
+            };
+            self.send_to(user, &reply);
+        }
+    }
+
+    /// Someone goes: the one path. They are out of the room's members (unless dropped
+    /// already), everyone is told, and every table decides what becomes of their seat,
+    /// invitations, rematch and match; a player of a match in play who did not leave on
+    /// purpose has the grace period to come back.
+    pub(super) async fn depart(&mut self, user: &UserId, going: Going) {
+        // Told last, after what became of their seats (a reader dropped was told at once).
+        let mut told = None;
+        if going != Going::NotReading {
+            let Some(member) = self.members.remove(user) else {
+                return;
+            };
+            self.count_occupants();
+            told = Some(member.user);
+        }
+        let why = match going {
+            Going::Left => Departure::Left,
+            Going::Dropped | Going::NotReading => Departure::Gone,
+        };
+        for t in 0..self.tables.len() {
+            let why = why.clone();
+            self.apply(
+                t,
+                Command::Depart {
+                    user: user.clone(),
+                    why,
+                },
+            )
+            .await;
+        }
+        let in_match = self
+            .tables
+            .iter()
+            .any(|k| k.table.seat_of(user).is_some() && k.table.match_in_play());
+        if in_match && going != Going::Left {
+            let back = self.now().saturating_add(ms(self.config.grace));
+            self.absent.entry(user.clone()).or_insert(back);
+        }
+        if let Some(user) = told {
+            self.broadcast(&ServerMessage::OccupantLeft {
+                room: self.info.id.clone(),
+                user,
+            });
+        }
+    }
+
+    /// Players whose grace ran out lose their matches as abandoned (all at once, so two who
+    /// both stayed away blame nobody).
+    pub(super) async fn end_graces(&mut self) {
+        let now = self.now();
+        let gone: Vec<UserId> = self
+            .absent
+            .iter()
+            .filter(|(_, end)| **end <= now)
+            .map(|(id, _)| id.clone())
+            .collect();
+        if gone.is_empty() {
+            return;
+        }
+        for user in &gone {
+            self.absent.remove(user);
+        }
+        for t in 0..self.tables.len() {
+            let why = Departure::GraceOver(gone.clone());
+            let user = gone[0].clone();
+            self.apply(t, Command::Depart { user, why }).await;
+        }
+    }
+
+    /// Readers dropped for not reading go as if their connection had dropped (their
+    /// session's own goodbye will not count: they are no longer members).
+    pub(super) async fn see_to_dropped(&mut self) {
+        while let Some(user) = self.dropped.pop() {
+            if !self.members.contains_key(&user) {
+                self.depart(&user, Going::NotReading).await;
+            }
+        }
+    }
+
+    /// The service is stopping: everyone is told and let go (their sessions close when their
+    /// outboxes are gone). Matches in play stay stored and resume at the next start.
+    pub(super) fn close(&mut self) {
+        self.broadcast(&ServerMessage::ServerClosing {});
+        self.members.clear();
+        self.count_occupants();
+    }
+
+    /// The room closes for good: nobody reaches it any more, everyone in it is told and is
+    /// in no room, and the task ends.
+    pub(super) fn shut(&mut self) {
+        if self.closed {
+            return;
+        }
+        self.config.registry.remove(self.info.id.as_str());
+        self.broadcast(&ServerMessage::RoomClosed {
+            room: self.info.id.clone(),
+        });
+        self.members.clear();
+        self.count_occupants();
+        self.closed = true;
+        tracing::info!(room = %self.info.id, "the room is closed");
+    }
+
+    fn count_occupants(&self) {
+        self.occupants.store(self.members.len(), Ordering::Relaxed);
+    }
+
+    pub(super) fn send_to(&mut self, user: &UserId, message: &ServerMessage) {
+        let Some(member) = self.members.get(user) else {
+            return;
+        };
+        if member.outbox.try_send(message.to_frame()).is_err() {
+            self.drop_members(vec![user.clone()]);
+        }
+    }
+
+    pub(super) fn broadcast(&mut self, message: &ServerMessage) {
+        self.broadcast_frame(None, &message.to_frame());
+    }
+
+    /// One frame to everyone (but `except`), a `try_send` each; a reader whose queue is full
+    /// is dropped.
+    pub(super) fn broadcast_frame(&mut self, except: Option<&UserId>, frame: &Arc<str>) {
+        let slow: Vec<UserId> = self
+            .members
+            .iter()
+            .filter(|(id, m)| Some(*id) != except && m.outbox.try_send(frame.clone()).is_err())
+            .map(|(id, _)| id.clone())
+            .collect();
+        self.drop_members(slow);
+    }
+
+    /// Members whose outbox is full or closed are out of the room at once (their session
+    /// closes when its outbox sender is gone); the rest are told. What becomes of their seats
+    /// is seen to after the command, by `depart`.
+    fn drop_members(&mut self, ids: Vec<UserId>) {
+        for id in ids {
+            if let Some(member) = self.members.remove(&id) {
+                self.count_occupants();
+                tracing::info!(room = %self.info.id, user = %id, "dropping a slow or gone reader");
+                self.dropped.push(id.clone());
+                self.broadcast(&ServerMessage::OccupantLeft {
+                    room: self.info.id.clone(),
+                    user: member.user,
+                });
+            }
+        }
+    }
+}

@@ -1,0 +1,504 @@
+//! One room, owned by one task: its occupants and its tables. The task only dispatches and
+//! commits: a table decides (`super::table`), the room stores what it decided, then tells
+//! people, and never waits for a reader (their outboxes are bounded). A room whose task
+//! panics leaves the registry and opens again from the store at the next visit.
+
+mod commit;
+mod dispatch;
+mod house;
+mod members;
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, LazyLock};
+use std::time::Duration;
+
+use futures_util::FutureExt;
+use serde_json::Value;
+use tokio::sync::{mpsc, oneshot, watch};
+
+use crate::ayo::{Game, Pit, Rules};
+use crate::common::{GameId, ServerClock, TableId, User, UserId};
+use crate::house::House;
+use crate::store::{Actor, Store};
+
+use super::hotel::{CloseGames, DoorState, HotelError, TableChange};
+use super::matches::LiveMatch;
+use super::protocol::{ClientMessage, RoomInfo, TableView};
+use super::table::{Command, LiveGame, Refusal, Table, Timing};
+use super::Registry;
+
+pub use commit::{stored_result, stored_win};
+pub use members::Outbox;
+
+/// What a session, an operator or the room itself asks of a room.
+pub enum RoomCommand {
+    /// Join (or rejoin from a new connection, which replaces the old one); the room answers
+    /// with its `room` snapshot.
+    Enter {
+        user: User,
+        outbox: Outbox,
+        conn: u64,
+        /// Tables the client saw before, with the last version it saw: each gets `missed`.
+        since: BTreeMap<TableId, u64>,
+        /// The `enter` message's ref, for the answers to `since`.
+        r#ref: Option<Value>,
+        /// Told whether the room let them in (its door, or closing).
+        admitted: oneshot::Sender<Result<(), Refusal>>,
+    },
+    /// Whether a user may come in now: asked before leaving the room one is in.
+    MayEnter {
+        user_id: UserId,
+        reply: oneshot::Sender<Result<(), Refusal>>,
+    },
+    /// An operator renamed the room.
+    Rename {
+        name: String,
+    },
+    /// An operator closes the room; the reply is how many matches are still in play (the
+    /// room closes after them with `CloseGames::Finish`, at once otherwise).
+    Shut {
+        games: CloseGames,
+        reply: oneshot::Sender<usize>,
+    },
+    /// An operator or the owner changes the tables; the reply is the table as it is now
+    /// (`None` when taken away).
+    Tables {
+        actor: Actor,
+        change: TableChange,
+        reply: oneshot::Sender<Result<Option<TableView>, HotelError>>,
+    },
+    /// The owner changed the door or the guest list: read them again from the store.
+    DoorChanged,
+    /// Leave on purpose: any seat is given up, a match in play resigned.
+    Leave {
+        user_id: UserId,
+        conn: u64,
+    },
+    /// The connection dropped: a player in a match keeps the seat for the grace period.
+    Disconnect {
+        user_id: UserId,
+        conn: u64,
+    },
+    Act {
+        user_id: UserId,
+        message: ClientMessage,
+        r#ref: Option<Value>,
+    },
+    Summary {
+        reply: oneshot::Sender<RoomSummary>,
+    },
+    /// The service is stopping: tell everyone, let them go, stop.
+    Close {
+        done: oneshot::Sender<()>,
+    },
+    /// Baba Ayo should think again at `table` if it is still at `version` (his last try
+    /// failed).
+    HouseAgain {
+        table: TableId,
+        version: u64,
+    },
+    /// Baba Ayo's move, thought out for the game at `table` as it was at `version`.
+    HouseMove {
+        table: TableId,
+        version: u64,
+        pit: Pit,
+    },
+    /// Makes the room's task panic: fault injection, so a test can show that a failed room
+    /// leaves the registry and opens again intact. Nothing a client sends leads here.
+    #[doc(hidden)]
+    Crash,
+}
+
+/// A room as `GET /api/v1/rooms` shows it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct RoomSummary {
+    #[serde(flatten)]
+    pub room: RoomInfo,
+    pub occupants: usize,
+    pub tables: Vec<TableView>,
+}
+
+/// A way to reach a room.
+#[derive(Clone)]
+pub struct RoomHandle {
+    pub info: Arc<RoomInfo>,
+    inbox: mpsc::Sender<RoomCommand>,
+    occupants: Arc<AtomicUsize>,
+    /// Its task panicked: its sessions end, and come back to it opened again.
+    failed: Arc<AtomicBool>,
+}
+
+impl RoomHandle {
+    /// Sends a command; false when the room is gone.
+    pub async fn send(&self, command: RoomCommand) -> bool {
+        self.inbox.send(command).await.is_ok()
+    }
+
+    pub fn occupants(&self) -> usize {
+        self.occupants.load(Ordering::Relaxed)
+    }
+
+    pub async fn summary(&self) -> Option<RoomSummary> {
+        let (reply, answer) = oneshot::channel();
+        if !self.send(RoomCommand::Summary { reply }).await {
+            return None;
+        }
+        answer.await.ok()
+    }
+
+    /// Whether its task panicked (it is out of the registry, and opens again at the next
+    /// visit).
+    pub fn failed(&self) -> bool {
+        self.failed.load(Ordering::SeqCst)
+    }
+
+    /// Whether `other` reaches the same task.
+    pub fn same_room(&self, other: &RoomHandle) -> bool {
+        self.inbox.same_channel(&other.inbox)
+    }
+}
+
+/// A match in play read back from the store, with its game in play if any (none between
+/// games).
+pub struct ResumedMatch {
+    pub table_id: TableId,
+    pub r#match: LiveMatch,
+    pub game: Option<ResumedGame>,
+}
+
+/// A game in play read back from the store.
+pub struct ResumedGame {
+    pub game_id: GameId,
+    pub game: Game,
+    /// South, North.
+    pub players: [User; 2],
+    pub number: u8,
+    /// Its clocks, running again for the side to move from the start.
+    pub clocks: Option<crate::ayo::clock::Clocks>,
+}
+
+/// How a room behaves.
+#[derive(Clone, Debug)]
+pub struct RoomConfig {
+    pub invitation_ttl: Duration,
+    /// How long a player who dropped keeps the seat of a match in play.
+    pub grace: Duration,
+    pub chat_max_chars: usize,
+    /// Table events kept for clients that come back.
+    pub table_log: usize,
+    /// How long an empty apartment without a match in play stays open.
+    pub apartment_idle: Duration,
+    /// Baba Ayo, for `play_house`.
+    pub house: Arc<House>,
+    /// Boards an apartment holds at most.
+    pub max_boards: usize,
+    /// The open rooms: a room that closes takes itself out.
+    pub registry: Registry,
+    /// How results reach the champions wall.
+    pub results: ResultsConfig,
+    /// The one clock every deadline here reads.
+    pub clock: ServerClock,
+    /// How long both players have to press start between games of an untimed match.
+    pub untimed_start: Duration,
+    /// How long a rematch stays on offer after a match.
+    pub rematch: Duration,
+    /// How often the service writes its heartbeat (where an unclean outage began).
+    pub heartbeat: Duration,
+}
+
+impl RoomConfig {
+    fn timing(&self) -> Timing {
+        Timing {
+            invitation_ms: ms(self.invitation_ttl),
+            untimed_start_ms: ms(self.untimed_start),
+            rematch_ms: ms(self.rematch),
+        }
+    }
+}
+
+fn ms(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// What a room needs to store a result for the champions wall.
+#[derive(Clone, Debug)]
+pub struct ResultsConfig {
+    /// The hotel's day, for the day a game ended on.
+    pub clock: crate::common::HotelDay,
+    /// Counted wins of one player over another a day.
+    pub cap: u32,
+    /// Rung when a counted result waits in the outbox.
+    pub pending: Arc<tokio::sync::Notify>,
+}
+
+/// A table and the events it announced lately, for clients that come back.
+struct Kept {
+    table: Table,
+    /// The latest table events as sent, with the version each brought the table to.
+    log: VecDeque<(u64, Arc<str>)>,
+}
+
+/// How often a room looks at what time has ended, on the system clock.
+const TICK: Duration = Duration::from_millis(500);
+
+/// Where every table's version starts in this process: the start millisecond times 1024. A
+/// version from an earlier run is then always below any version of this one (a table would
+/// need over a million events a second to catch up), so a client that kept one gets a resync,
+/// never a wrong "nothing missed"; and it stays below 2^53, exact in JavaScript, until 2248.
+static VERSION_BASE: LazyLock<u64> = LazyLock::new(|| {
+    let millis = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64);
+    millis << 10
+});
+
+pub struct Room {
+    info: RoomInfo,
+    members: HashMap<UserId, members::Member>,
+    tables: Vec<Kept>,
+    /// Players who dropped out of a match in play, with the end of their grace (server ms).
+    absent: HashMap<UserId, u64>,
+    store: Store,
+    config: RoomConfig,
+    occupants: Arc<AtomicUsize>,
+    /// The room's own inbox, for Baba Ayo's moves; weak, so the room still ends when every
+    /// handle is gone.
+    itself: mpsc::WeakSender<RoomCommand>,
+    /// An operator is closing it: no new match starts, and it closes after the last one.
+    closing: bool,
+    /// It has closed: the task ends.
+    closed: bool,
+    /// Since when an apartment has been empty and quiet (server ms).
+    idle_since: Option<u64>,
+    /// Members dropped for not reading, whose seats and invitations are still to see to.
+    dropped: Vec<UserId>,
+    door: DoorState,
+}
+
+/// A room as the store holds it, to start its task.
+pub struct Opening {
+    pub info: RoomInfo,
+    /// Its tables, with their rules.
+    pub tables: Vec<(TableId, Rules)>,
+    pub matches: Vec<ResumedMatch>,
+    pub closing: bool,
+    pub door: DoorState,
+}
+
+impl Room {
+    /// Starts the room's task under a supervisor: should it panic, the room leaves the
+    /// registry (its members' sessions end and come back), and the next visit opens it again
+    /// from the store.
+    pub fn spawn(opening: Opening, store: Store, config: RoomConfig) -> RoomHandle {
+        let (inbox, commands) = mpsc::channel(1024);
+        let occupants = Arc::new(AtomicUsize::new(0));
+        let timing = config.timing();
+        let now = config.clock.now_ms();
+        let room_id = opening.info.id.clone();
+        let mut room = Room {
+            info: opening.info.clone(),
+            members: HashMap::new(),
+            tables: opening
+                .tables
+                .into_iter()
+                .map(|(id, rules)| Kept {
+                    table: Table::new(id, room_id.clone(), rules, timing, *VERSION_BASE),
+                    log: VecDeque::new(),
+                })
+                .collect(),
+            absent: HashMap::new(),
+            store,
+            config,
+            occupants: occupants.clone(),
+            itself: inbox.downgrade(),
+            closing: opening.closing,
+            closed: false,
+            idle_since: None,
+            dropped: Vec::new(),
+            door: opening.door,
+        };
+        for kept in &mut room.tables {
+            kept.table.closing = room.closing;
+        }
+        for resumed in opening.matches {
+            room.resume(resumed, now);
+        }
+        let handle = RoomHandle {
+            info: Arc::new(opening.info),
+            inbox,
+            occupants,
+            failed: Arc::default(),
+        };
+        let (registry, watched) = (room.config.registry.clone(), handle.inbox.downgrade());
+        let failed = handle.failed.clone();
+        tokio::spawn(async move {
+            if let Err(panic) = AssertUnwindSafe(room.run(commands)).catch_unwind().await {
+                let why = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_default();
+                tracing::error!(room = %room_id, panic = %why, "a room failed: it leaves the registry and opens again from the store at the next visit");
+                crate::metrics::METRICS.room_failures.inc();
+                failed.store(true, Ordering::SeqCst);
+                if let Some(inbox) = watched.upgrade() {
+                    registry.remove_if(room_id.as_str(), |h| h.inbox.same_channel(&inbox));
+                }
+            }
+        });
+        handle
+    }
+
+    /// Puts a match in play back on its table after a start: its players sit again and have
+    /// the grace period to come back.
+    fn resume(&mut self, resumed: ResumedMatch, now: u64) {
+        let Some(kept) = self
+            .tables
+            .iter_mut()
+            .find(|k| k.table.id == resumed.table_id)
+        else {
+            tracing::warn!(r#match = %resumed.r#match.id, table = %resumed.table_id, "a match in play at a table that is gone");
+            return;
+        };
+        let back = now.saturating_add(ms(self.config.grace));
+        // Baba Ayo never leaves: only people have a grace to come back in.
+        for player in resumed.r#match.players.iter().filter(|p| !p.house) {
+            self.absent.insert(player.id.clone(), back);
+        }
+        let game = resumed.game.map(|g| {
+            crate::metrics::METRICS.games_in_play.inc();
+            LiveGame {
+                id: g.game_id,
+                game: g.game,
+                players: g.players,
+                number: g.number,
+                clocks: g.clocks,
+            }
+        });
+        kept.table.resume(resumed.r#match, game, now);
+    }
+
+    fn now(&self) -> u64 {
+        self.config.clock.now_ms()
+    }
+
+    async fn run(mut self, mut commands: mpsc::Receiver<RoomCommand>) {
+        // Games against the house resumed where it is his turn.
+        for t in 0..self.tables.len() {
+            self.house_turn(t);
+        }
+        let mut tick = tokio::time::interval(TICK);
+        let mut moved = self.config.clock.watch();
+        loop {
+            // Something falls due between ticks: sleep until then on the system clock; a
+            // hand-driven clock says when it moves.
+            let due_in = self
+                .next_deadline()
+                .filter(|_| self.config.clock.is_system())
+                .map(|at| Duration::from_millis(at.saturating_sub(self.now())));
+            tokio::select! {
+                command = commands.recv() => match command {
+                    Some(RoomCommand::Close { done }) => {
+                        self.close();
+                        let _ = done.send(());
+                        break;
+                    }
+                    Some(command) => self.handle(command).await,
+                    None => break,
+                },
+                _ = sleep_for(due_in) => self.on_time().await,
+                _ = clock_moved(&mut moved) => self.on_time().await,
+                _ = tick.tick() => self.on_time().await,
+            }
+            self.see_to_dropped().await;
+            if self.closed {
+                break;
+            }
+        }
+    }
+
+    /// What time has ended: at every table, then the grace of players away, then an idle
+    /// apartment's stay.
+    async fn on_time(&mut self) {
+        for t in 0..self.tables.len() {
+            self.apply(t, Command::Tick).await;
+        }
+        self.end_graces().await;
+        if self.idle_too_long() {
+            // Nobody here and nothing going on: the apartment closes quietly and opens again
+            // at the next visit (its state is all stored).
+            self.config.registry.remove(self.info.id.as_str());
+            tracing::debug!(room = %self.info.id, "an idle apartment closes");
+            self.closed = true;
+        }
+    }
+
+    /// The soonest something falls due here.
+    fn next_deadline(&self) -> Option<u64> {
+        let tables = self.tables.iter().filter_map(|k| k.table.next_deadline());
+        tables.chain(self.absent.values().copied()).min()
+    }
+
+    /// An apartment with nobody in it, nobody coming back and no match in play, for longer
+    /// than `apartment_idle`.
+    fn idle_too_long(&mut self) -> bool {
+        let idle = self.info.kind == crate::common::RoomKind::Apartment
+            && self.members.is_empty()
+            && self.absent.is_empty()
+            && self.matches_in_play() == 0;
+        if !idle {
+            self.idle_since = None;
+            return false;
+        }
+        let now = self.now();
+        let since = *self.idle_since.get_or_insert(now);
+        now.saturating_sub(since) >= ms(self.config.apartment_idle)
+    }
+
+    /// Tables with a match in play (a game of it in play, or the next one awaited).
+    fn matches_in_play(&self) -> usize {
+        self.tables
+            .iter()
+            .filter(|k| k.table.match_in_play())
+            .count()
+    }
+
+    fn table_index(&self, id: &TableId) -> Result<usize, Refusal> {
+        self.tables
+            .iter()
+            .position(|k| &k.table.id == id)
+            .ok_or_else(|| {
+                Refusal::new(
+                    crate::common::ErrorCode::NoSuchTable,
+                    format!("there is no table `{id}` in this room"),
+                )
+            })
+    }
+
+    /// Whether `user` has a seat at any table here.
+    fn seated_anywhere(&self, user: &UserId) -> bool {
+        self.tables.iter().any(|k| k.table.seat_of(user).is_some())
+    }
+}
+
+/// Sleeps for `d`, or for ever without one.
+async fn sleep_for(d: Option<Duration>) {
+    match d {
+        Some(d) => tokio::time::sleep(d).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Returns when a hand-driven clock moves; never for the system clock.
+async fn clock_moved(moved: &mut Option<watch::Receiver<u64>>) {
+    match moved {
+        Some(rx) => {
+            if rx.changed().await.is_err() {
+                std::future::pending::<()>().await;
+            }
+        }
+        None => std::future::pending().await,
+    }
+}

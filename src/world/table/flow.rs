@@ -1,0 +1,360 @@
+//! A match's course at a table: it starts, its games start and are counted, the wait and the
+//! start presses between games, its end, the rematch after it, and what time ends.
+
+use crate::ayo::clock::Clocks;
+use crate::ayo::{Game, Side, Status};
+use crate::common::{ErrorCode, GameId, MatchId, User, UserId};
+
+use super::super::hotel::CloseGames;
+use super::super::matches::{LiveMatch, MatchEnd, MatchSettings, PlayedGame, Rematch};
+use super::super::protocol::{ClockView, Players, ServerMessage};
+use super::{refuse, Effects, LiveGame, MatchResult, NewGame, Refusal, Table, Write};
+
+impl Table {
+    /// Both seats are taken: a match begins. Lots decide who is its first player (South in
+    /// its first game) unless `order` says (a rematch).
+    pub(super) fn start_match(
+        &mut self,
+        order: Option<[User; 2]>,
+        fx: &mut Effects,
+    ) -> Result<(), Refusal> {
+        let players = match order {
+            Some(players) => players,
+            None => {
+                let (Some(south), Some(north)) = (self.seats[0].clone(), self.seats[1].clone())
+                else {
+                    return Ok(());
+                };
+                if uuid::Uuid::new_v4().as_bytes()[0] & 1 == 1 {
+                    [north, south]
+                } else {
+                    [south, north]
+                }
+            }
+        };
+        let id = MatchId::ordered();
+        fx.store(Write::NewMatch {
+            id: id.clone(),
+            table: self.id.clone(),
+            players: players.clone(),
+            settings: self.settings,
+            rules: self.rules,
+        });
+        self.r#match = Some(LiveMatch::new(id, self.settings, players));
+        self.rematch = None;
+        self.start_next_game(fx);
+        Ok(())
+    }
+
+    /// The next game of the match: its players sit as the match says (the first move swaps
+    /// every game), it is stored, its clock starts, and it is announced.
+    pub(super) fn start_next_game(&mut self, fx: &mut Effects) {
+        let now = self.now;
+        let Some(m) = self.r#match.as_mut().filter(|m| !m.is_over()) else {
+            return;
+        };
+        let [south, north] = m.seats();
+        let number = m.game_number();
+        let clocks = Clocks::new(m.settings.clock).map(|mut c| {
+            c.start(Side::South, now);
+            c
+        });
+        m.between = None;
+        m.draw_offer = None;
+        let game = NewGame {
+            id: GameId::random(),
+            table: self.id.clone(),
+            r#match: m.id.clone(),
+            number,
+            south: south.clone(),
+            north: north.clone(),
+            rules: self.rules,
+            clock_started: clocks.map(|_| now),
+        };
+        let house = south.house || north.house;
+        fx.store(Write::NewGame(game.clone()));
+        // A retry is matched against this game's moves only: refs may repeat across games.
+        self.last_moves = [None, None];
+        self.seats = [Some(south.clone()), Some(north.clone())];
+        let state = Game::new(self.rules);
+        let started_state = state.state();
+        self.game = Some(LiveGame {
+            id: game.id.clone(),
+            game: state,
+            players: [south.clone(), north.clone()],
+            number,
+            clocks,
+        });
+        self.changed(fx);
+        let started = ServerMessage::GameStarted {
+            table: self.id.clone(),
+            game_id: game.id,
+            players: Players { south, north },
+            house,
+            rules: self.rules,
+            state: started_state,
+            version: self.version + 1,
+            r#match: self
+                .r#match
+                .as_ref()
+                .map(LiveMatch::view)
+                .expect("the match started above"),
+            clock: ClockView::of(clocks.as_ref(), now),
+        };
+        self.publish(started, fx);
+        fx.house_to_move = self.house_to_move().is_some();
+    }
+
+    /// The match ends, `loser` losing it (nobody: the leader wins; or drawn as `why` says):
+    /// now between games, or once the game in play is over and counted.
+    pub(super) fn end_match(&mut self, loser: Option<usize>, why: MatchEnd, fx: &mut Effects) {
+        let in_play = self.game_in_play();
+        let Some(m) = self.r#match.as_mut().filter(|m| !m.is_over()) else {
+            return;
+        };
+        if in_play {
+            m.ending = Some((loser, why));
+            return;
+        }
+        m.end(loser, why);
+        self.match_over(fx);
+    }
+
+    /// Counts a game for the match: unless that ends the match, both now have the clock's
+    /// base time to press start for the next game (Baba Ayo is ready at once).
+    pub(super) fn count_game(&mut self, played: PlayedGame) {
+        let (now, untimed) = (self.now, self.timing.untimed_start_ms);
+        let closing = self.closing;
+        if let Some(m) = self.r#match.as_mut() {
+            if closing && m.ending.is_none() {
+                m.ending = Some((None, MatchEnd::CalledOff));
+            }
+            if !m.record(played) {
+                m.wait_for_start(now, untimed);
+            }
+        }
+    }
+
+    /// After a game of the match was counted and told: the match is over, or the room hears
+    /// that the wait for the next game has begun.
+    pub(super) fn match_after_game(&mut self, fx: &mut Effects) {
+        let Some(m) = self.r#match.as_ref() else {
+            return;
+        };
+        if m.is_over() {
+            self.match_over(fx);
+            return;
+        }
+        fx.store(Write::MatchPoints {
+            id: m.id.clone(),
+            halves: m.series.halves(),
+        });
+        self.match_changed(fx);
+    }
+
+    /// The end of the match is stored and announced; the players stand up, and a rematch is
+    /// on offer for a while.
+    fn match_over(&mut self, fx: &mut Effects) {
+        let Some(m) = self.r#match.as_ref().filter(|m| m.is_over()) else {
+            return;
+        };
+        let reason = m.end.unwrap_or(MatchEnd::Games);
+        fx.store(Write::MatchOver {
+            id: m.id.clone(),
+            result: result_of(m),
+        });
+        let over = ServerMessage::MatchOver {
+            table: self.id.clone(),
+            match_id: m.id.clone(),
+            winner: m.winner().cloned(),
+            reason,
+            points: m.series.points(),
+            r#match: m.view(),
+            version: self.version + 1,
+        };
+        let last_south = m
+            .games
+            .last()
+            .map_or_else(|| m.players[0].id.clone(), |g| g.south.clone());
+        let rematch = (!self.closing && reason != MatchEnd::CalledOff).then(|| {
+            Rematch::of(
+                m,
+                &last_south,
+                self.now.saturating_add(self.timing.rematch_ms),
+            )
+        });
+        self.publish(over, fx);
+        // The players stand up; the last game stays on the table until someone sits. A
+        // rematch keeps its own settings; the table's are the lounge's until a new host.
+        self.seats = [None, None];
+        self.settings = MatchSettings::default();
+        self.rematch = rematch;
+        self.changed(fx);
+    }
+
+    /// Tells the room where the match stands (between games).
+    fn match_changed(&mut self, fx: &mut Effects) {
+        let Some(m) = self.r#match.as_ref() else {
+            return;
+        };
+        let message = ServerMessage::MatchState {
+            table: self.id.clone(),
+            r#match: m.view(),
+            version: self.version + 1,
+            server_time: self.now,
+        };
+        self.publish(message, fx);
+    }
+
+    /// `start`: ready for the next game. The second press starts it, as a command of its own
+    /// (`Tick` tries again should storing it fail).
+    pub(super) fn press_start(&mut self, user: &UserId, fx: &mut Effects) -> Result<(), Refusal> {
+        let player = self.player_in_match(user)?;
+        let m = self.match_mut();
+        if m.between.is_none() {
+            return refuse(ErrorCode::NotBetweenGames, "a game of the match is in play");
+        }
+        if m.press_start(player) {
+            self.start_next_game(fx);
+        } else {
+            self.match_changed(fx);
+        }
+        Ok(())
+    }
+
+    /// `rematch`: one press each (Baba Ayo's is made); the second starts the new match.
+    pub(super) fn rematch(
+        &mut self,
+        user: &UserId,
+        players_free: bool,
+        fx: &mut Effects,
+    ) -> Result<(), Refusal> {
+        let Some(rematch) = self.rematch.as_mut() else {
+            return refuse(ErrorCode::NoRematch, "no rematch is on offer at this table");
+        };
+        let Some(player) = rematch.player(user) else {
+            return refuse(
+                ErrorCode::NoRematch,
+                "the rematch here is for the last match's players",
+            );
+        };
+        rematch.pressed[player] = true;
+        if rematch.pressed != [true, true] {
+            let (from, to) = (
+                rematch.players[player].clone(),
+                rematch.players[1 - player].id.clone(),
+            );
+            self.changed(fx);
+            fx.tell(
+                &to,
+                ServerMessage::RematchOffered {
+                    table: self.id.clone(),
+                    from,
+                },
+            );
+            return Ok(());
+        }
+        let Some(rematch) = self.rematch.take() else {
+            return Ok(());
+        };
+        // Both must still be free to play: here, and seated nowhere else.
+        if !players_free || self.seats.iter().any(Option::is_some) {
+            self.changed(fx);
+            return refuse(
+                ErrorCode::RematchVoid,
+                "the rematch is off: a player has left or sat elsewhere",
+            );
+        }
+        self.settings = rematch.settings;
+        self.start_match(Some(rematch.players), fx)
+    }
+
+    /// What time ends: invitations, flags, rematches and start presses whose time is up.
+    pub(super) fn tick(&mut self, fx: &mut Effects) {
+        let now = self.now;
+        self.end_invitations(|i| i.expires_ms <= now, "expired", fx);
+        if let Some(side) = self.flagged() {
+            self.end_off_board(|g| g.time_out(side), fx);
+        }
+        if self.rematch.as_ref().is_some_and(|r| r.deadline_ms <= now) {
+            self.rematch = None;
+            self.changed(fx);
+        }
+        let Some(between) = self
+            .r#match
+            .as_ref()
+            .filter(|m| !m.is_over())
+            .and_then(|m| m.between)
+        else {
+            return;
+        };
+        if between.ready != [true, true] && between.deadline_ms > now {
+            return;
+        }
+        match between.ready {
+            // Both pressed, but the game could not be stored then: again, now.
+            [true, true] => self.start_next_game(fx),
+            // Nobody pressed start: the match ends, the leader winning it.
+            [false, false] => self.end_match(None, MatchEnd::NoStart, fx),
+            // One did: the other loses that game.
+            [ready_first, _] => self.forfeit_unstarted(usize::from(ready_first), fx),
+        }
+    }
+
+    /// Player `loser` of the match did not press start in time: the game they would have
+    /// played is stored as lost (`not_started`) and counted.
+    fn forfeit_unstarted(&mut self, loser: usize, fx: &mut Effects) {
+        let Some(m) = self.r#match.as_ref().filter(|m| !m.is_over()) else {
+            return;
+        };
+        let [south, north] = m.seats();
+        let result = if south.id == m.players[loser].id {
+            Status::NorthWon
+        } else {
+            Status::SouthWon
+        };
+        let game = NewGame {
+            id: GameId::random(),
+            table: self.id.clone(),
+            r#match: m.id.clone(),
+            number: m.game_number(),
+            south: south.clone(),
+            north: north.clone(),
+            rules: self.rules,
+            clock_started: None,
+        };
+        let played = PlayedGame {
+            game_id: game.id.clone(),
+            number: game.number,
+            south: south.id,
+            north: north.id,
+            result,
+            reason: "not_started".into(),
+        };
+        fx.store(Write::UnstartedGame { game, result });
+        self.count_game(played);
+        self.match_after_game(fx);
+    }
+
+    /// The room closes: matches end now, or with their game in play when it is let finish;
+    /// no rematch is on offer.
+    pub(super) fn shut(&mut self, games: CloseGames, fx: &mut Effects) {
+        if games == CloseGames::End || !self.game_in_play() {
+            self.end_match(None, MatchEnd::CalledOff, fx);
+            self.end_off_board(Game::call_off, fx);
+        }
+        self.closing = true;
+        if self.rematch.take().is_some() {
+            self.changed(fx);
+        }
+    }
+}
+
+/// How a decided match is stored.
+pub fn result_of(m: &LiveMatch) -> MatchResult {
+    MatchResult {
+        winner: m.winner().map(|w| w.id.clone()),
+        end_reason: m.end.unwrap_or(MatchEnd::Games),
+        halves: m.series.halves(),
+    }
+}

@@ -1,0 +1,445 @@
+//! One Ayo table's rules as a plain state machine: seats, hosting, invitations, play, clocks,
+//! the match flow, draws, resigning and the rematch. `apply(command, now)` changes the table
+//! and says what follows (`Effects`): what to store, what to announce, whom to tell, whether
+//! Baba Ayo is to move. No tasks, no database, no sockets: the room stores and sends.
+
+mod effects;
+mod flow;
+mod play;
+mod seats;
+#[cfg(test)]
+mod tests;
+
+use serde_json::Value;
+
+use crate::ayo::clock::Clocks;
+use crate::ayo::{Game, Pit, Rules, Side};
+use crate::common::{ErrorCode, GameId, InvitationId, RoomId, TableId, User, UserId};
+
+use super::hotel::CloseGames;
+use super::matches::{LiveMatch, MatchSettings, Rematch, Scope};
+use super::protocol::{ClockView, Players, Seats, ServerMessage, TableGame, TableView};
+
+pub use effects::{refuse, Effects, Event, MatchResult, MoveClock, NewGame, Refusal, Win, Write};
+pub use flow::result_of;
+pub use play::win_of;
+
+/// The word serde gives a value (`"south_won"`, `"resigned"`), as stored and shown.
+pub(crate) fn json_word<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_value(value)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
+/// How long things wait at a table, in milliseconds of the server's clock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Timing {
+    /// An invitation stays open this long.
+    pub invitation_ms: u64,
+    /// Between games of an untimed match, both press start within this.
+    pub untimed_start_ms: u64,
+    /// A rematch stays on offer this long.
+    pub rematch_ms: u64,
+}
+
+/// Why someone's claim on a table ends: the one place that decides what becomes of their
+/// seat, their invitations, their rematch and their match.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Departure {
+    /// They left the room on purpose: their seat is given up, a match in play resigned.
+    Left,
+    /// Their connection dropped, or the room dropped them for not reading: a seat without a
+    /// match in play is freed; a match in play waits for them through the grace period.
+    Gone,
+    /// The grace of these players ran out: each loses their match as abandoned, or, both
+    /// players being among them, the match is called off with nobody blamed.
+    GraceOver(Vec<UserId>),
+}
+
+/// What a table is asked to do. Checks that need the whole room (a seat at another table,
+/// being in the room at all) are made by the room and passed in.
+#[derive(Clone, Debug)]
+pub enum Command {
+    Sit {
+        user: User,
+        seat: Side,
+    },
+    Stand {
+        user: UserId,
+    },
+    SetMatch {
+        user: UserId,
+        clock: Option<String>,
+        best_of: Option<u8>,
+    },
+    /// `house` is Baba Ayo at the level asked for.
+    PlayHouse {
+        user: User,
+        house: User,
+        clock: Option<String>,
+        best_of: Option<u8>,
+        /// The player has a seat at another table of the room.
+        seated_elsewhere: bool,
+    },
+    Start {
+        user: UserId,
+    },
+    Rematch {
+        user: UserId,
+        /// Both players of the rematch are in the room and seated nowhere.
+        players_free: bool,
+    },
+    Invite {
+        from: User,
+        to: UserId,
+        id: InvitationId,
+        /// The invitee is in the room.
+        to_present: bool,
+        r#ref: Option<Value>,
+    },
+    Respond {
+        user: User,
+        invitation: InvitationId,
+        accept: bool,
+        /// The invitee has a seat in the room already.
+        seated: bool,
+    },
+    Move {
+        user: UserId,
+        pit: Pit,
+        version: Option<u64>,
+        r#ref: Option<Value>,
+    },
+    /// Baba Ayo's move, thought out for the table as it was at `version`.
+    HouseMove {
+        version: u64,
+        pit: Pit,
+    },
+    Resign {
+        user: UserId,
+        scope: Scope,
+    },
+    OfferDraw {
+        user: User,
+        scope: Scope,
+    },
+    AnswerDraw {
+        user: UserId,
+        accept: bool,
+    },
+    Depart {
+        user: UserId,
+        why: Departure,
+    },
+    /// Time passed: flags, start presses, rematches and invitations whose time is up.
+    Tick,
+    /// The room closes: matches end now (`End`), or with their game in play (`Finish`); no
+    /// new one starts and no rematch is offered.
+    Shut {
+        games: CloseGames,
+    },
+    /// An operator changes the rules of a table without a match in play.
+    SetRules {
+        rules: Rules,
+    },
+    /// The table is new here: it is announced as it is.
+    Announce,
+    /// The table is taken away: its invitations end.
+    TakeAway,
+}
+
+/// A game at a table.
+#[derive(Clone, Debug)]
+pub struct LiveGame {
+    pub id: GameId,
+    pub game: Game,
+    /// South, North.
+    pub players: [User; 2],
+    /// Its number in its match.
+    pub number: u8,
+    pub clocks: Option<Clocks>,
+}
+
+/// The last move a seat played, to answer it again if it is sent again.
+#[derive(Clone, Debug)]
+struct AppliedMove {
+    user: UserId,
+    r#ref: Option<Value>,
+    pit: Pit,
+    version_before: u64,
+    reply: ServerMessage,
+}
+
+/// An invitation to sit opposite its host.
+#[derive(Clone, Debug)]
+pub struct Invitation {
+    pub id: InvitationId,
+    pub from: User,
+    pub to: UserId,
+    /// What the invitee was told the match would be: kept, whatever the table's now.
+    pub settings: MatchSettings,
+    pub expires_ms: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct Table {
+    pub id: TableId,
+    room: RoomId,
+    pub rules: Rules,
+    /// South, North.
+    pub seats: [Option<User>; 2],
+    pub game: Option<LiveGame>,
+    /// How the next match is played: the host's choice.
+    pub settings: MatchSettings,
+    /// The match in play, or the last one.
+    pub r#match: Option<LiveMatch>,
+    pub rematch: Option<Rematch>,
+    pub invitations: Vec<Invitation>,
+    /// Goes up by one with every table event.
+    pub version: u64,
+    /// The room is closing: no new match starts here.
+    pub closing: bool,
+    last_moves: [Option<AppliedMove>; 2],
+    timing: Timing,
+    /// The time of the command being applied.
+    now: u64,
+}
+
+impl Table {
+    /// An empty table; `version` is where its versions start.
+    pub fn new(id: TableId, room: RoomId, rules: Rules, timing: Timing, version: u64) -> Table {
+        Table {
+            id,
+            room,
+            rules,
+            seats: [None, None],
+            game: None,
+            settings: MatchSettings::default(),
+            r#match: None,
+            rematch: None,
+            invitations: Vec::new(),
+            version,
+            closing: false,
+            last_moves: [None, None],
+            timing,
+            now: 0,
+        }
+    }
+
+    /// Applies one command at `now`: the table changes, and the effects say what follows.
+    /// A refusal is in `Effects::refused`; what happened before it stands.
+    pub fn apply(&mut self, command: Command, now: u64) -> Effects {
+        self.now = now;
+        let mut fx = Effects::default();
+        let done = match command {
+            Command::Sit { user, seat } => self.sit(user, seat, &mut fx),
+            Command::Stand { user } => self.stand(&user, &mut fx),
+            Command::SetMatch {
+                user,
+                clock,
+                best_of,
+            } => self.set_match(&user, clock.as_deref(), best_of, &mut fx),
+            Command::PlayHouse {
+                user,
+                house,
+                clock,
+                best_of,
+                seated_elsewhere,
+            } => self.play_house(
+                user,
+                house,
+                (clock.as_deref(), best_of),
+                seated_elsewhere,
+                &mut fx,
+            ),
+            Command::Start { user } => self.press_start(&user, &mut fx),
+            Command::Rematch { user, players_free } => self.rematch(&user, players_free, &mut fx),
+            Command::Invite {
+                from,
+                to,
+                id,
+                to_present,
+                r#ref,
+            } => self.invite(from, to, id, to_present, r#ref, &mut fx),
+            Command::Respond {
+                user,
+                invitation,
+                accept,
+                seated,
+            } => self.respond(user, &invitation, accept, seated, &mut fx),
+            Command::Move {
+                user,
+                pit,
+                version,
+                r#ref,
+            } => self.play(&user, pit, version, r#ref, &mut fx),
+            Command::HouseMove { version, pit } => self.house_move(version, pit, &mut fx),
+            Command::Resign { user, scope } => self.resign(&user, scope, &mut fx),
+            Command::OfferDraw { user, scope } => self.offer_draw(user, scope, &mut fx),
+            Command::AnswerDraw { user, accept } => self.answer_draw(&user, accept, &mut fx),
+            Command::Depart { user, why } => {
+                self.depart(&user, why, &mut fx);
+                Ok(())
+            }
+            Command::Tick => {
+                self.tick(&mut fx);
+                Ok(())
+            }
+            Command::Shut { games } => {
+                self.shut(games, &mut fx);
+                Ok(())
+            }
+            Command::SetRules { rules } => self.set_rules(rules, &mut fx),
+            Command::Announce => {
+                self.changed(&mut fx);
+                Ok(())
+            }
+            Command::TakeAway => {
+                self.end_invitations(|_| true, "table_changed", &mut fx);
+                Ok(())
+            }
+        };
+        if let Err(refusal) = done {
+            fx.refused = Some(refusal);
+        }
+        fx
+    }
+
+    /// Nobody sits there and no match is in play.
+    pub fn idle(&self) -> bool {
+        self.seats.iter().all(Option::is_none) && !self.match_in_play()
+    }
+
+    pub fn game_in_play(&self) -> bool {
+        self.game.as_ref().is_some_and(|g| !g.game.is_over())
+    }
+
+    /// A match in play: a game of it in play, or waiting for the next one.
+    pub fn match_in_play(&self) -> bool {
+        self.r#match.as_ref().is_some_and(|m| !m.is_over())
+    }
+
+    pub fn seat_of(&self, user: &UserId) -> Option<Side> {
+        Side::BOTH.into_iter().find(|s| {
+            self.seats[s.index()]
+                .as_ref()
+                .is_some_and(|u| &u.id == user)
+        })
+    }
+
+    /// Whether an open invitation `id` is for `user`.
+    pub fn invites(&self, id: &InvitationId, user: &UserId) -> bool {
+        self.invitations
+            .iter()
+            .any(|i| &i.id == id && &i.to == user)
+    }
+
+    /// Baba Ayo, when he is the one to move here.
+    pub fn house_to_move(&self) -> Option<&User> {
+        let live = self.game.as_ref()?;
+        let player = &live.players[live.game.to_move()?.index()];
+        player.house.then_some(player)
+    }
+
+    /// The soonest something here is due: a flag, a start press, a rematch, an invitation.
+    pub fn next_deadline(&self) -> Option<u64> {
+        let flag = self
+            .game
+            .as_ref()
+            .filter(|g| !g.game.is_over())
+            .and_then(|g| g.clocks.as_ref()?.deadline());
+        let start = self
+            .r#match
+            .as_ref()
+            .filter(|m| !m.is_over())
+            .and_then(|m| m.between)
+            .map(|b| b.deadline_ms);
+        let rematch = self.rematch.as_ref().map(|r| r.deadline_ms);
+        let invitation = self.invitations.iter().map(|i| i.expires_ms).min();
+        [flag, start, rematch, invitation]
+            .into_iter()
+            .flatten()
+            .min()
+    }
+
+    /// The table as every message shows it, at `now`.
+    pub fn view(&self, now: u64) -> TableView {
+        TableView {
+            id: self.id.clone(),
+            room: self.room.clone(),
+            seats: Seats {
+                south: self.seats[0].clone(),
+                north: self.seats[1].clone(),
+            },
+            rules: self.rules,
+            game: self.game.as_ref().map(|g| TableGame {
+                id: g.id.clone(),
+                players: Players {
+                    south: g.players[0].clone(),
+                    north: g.players[1].clone(),
+                },
+                state: g.game.state(),
+                number: g.number,
+                clock: ClockView::of(g.clocks.as_ref(), now),
+            }),
+            version: self.version,
+            settings: self.settings,
+            r#match: self.r#match.as_ref().map(LiveMatch::view),
+            rematch: self.rematch.clone(),
+            server_time: now,
+        }
+    }
+
+    /// Puts a match read back from the store on the table: its game in play, or the wait
+    /// for the next one begun again at `now`.
+    pub fn resume(&mut self, mut m: LiveMatch, game: Option<LiveGame>, now: u64) {
+        self.now = now;
+        let seats = match &game {
+            Some(g) => g.players.clone(),
+            None => {
+                m.wait_for_start(now, self.timing.untimed_start_ms);
+                m.seats()
+            }
+        };
+        self.seats = seats.map(Some);
+        self.settings = m.settings;
+        self.r#match = Some(m);
+        self.game = game;
+        self.version += 1;
+    }
+
+    /// Announces a table event; `message` carries the table's next version.
+    fn publish(&mut self, message: ServerMessage, fx: &mut Effects) {
+        self.version += 1;
+        fx.events.push(Event::Table {
+            version: self.version,
+            message,
+        });
+    }
+
+    /// Announces the table as it is now.
+    fn changed(&mut self, fx: &mut Effects) {
+        let mut view = self.view(self.now);
+        view.version += 1;
+        self.publish(ServerMessage::Table(view), fx);
+    }
+
+    /// The match in play here and which of its players `user` is (seated here).
+    fn player_in_match(&self, user: &UserId) -> Result<usize, Refusal> {
+        let Some(m) = self.r#match.as_ref().filter(|m| !m.is_over()) else {
+            return refuse(ErrorCode::NoGame, "no game is in play at this table");
+        };
+        match m.player(user) {
+            Some(player) if self.seat_of(user).is_some() => Ok(player),
+            _ => refuse(ErrorCode::NotSeated, "you are not playing at this table"),
+        }
+    }
+
+    /// The match in play, which `player_in_match` found.
+    fn match_mut(&mut self) -> &mut LiveMatch {
+        self.r#match
+            .as_mut()
+            .expect("a match in play: player_in_match checked")
+    }
+}

@@ -1,0 +1,362 @@
+//! Who sits where: taking and giving up seats, the host's settings, invitations, Baba Ayo
+//! sitting down, and what becomes of a seat when its player departs.
+
+use serde_json::Value;
+
+use crate::ayo::{Forfeit, Game, Rules, Side};
+use crate::common::{ErrorCode, InvitationId, User, UserId};
+
+use super::super::matches::{MatchEnd, MatchSettings};
+use super::super::protocol::ServerMessage;
+use super::{refuse, Departure, Effects, Invitation, Refusal, Table};
+
+/// Why an invitation ended, as `invitation_expired` says.
+pub(super) const WITHDRAWN: &str = "withdrawn";
+
+impl Table {
+    pub(super) fn sit(&mut self, user: User, seat: Side, fx: &mut Effects) -> Result<(), Refusal> {
+        if self.match_in_play() {
+            return refuse(ErrorCode::GameInPlay, "a game is in play at this table");
+        }
+        if self.seats[seat.index()].is_some() {
+            return refuse(ErrorCode::SeatTaken, format!("the {seat} seat is taken"));
+        }
+        if self.seats.iter().all(Option::is_none) {
+            // A new host: the table's matches are as the lounge plays them until they choose
+            // otherwise.
+            self.settings = MatchSettings::default();
+        }
+        self.seats[seat.index()] = Some(user);
+        self.clear_last_match();
+        self.changed(fx);
+        if self.seats.iter().all(Option::is_some) {
+            self.start_match(None, fx)?;
+        }
+        Ok(())
+    }
+
+    pub(super) fn stand(&mut self, user: &UserId, fx: &mut Effects) -> Result<(), Refusal> {
+        let Some(side) = self.seat_of(user) else {
+            return refuse(ErrorCode::NotSeated, "you have no seat at this table");
+        };
+        self.give_up_seat(side, fx);
+        Ok(())
+    }
+
+    pub(super) fn set_match(
+        &mut self,
+        user: &UserId,
+        clock: Option<&str>,
+        best_of: Option<u8>,
+        fx: &mut Effects,
+    ) -> Result<(), Refusal> {
+        let Some(side) = self.seat_of(user) else {
+            return refuse(
+                ErrorCode::NotSeated,
+                "sit at the table to choose how it plays",
+            );
+        };
+        if self.match_in_play() {
+            return refuse(ErrorCode::GameInPlay, "a match is in play at this table");
+        }
+        if self.seats[side.opponent().index()].is_some() {
+            return refuse(
+                ErrorCode::SeatTaken,
+                "the match is chosen before the opponent sits: stand and sit again",
+            );
+        }
+        let settings = self
+            .settings
+            .with(clock, best_of)
+            .map_err(|e| Refusal::new(ErrorCode::BadSettings, e.to_string()))?;
+        if settings != self.settings {
+            self.settings = settings;
+            // An invitation promised the settings it was sent with.
+            self.end_invitations(|_| true, "settings_changed", fx);
+        }
+        self.changed(fx);
+        Ok(())
+    }
+
+    /// The player takes a seat here if they have none, Baba Ayo the one opposite, and a match
+    /// starts: under the settings given, over the host's (the lounge's for a newcomer).
+    pub(super) fn play_house(
+        &mut self,
+        user: User,
+        house: User,
+        (clock, best_of): (Option<&str>, Option<u8>),
+        seated_elsewhere: bool,
+        fx: &mut Effects,
+    ) -> Result<(), Refusal> {
+        let seated = self.seat_of(&user.id);
+        let base = if seated.is_some() {
+            self.settings
+        } else {
+            MatchSettings::default()
+        };
+        let settings = base
+            .with(clock, best_of)
+            .map_err(|e| Refusal::new(ErrorCode::BadSettings, e.to_string()))?;
+        if self.match_in_play() {
+            return refuse(ErrorCode::GameInPlay, "a game is in play at this table");
+        }
+        if seated.is_none() && seated_elsewhere {
+            return refuse(
+                ErrorCode::AlreadySeated,
+                "you already have a seat in this room: stand first",
+            );
+        }
+        // Both seats must be the player's or free: the house never sits opposite someone else.
+        let side = seated.unwrap_or(Side::South);
+        let opposite = side.opponent().index();
+        if self.seats[opposite].is_some()
+            || self.seats[side.index()]
+                .as_ref()
+                .is_some_and(|u| u.id != user.id)
+        {
+            return refuse(
+                ErrorCode::SeatTaken,
+                "someone else has a seat at this table",
+            );
+        }
+        self.seats[side.index()] = Some(user);
+        self.seats[opposite] = Some(house);
+        self.settings = settings;
+        self.clear_last_match();
+        // Invitations to that seat are void now.
+        self.invitations.clear();
+        self.changed(fx);
+        self.start_match(None, fx)
+    }
+
+    pub(super) fn invite(
+        &mut self,
+        from: User,
+        to: UserId,
+        id: InvitationId,
+        to_present: bool,
+        r#ref: Option<Value>,
+        fx: &mut Effects,
+    ) -> Result<(), Refusal> {
+        let Some(side) = self.seat_of(&from.id) else {
+            return refuse(
+                ErrorCode::NotSeated,
+                "sit at the table before you invite someone",
+            );
+        };
+        if self.seats[side.opponent().index()].is_some() {
+            return refuse(ErrorCode::SeatTaken, "the seat opposite you is taken");
+        }
+        if to == from.id {
+            return refuse(ErrorCode::BadInvitation, "you cannot invite yourself");
+        }
+        if !to_present {
+            return refuse(
+                ErrorCode::NotInRoom,
+                "you can only invite someone in this room",
+            );
+        }
+        let settings = self.settings;
+        fx.tell(
+            &to,
+            ServerMessage::Invitation {
+                id: id.clone(),
+                from: from.clone(),
+                table: self.id.clone(),
+                room: self.room.clone(),
+                settings,
+            },
+        );
+        fx.tell(
+            &from.id,
+            ServerMessage::InvitationSent {
+                id: id.clone(),
+                to: to.clone(),
+                table: self.id.clone(),
+                r#ref,
+            },
+        );
+        self.invitations.push(Invitation {
+            id,
+            from,
+            to,
+            settings,
+            expires_ms: self.now.saturating_add(self.timing.invitation_ms),
+        });
+        Ok(())
+    }
+
+    pub(super) fn respond(
+        &mut self,
+        user: User,
+        id: &InvitationId,
+        accept: bool,
+        seated: bool,
+        fx: &mut Effects,
+    ) -> Result<(), Refusal> {
+        let Some(i) = self
+            .invitations
+            .iter()
+            .position(|inv| &inv.id == id && inv.to == user.id)
+        else {
+            return refuse(
+                ErrorCode::NoSuchInvitation,
+                "that invitation is not open for you (it may have expired)",
+            );
+        };
+        let inv = self.invitations.remove(i);
+        if !accept {
+            let declined = ServerMessage::InvitationDeclined {
+                id: inv.id.clone(),
+                table: self.id.clone(),
+            };
+            fx.tell(&inv.from.id, declined.clone());
+            fx.tell(&user.id, declined);
+            return Ok(());
+        }
+        let Some(side) = self.seat_of(&inv.from.id) else {
+            return refuse(
+                ErrorCode::InvitationVoid,
+                "the one who invited you has left the table",
+            );
+        };
+        if seated {
+            return refuse(
+                ErrorCode::AlreadySeated,
+                "you already have a seat in this room: stand first",
+            );
+        }
+        if self.seats[side.opponent().index()].is_some() {
+            return refuse(ErrorCode::SeatTaken, "the seat was taken meanwhile");
+        }
+        self.seats[side.opponent().index()] = Some(user);
+        self.settings = inv.settings;
+        self.clear_last_match();
+        self.changed(fx);
+        self.start_match(None, fx)
+    }
+
+    pub(super) fn set_rules(&mut self, rules: Rules, fx: &mut Effects) -> Result<(), Refusal> {
+        if self.match_in_play() {
+            return refuse(ErrorCode::TableBusy, "a match is in play at this table");
+        }
+        self.rules = rules;
+        self.end_invitations(|_| true, "table_changed", fx);
+        self.changed(fx);
+        Ok(())
+    }
+
+    /// The one place a departure is decided: seat, match, rematch and invitations.
+    pub(super) fn depart(&mut self, user: &UserId, why: Departure, fx: &mut Effects) {
+        match why {
+            Departure::Left => {
+                if let Some(side) = self.seat_of(user) {
+                    self.give_up_seat(side, fx);
+                }
+            }
+            Departure::Gone => {
+                // A match in play keeps the seat through the grace.
+                if let Some(side) = self.seat_of(user).filter(|_| !self.match_in_play()) {
+                    self.give_up_seat(side, fx);
+                }
+            }
+            Departure::GraceOver(ref gone) => self.abandon(gone, fx),
+        }
+        // No rematch with someone who has gone, and nobody waits on their invitations.
+        let gone = match &why {
+            Departure::GraceOver(gone) => gone.clone(),
+            _ => vec![user.clone()],
+        };
+        for user in &gone {
+            self.void_rematch_of(user, fx);
+            self.end_invitations(|i| &i.from.id == user || &i.to == user, WITHDRAWN, fx);
+        }
+    }
+
+    /// Players out of their grace lose their match as abandoned and their seat; if both
+    /// players are, the game is called off and nobody is blamed.
+    fn abandon(&mut self, gone: &[UserId], fx: &mut Effects) {
+        let away: Vec<Side> = Side::BOTH
+            .into_iter()
+            .filter(|s| {
+                self.seats[s.index()]
+                    .as_ref()
+                    .is_some_and(|u| !u.house && gone.contains(&u.id))
+            })
+            .collect();
+        match away.as_slice() {
+            [] => {}
+            [side] => {
+                let side = *side;
+                let player = self.seats[side.index()]
+                    .as_ref()
+                    .and_then(|u| self.r#match.as_ref()?.player(&u.id));
+                self.end_match(player, MatchEnd::Abandoned, fx);
+                self.end_off_board(|g| g.forfeit(side, Forfeit::Abandoned), fx);
+                self.seats[side.index()] = None;
+                self.changed(fx);
+            }
+            _ => {
+                self.end_match(None, MatchEnd::Abandoned, fx);
+                self.end_off_board(Game::call_off, fx);
+                self.seats = [None, None];
+                self.changed(fx);
+            }
+        }
+    }
+
+    /// The seat is given up: a match in play there is resigned with its game.
+    pub(super) fn give_up_seat(&mut self, side: Side, fx: &mut Effects) {
+        let player = self.seats[side.index()]
+            .as_ref()
+            .and_then(|u| self.r#match.as_ref()?.player(&u.id));
+        self.end_match(player, MatchEnd::Resigned, fx);
+        self.end_off_board(|g| g.forfeit(side, crate::ayo::Forfeit::Resigned), fx);
+        self.seats[side.index()] = None;
+        if self.seats.iter().all(Option::is_none) {
+            // Nobody hosts here now, and nobody is invited by them.
+            self.settings = MatchSettings::default();
+            self.end_invitations(|_| true, WITHDRAWN, fx);
+        }
+        self.changed(fx);
+    }
+
+    /// A rematch on offer to `user` is off.
+    fn void_rematch_of(&mut self, user: &UserId, fx: &mut Effects) {
+        if self
+            .rematch
+            .as_ref()
+            .is_some_and(|r| r.player(user).is_some())
+        {
+            self.rematch = None;
+            self.changed(fx);
+        }
+    }
+
+    /// The invitations `which` picks end; both sides of each are told why.
+    pub(super) fn end_invitations(
+        &mut self,
+        which: impl Fn(&Invitation) -> bool,
+        reason: &'static str,
+        fx: &mut Effects,
+    ) {
+        let (gone, open): (Vec<_>, Vec<_>) = self.invitations.drain(..).partition(which);
+        self.invitations = open;
+        for inv in gone {
+            let expired = ServerMessage::InvitationExpired {
+                id: inv.id,
+                table: self.id.clone(),
+                reason,
+            };
+            fx.tell(&inv.from.id, expired.clone());
+            fx.tell(&inv.to, expired);
+        }
+    }
+
+    /// A new match here forgets the last one.
+    fn clear_last_match(&mut self) {
+        self.game = None;
+        self.r#match = None;
+        self.rematch = None;
+    }
+}
