@@ -43,7 +43,7 @@ fn lounge_world_with(
         id: "t1".into(),
         room_id: "lounge".into(),
         position: 1,
-        rules: "{}".into(),
+        rules: serde_json::to_string(&lounge::ayo::Preset::Lagos.rules()).unwrap(),
     };
     store
         .ensure_room(&room, std::slice::from_ref(&table))
