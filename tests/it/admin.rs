@@ -3,13 +3,11 @@
 
 use serde_json::{json, Value};
 
-use crate::server::{on_both, TestApp};
-use crate::shop::enter;
-use crate::support::TestDb;
+use crate::helpers::{on_both, Page, TestApp, TestDb};
 
 /// Every (method, path) the OpenAPI document lists, path parameters filled with `x`.
 async fn documented_routes(app: &TestApp) -> Vec<(String, String)> {
-    let (status, doc) = app.get("/api/v1/openapi.json").await;
+    let (status, doc) = app.openapi().await;
     assert_eq!(status, 200);
     assert!(doc["openapi"].as_str().unwrap().starts_with("3."));
     let mut routes = Vec::new();
@@ -107,11 +105,8 @@ async fn admin_routes_want_an_admin_token_401_without_403_with_a_player_one() {
             );
         }
         // And an admin token is no player: the player routes and the lounge refuse it.
-        assert_eq!(
-            app.call("GET", "/api/v1/me", Some(&admin), None).await.0,
-            403
-        );
-        assert_eq!(app.ws_status("", Some(&admin)).await, 403);
+        assert_eq!(app.me(&admin).await.0, 403);
+        assert_eq!(app.ws_status(None, Some(&admin)).await, 403);
     })
     .await;
 }
@@ -130,20 +125,14 @@ async fn the_admin_token_command_prints_a_token_the_api_takes() {
         String::from_utf8_lossy(&out.stderr)
     );
     let token = String::from_utf8(out.stdout).unwrap().trim().to_owned();
-    let (status, _) = app
-        .call("GET", "/api/v1/admin/rooms", Some(&token), None)
-        .await;
+    let (status, _) = app.admin_rooms(&token).await;
     assert_eq!(status, 200);
-    app.call(
-        "POST",
-        "/api/v1/admin/shop/items",
-        Some(&token),
-        Some(json!({"name": "Kente throw", "kind": "furniture", "price": 30})),
+    app.create_item(
+        &token,
+        json!({"name": "Kente throw", "kind": "furniture", "price": 30}),
     )
     .await;
-    let (_, audit) = app
-        .call("GET", "/api/v1/admin/audit", Some(&token), None)
-        .await;
+    let (_, audit) = app.audit(&token, Page::default()).await;
     assert_eq!(audit["entries"][0]["actor"], "Ngozi");
     for bad in [["--ttl", "forever"], ["--ttl", "90d"], ["--subject", ""]] {
         let mut args = vec!["admin", "token", "--subject", "Ngozi"];
@@ -157,22 +146,18 @@ async fn the_admin_token_command_prints_a_token_the_api_takes() {
     }
 }
 
-async fn admin(app: &TestApp, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
-    let token = app.admin_token("ops");
-    app.call(method, path, Some(&token), body).await
-}
-
 #[actix_web::test]
 async fn operators_open_rename_and_change_rooms_and_everyone_inside_sees_it() {
     on_both(|app| async move {
-        let (status, made) = admin(&app, "POST", "/api/v1/admin/rooms", Some(json!({"name": "Yaba Ayo Club", "tables": 2, "rules": "oware"}))).await;
+        let ops = app.admin_token("ops");
+        let (status, made) = app.create_room(&ops, json!({"name": "Yaba Ayo Club", "tables": 2, "rules": "oware"})).await;
         assert_eq!(status, 201, "{made}");
         assert_eq!(made["room"]["id"], "yaba-ayo-club");
         assert_eq!(made["room"]["tables"].as_array().unwrap().len(), 2);
         assert_eq!(made["room"]["tables"][0]["rules"]["preset"], "oware");
-        let (_, rooms) = app.get("/api/v1/rooms").await;
+        let (_, rooms) = app.rooms().await;
         assert!(rooms["rooms"].as_array().unwrap().iter().any(|r| r["id"] == "yaba-ayo-club"));
-        let (status, body) = admin(&app, "POST", "/api/v1/admin/rooms", Some(json!({"name": "Yaba Ayo Club"}))).await;
+        let (status, body) = app.create_room(&ops, json!({"name": "Yaba Ayo Club"})).await;
         assert_eq!((status, body["error"]["code"].clone()), (409, json!("room_exists")));
         for (bad, field) in [
             (json!({"name": ""}), "name"),
@@ -186,43 +171,43 @@ async fn operators_open_rename_and_change_rooms_and_everyone_inside_sees_it() {
             (json!({"name": "Xylo", "rules": {"preset": "lagos", "rule": {"sowing": "sideways"}}}), "rules.rule.sowing"),
             (json!({"name": "Xylo", "rules": {"preset": "lagos", "rule": {"no_capture_limit": 0, "repetition": "ignored"}}}), "rules"),
         ] {
-            let (status, body) = admin(&app, "POST", "/api/v1/admin/rooms", Some(bad.clone())).await;
+            let (status, body) = app.create_room(&ops, bad.clone()).await;
             assert_eq!(status, 400, "{bad}: {body}");
             assert_eq!(body["error"]["field"], field, "{bad}: {body}");
         }
 
         let (t1, _) = app.guest("Ade").await;
         let mut a = app.ws(&t1).await;
-        enter(&mut a, "yaba-ayo-club").await;
-        let (status, _) = admin(&app, "PATCH", "/api/v1/admin/rooms/yaba-ayo-club", Some(json!({"name": "Yaba Club"}))).await;
+        a.enter("yaba-ayo-club").await;
+        let (status, _) = app.rename_room(&ops, "yaba-ayo-club", json!({"name": "Yaba Club"})).await;
         assert_eq!(status, 200);
         assert_eq!(a.next_of("room_changed").await["room"]["name"], "Yaba Club");
-        assert_eq!(admin(&app, "PATCH", "/api/v1/admin/rooms/nowhere", Some(json!({"name": "N"}))).await.0, 404);
+        assert_eq!(app.rename_room(&ops, "nowhere", json!({"name": "N"})).await.0, 404);
 
-        let (status, added) = admin(&app, "POST", "/api/v1/admin/rooms/yaba-ayo-club/tables", Some(json!({}))).await;
+        let (status, added) = app.add_table(&ops, "yaba-ayo-club", json!({})).await;
         assert_eq!(status, 201, "{added}");
         let new_table = added["table"]["id"].as_str().unwrap().to_owned();
         assert_eq!(a.next_of("table").await["id"], new_table.as_str());
-        assert_eq!(admin(&app, "POST", "/api/v1/admin/rooms/gist-lounge/tables", Some(json!({}))).await.0, 409);
+        assert_eq!(app.add_table(&ops, "gist-lounge", json!({})).await.0, 409);
 
         // A table in use keeps its rules and its place; idle, it changes or goes.
         a.send(json!({"type": "sit", "table": "yaba-ayo-club-1", "seat": "south"})).await;
         a.next_of("table").await;
-        let path = "/api/v1/admin/rooms/yaba-ayo-club/tables/yaba-ayo-club-1";
-        let (status, body) = admin(&app, "DELETE", path, None).await;
+        let (room, busy) = ("yaba-ayo-club", "yaba-ayo-club-1");
+        let (status, body) = app.remove_table(&ops, room, busy).await;
         assert_eq!((status, body["error"]["code"].clone()), (409, json!("table_busy")));
         a.send(json!({"type": "play_house", "table": "yaba-ayo-club-1", "level": "easy"})).await;
         a.next_of("game_started").await;
-        let (status, body) = admin(&app, "PATCH", path, Some(json!({"rules": "lagos"}))).await;
+        let (status, body) = app.change_table(&ops, room, busy, json!({"rules": "lagos"})).await;
         assert_eq!((status, body["error"]["code"].clone()), (409, json!("table_busy")));
-        let (status, body) = admin(&app, "PATCH", &format!("/api/v1/admin/rooms/yaba-ayo-club/tables/{new_table}"), Some(json!({"rules": "kontest"}))).await;
+        let (status, body) = app.change_table(&ops, room, &new_table, json!({"rules": "kontest"})).await;
         assert_eq!(status, 200, "{body}");
         assert_eq!(body["table"]["rules"]["preset"], "kontest");
-        let (status, _) = admin(&app, "DELETE", &format!("/api/v1/admin/rooms/yaba-ayo-club/tables/{new_table}"), None).await;
+        let (status, _) = app.remove_table(&ops, room, &new_table).await;
         assert_eq!(status, 204);
         assert_eq!(a.next_of("table_removed").await["table"], new_table.as_str());
-        assert_eq!(admin(&app, "DELETE", &format!("/api/v1/admin/rooms/yaba-ayo-club/tables/{new_table}"), None).await.0, 404);
-        let (_, rooms) = app.get("/api/v1/rooms").await;
+        assert_eq!(app.remove_table(&ops, room, &new_table).await.0, 404);
+        let (_, rooms) = app.rooms().await;
         let club = rooms["rooms"].as_array().unwrap().iter().find(|r| r["id"] == "yaba-ayo-club").unwrap().clone();
         assert_eq!(club["name"], "Yaba Club");
         assert_eq!(club["tables"].as_array().unwrap().len(), 2);
@@ -233,14 +218,11 @@ async fn operators_open_rename_and_change_rooms_and_everyone_inside_sees_it() {
 #[actix_web::test]
 async fn closing_a_room_ends_its_games_or_lets_them_finish_and_moves_everyone_out() {
     on_both(|app| async move {
+        let ops = app.admin_token("ops");
         for id in ["ikeja-room", "lekki-room"] {
-            let (status, _) = admin(
-                &app,
-                "POST",
-                "/api/v1/admin/rooms",
-                Some(json!({"id": id, "name": id, "tables": 1})),
-            )
-            .await;
+            let (status, _) = app
+                .create_room(&ops, json!({"id": id, "name": id, "tables": 1}))
+                .await;
             assert_eq!(status, 201);
         }
         let (ta, _) = app.guest("Ade").await;
@@ -248,18 +230,12 @@ async fn closing_a_room_ends_its_games_or_lets_them_finish_and_moves_everyone_ou
         let (mut a, mut b) = (app.ws(&ta).await, app.ws(&tb).await);
 
         // `end`: the game in play ends drawn as abandoned, and everyone is out at once.
-        enter(&mut a, "ikeja-room").await;
-        enter(&mut b, "ikeja-room").await;
+        a.enter("ikeja-room").await;
+        b.enter("ikeja-room").await;
         a.send(json!({"type": "play_house", "table": "ikeja-room-1", "level": "easy"}))
             .await;
         b.next_of("game_started").await;
-        let (status, closed) = admin(
-            &app,
-            "DELETE",
-            "/api/v1/admin/rooms/ikeja-room?games=end",
-            None,
-        )
-        .await;
+        let (status, closed) = app.close_room(&ops, "ikeja-room", Some("end")).await;
         assert_eq!(status, 200, "{closed}");
         assert_eq!(closed["status"], "closed");
         let over = b.next_of("game_over").await;
@@ -270,34 +246,23 @@ async fn closing_a_room_ends_its_games_or_lets_them_finish_and_moves_everyone_ou
         assert_eq!(b.next_of("room_closed").await["room"], "ikeja-room");
         a.next_of("room_closed").await;
         // Still connected, in no room: they walk on elsewhere.
-        assert_eq!(enter(&mut b, "surulere-games-lounge").await["type"], "room");
-        assert_eq!(enter(&mut a, "ikeja-room").await["code"], "no_such_room");
-        let (_, rooms) = app.get("/api/v1/rooms").await;
+        assert_eq!(b.enter("surulere-games-lounge").await["type"], "room");
+        assert_eq!(a.enter("ikeja-room").await["code"], "no_such_room");
+        let (_, rooms) = app.rooms().await;
         assert!(!rooms["rooms"]
             .as_array()
             .unwrap()
             .iter()
             .any(|r| r["id"] == "ikeja-room"));
-        assert_eq!(
-            admin(&app, "DELETE", "/api/v1/admin/rooms/ikeja-room", None)
-                .await
-                .0,
-            404
-        );
+        assert_eq!(app.close_room(&ops, "ikeja-room", None).await.0, 404);
 
         // `finish`: the game is played out, no new one starts, then the room closes.
-        enter(&mut a, "lekki-room").await;
-        enter(&mut b, "lekki-room").await;
+        a.enter("lekki-room").await;
+        b.enter("lekki-room").await;
         a.send(json!({"type": "play_house", "table": "lekki-room-1", "level": "easy"}))
             .await;
         let started = a.next_of("game_started").await;
-        let (status, closing) = admin(
-            &app,
-            "DELETE",
-            "/api/v1/admin/rooms/lekki-room?games=finish",
-            None,
-        )
-        .await;
+        let (status, closing) = app.close_room(&ops, "lekki-room", Some("finish")).await;
         assert_eq!(status, 200);
         assert_eq!(
             (closing["status"].clone(), closing["games_in_play"].clone()),
@@ -306,31 +271,22 @@ async fn closing_a_room_ends_its_games_or_lets_them_finish_and_moves_everyone_ou
         b.next_of("room_closing").await;
         let (tc, _) = app.guest("Chidi").await;
         let mut c = app.ws(&tc).await;
-        assert_eq!(enter(&mut c, "lekki-room").await["code"], "room_closing");
+        assert_eq!(c.enter("lekki-room").await["code"], "room_closing");
         // A player whose connection dropped comes back to finish the game.
         drop(a);
         b.next_of("occupant_left").await;
         let mut a = app.ws(&ta).await;
-        assert_eq!(enter(&mut a, "lekki-room").await["type"], "room");
+        assert_eq!(a.enter("lekki-room").await["type"], "room");
         a.send(json!({"type": "resign", "table": "lekki-room-1"}))
             .await;
         let over = b.next_of("game_over").await;
         assert_eq!(over["game_id"], started["game_id"]);
         assert_eq!(over["reason"], "resigned");
         b.next_of("room_closed").await;
-        assert_eq!(
-            admin(&app, "DELETE", "/api/v1/admin/rooms/nowhere", None)
-                .await
-                .0,
-            404
-        );
-        let (status, body) = admin(
-            &app,
-            "DELETE",
-            "/api/v1/admin/rooms/surulere-games-lounge?games=later",
-            None,
-        )
-        .await;
+        assert_eq!(app.close_room(&ops, "nowhere", None).await.0, 404);
+        let (status, body) = app
+            .close_room(&ops, "surulere-games-lounge", Some("later"))
+            .await;
         assert_eq!(status, 400, "{body}");
     })
     .await;
@@ -340,57 +296,57 @@ async fn closing_a_room_ends_its_games_or_lets_them_finish_and_moves_everyone_ou
 async fn operators_run_the_shop_and_the_coins_and_every_action_is_audited() {
     on_both(|app| async move {
         let (player, user) = app.guest("Tunde").await;
-        let (status, made) = admin(&app, "POST", "/api/v1/admin/shop/items", Some(json!({"name": "Walnut Ayo board, waxed", "kind": "ayo_board", "wood": "walnut", "finish": "waxed", "price": 300, "stock": 5}))).await;
+        let ops = app.admin_token("ops");
+        let (status, made) = app.create_item(&ops, json!({"name": "Walnut Ayo board, waxed", "kind": "ayo_board", "wood": "walnut", "finish": "waxed", "price": 300, "stock": 5})).await;
         assert_eq!(status, 201, "{made}");
         assert_eq!(made["item"]["id"], "walnut-ayo-board-waxed");
-        assert_eq!(admin(&app, "POST", "/api/v1/admin/shop/items", Some(json!({"id": "walnut-ayo-board-waxed", "name": "Wood", "kind": "ayo_board", "price": 1}))).await.0, 409);
+        assert_eq!(app.create_item(&ops, json!({"id": "walnut-ayo-board-waxed", "name": "Wood", "kind": "ayo_board", "price": 1})).await.0, 409);
         for (bad, field) in [
             (json!({"name": "Wood", "kind": "sofa", "price": 1}), "kind"),
             (json!({"name": "Wood", "kind": "furniture", "price": -1}), "price"),
             (json!({"name": "Wood", "kind": "furniture", "price": 1, "stock": -2}), "stock"),
             (json!({"name": "Wood", "kind": "furniture", "price": "free"}), "price"),
         ] {
-            let (status, body) = admin(&app, "POST", "/api/v1/admin/shop/items", Some(bad.clone())).await;
+            let (status, body) = app.create_item(&ops, bad.clone()).await;
             assert_eq!((status, body["error"]["field"].clone()), (400, json!(field)), "{bad}: {body}");
         }
-        let item = "/api/v1/admin/shop/items/walnut-ayo-board-waxed";
-        let (status, changed) = admin(&app, "PATCH", item, Some(json!({"price": 280, "stock": null}))).await;
+        let item = "walnut-ayo-board-waxed";
+        let (status, changed) = app.change_item(&ops, item, json!({"price": 280, "stock": null})).await;
         assert_eq!(status, 200, "{changed}");
         assert_eq!((changed["item"]["price"].clone(), changed["item"]["stock"].clone()), (json!(280), Value::Null));
-        assert_eq!(admin(&app, "PATCH", item, Some(json!({}))).await.0, 400);
-        assert_eq!(admin(&app, "PATCH", "/api/v1/admin/shop/items/nothing", Some(json!({"price": 1}))).await.0, 404);
-        admin(&app, "PATCH", item, Some(json!({"on_sale": false}))).await;
-        let (_, all) = admin(&app, "GET", "/api/v1/admin/shop/items", None).await;
+        assert_eq!(app.change_item(&ops, item, json!({})).await.0, 400);
+        assert_eq!(app.change_item(&ops, "nothing", json!({"price": 1})).await.0, 404);
+        app.change_item(&ops, item, json!({"on_sale": false})).await;
+        let (_, all) = app.admin_shop_items(&ops).await;
         assert!(all["items"].as_array().unwrap().iter().any(|i| i["id"] == "walnut-ayo-board-waxed" && i["on_sale"] == false));
-        let (_, shop) = app.call("GET", "/api/v1/shop/items", Some(&player), None).await;
+        let (_, shop) = app.shop_items(&player).await;
         assert!(!shop["items"].as_array().unwrap().iter().any(|i| i["id"] == "walnut-ayo-board-waxed"));
 
-        let coins = format!("/api/v1/admin/users/{user}/coins");
-        let (status, granted) = admin(&app, "POST", &coins, Some(json!({"amount": 250, "reason": "won the Sunday cup"}))).await;
+        let (status, granted) = app.adjust_coins(&ops, &user, json!({"amount": 250, "reason": "won the Sunday cup"})).await;
         assert_eq!(status, 201, "{granted}");
         assert_eq!(granted["entry"]["balance"], 750);
-        let (status, body) = admin(&app, "POST", &coins, Some(json!({"amount": -1000, "reason": "too much"}))).await;
+        let (status, body) = app.adjust_coins(&ops, &user, json!({"amount": -1000, "reason": "too much"})).await;
         assert_eq!((status, body["error"]["code"].clone()), (409, json!("insufficient_coins")));
-        let (status, taken) = admin(&app, "POST", &coins, Some(json!({"amount": -700, "reason": "refund reversed"}))).await;
+        let (status, taken) = app.adjust_coins(&ops, &user, json!({"amount": -700, "reason": "refund reversed"})).await;
         assert_eq!(status, 201);
         assert_eq!(taken["entry"]["balance"], 50);
         for bad in [json!({"amount": 0, "reason": "x"}), json!({"amount": 5, "reason": ""})] {
-            assert_eq!(admin(&app, "POST", &coins, Some(bad)).await.0, 400);
+            assert_eq!(app.adjust_coins(&ops, &user, bad).await.0, 400);
         }
-        assert_eq!(admin(&app, "POST", "/api/v1/admin/users/nobody/coins", Some(json!({"amount": 5, "reason": "x"}))).await.0, 404);
-        let (status, ledger) = admin(&app, "GET", &format!("{coins}?limit=2"), None).await;
+        assert_eq!(app.adjust_coins(&ops, "nobody", json!({"amount": 5, "reason": "x"})).await.0, 404);
+        let (status, ledger) = app.coins(&ops, &user, Page::limit("2")).await;
         assert_eq!(status, 200);
         assert_eq!(ledger["coins"], 50);
         let reasons: Vec<_> = ledger["ledger"].as_array().unwrap().iter().map(|e| e["reason"].clone()).collect();
         assert_eq!(reasons, vec![json!("take"), json!("grant")]);
         assert_eq!(ledger["ledger"][0]["actor"], "ops");
         for bad in ["0", "many"] {
-            let (status, body) = admin(&app, "GET", &format!("{coins}?limit={bad}"), None).await;
+            let (status, body) = app.coins(&ops, &user, Page::limit(bad)).await;
             assert_eq!((status, body["error"]["field"].clone()), (400, json!("limit")));
         }
-        assert_eq!(app.call("GET", "/api/v1/me", Some(&player), None).await.1["coins"], 50);
+        assert_eq!(app.me(&player).await.1["coins"], 50);
 
-        let (status, audit) = admin(&app, "GET", "/api/v1/admin/audit?limit=10", None).await;
+        let (status, audit) = app.audit(&ops, Page::limit("10")).await;
         assert_eq!(status, 200);
         let actions: Vec<String> = audit["entries"].as_array().unwrap().iter().map(|e| {
             assert_eq!(e["actor"], "ops");
@@ -402,7 +358,7 @@ async fn operators_run_the_shop_and_the_coins_and_every_action_is_audited() {
         let details: Value = serde_json::from_str(entries[0]["details"].as_str().unwrap()).unwrap();
         assert_eq!(details["amount"], -700);
         // Refused actions leave no entry; paging goes back in time.
-        let (_, older) = admin(&app, "GET", &format!("/api/v1/admin/audit?limit=2&before={}", entries[1]["id"].as_str().unwrap()), None).await;
+        let (_, older) = app.audit(&ops, Page::limit("2").before(entries[1]["id"].as_str().unwrap())).await;
         let older: Vec<_> = older["entries"].as_array().unwrap().iter().map(|e| e["action"].clone()).collect();
         assert_eq!(older, vec![json!("shop_item.change"), json!("shop_item.change")]);
     })

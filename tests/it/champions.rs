@@ -9,8 +9,7 @@ use lounge::champions::{HotelDay, MemoryWall, Recorded, RedisWall, Wall, WinReco
 use lounge::world::User;
 use serde_json::{json, Value};
 
-use crate::server::{game_between_two, TestApp, Ws};
-use crate::support::TestDb;
+use crate::helpers::{game_between_two, TestApp, TestDb, Ws};
 
 fn day(s: &str) -> NaiveDate {
     NaiveDate::parse_from_str(s, "%Y-%m-%d").unwrap()
@@ -266,7 +265,7 @@ async fn quick_win(a: &mut Ws, b: &mut Ws, a_id: &str, b_id: &str, table: &str) 
 }
 
 async fn wall_today(app: &TestApp) -> Value {
-    let (status, wall) = app.get("/api/v1/champions/today").await;
+    let (status, wall) = app.champions_today(None).await;
     assert_eq!(status, 200, "{wall}");
     wall
 }
@@ -293,7 +292,7 @@ async fn counting_and_the_cap(db: TestDb, redis: bool) {
     let (tb, b) = app.guest("Bisi").await;
     let (mut wa, mut wb) = (app.ws(&ta).await, app.ws(&tb).await);
     for w in [&mut wa, &mut wb] {
-        crate::shop::enter(w, "surulere-games-lounge").await;
+        w.enter("surulere-games-lounge").await;
     }
     let wall = wall_today(&app).await;
     assert_eq!(wall["timezone"], "Africa/Lagos");
@@ -534,7 +533,7 @@ async fn a_day_is_rebuilt_from_the_stored_games() {
         let (tb, b) = app.guest("Bisi").await;
         let (mut wa, mut wb) = (app.ws(&ta).await, app.ws(&tb).await);
         for w in [&mut wa, &mut wb] {
-            crate::shop::enter(w, "surulere-games-lounge").await;
+            w.enter("surulere-games-lounge").await;
         }
         for _ in 0..2 {
             quick_win(&mut wa, &mut wb, &a, &b, "surulere-games-lounge-1").await;
@@ -635,7 +634,7 @@ async fn after_a_restart_the_in_process_wall_still_shows_today() {
     let (tb, b) = app.guest("Bisi").await;
     let (mut wa, mut wb) = (app.ws(&ta).await, app.ws(&tb).await);
     for w in [&mut wa, &mut wb] {
-        crate::shop::enter(w, "surulere-games-lounge").await;
+        w.enter("surulere-games-lounge").await;
     }
     let (winner, _) = quick_win(&mut wa, &mut wb, &a, &b, "surulere-games-lounge-1").await;
     wall_until(&app, |w| w["entries"][0]["user"]["id"] == winner.as_str()).await;
@@ -664,16 +663,10 @@ async fn after_a_restart_the_in_process_wall_still_shows_today() {
 #[actix_web::test]
 async fn the_display_page_and_its_live_stream_show_a_win_within_a_second() {
     let app = TestApp::spawn(TestDb::sqlite()).await;
-    let client = awc::Client::default();
-    let mut page = client.get(app.url("/champions")).send().await.unwrap();
-    assert_eq!(page.status().as_u16(), 200);
-    let html = String::from_utf8(page.body().await.unwrap().to_vec()).unwrap();
+    let (status, html) = app.champions_page().await;
+    assert_eq!(status, 200);
     assert!(html.contains("EventSource(\"/api/v1/champions/stream"));
-    let mut stream = client
-        .get(app.url("/api/v1/champions/stream"))
-        .send()
-        .await
-        .unwrap();
+    let mut stream = app.champions_stream().await;
     assert_eq!(
         stream.headers().get("content-type").unwrap(),
         "text/event-stream"
@@ -705,7 +698,7 @@ async fn the_display_page_and_its_live_stream_show_a_win_within_a_second() {
     let (tb, b) = app.guest("Bisi").await;
     let (mut wa, mut wb) = (app.ws(&ta).await, app.ws(&tb).await);
     for w in [&mut wa, &mut wb] {
-        crate::shop::enter(w, "surulere-games-lounge").await;
+        w.enter("surulere-games-lounge").await;
     }
     let (winner, _) = quick_win(&mut wa, &mut wb, &a, &b, "surulere-games-lounge-1").await;
     let ended = std::time::Instant::now();
@@ -760,7 +753,7 @@ async fn wins_against_baba_ayo_go_on_the_house_board_by_level_never_on_the_wall(
             .unwrap();
         assert!(finished.finished && !finished.counts);
     }
-    let (status, board) = app.get("/api/v1/house-board/today").await;
+    let (status, board) = app.house_board(None).await;
     assert_eq!(status, 200, "{board}");
     assert_eq!(board["levels"]["normal"][0]["user"]["id"], me.as_str());
     assert_eq!(board["levels"]["normal"][0]["wins"], 2);
@@ -768,16 +761,22 @@ async fn wins_against_baba_ayo_go_on_the_house_board_by_level_never_on_the_wall(
     assert_eq!(board["levels"]["champion"][0]["seeds"], 25);
     assert_eq!(board["levels"]["easy"], json!([]));
     assert_eq!(wall_today(&app).await["entries"], json!([]));
-    for bad in [
-        "/api/v1/champions/today?limit=0",
-        "/api/v1/champions/2026-13-01",
-        "/api/v1/house-board/today?limit=x",
-    ] {
-        let (status, body) = app.get(bad).await;
+    let answers = [
+        (
+            "champions today, limit 0",
+            app.champions_today(Some("0")).await,
+        ),
+        (
+            "champions of 2026-13-01",
+            app.champions_of("2026-13-01").await,
+        ),
+        ("house board, limit x", app.house_board(Some("x")).await),
+    ];
+    for (bad, (status, body)) in answers {
         assert_eq!(status, 400, "{bad}: {body}");
         assert_eq!(body["error"]["code"], "invalid_field");
     }
-    let (status, past) = app.get("/api/v1/champions/2026-11-30").await;
+    let (status, past) = app.champions_of("2026-11-30").await;
     assert_eq!(
         (status, past["date"].clone(), past["entries"].clone()),
         (200, json!("2026-11-30"), json!([]))

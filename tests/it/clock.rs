@@ -104,7 +104,7 @@ fn running_out_loses_unless_the_rules_draw_when_the_opponent_cannot_win() {
     use lounge::ayo::{EndReason, Game, Preset, Status};
     // South has 24 in store, North 20, and 4 seeds are left: North cannot get past 24.
     let pits = [0, 0, 0, 2, 0, 0, 0, 0, 0, 2, 0, 0];
-    let hopeless = crate::support::position_with(pits, [24, 20], Side::South, 0);
+    let hopeless = crate::helpers::game::position_with(pits, [24, 20], Side::South, 0);
     let mut lagos = Game::from_position(Preset::Lagos.rules(), hopeless);
     assert!(lagos.time_out(Side::South));
     assert_eq!(lagos.status(), Status::Draw);
@@ -114,7 +114,7 @@ fn running_out_loses_unless_the_rules_draw_when_the_opponent_cannot_win() {
     assert!(kontest.time_out(Side::South));
     assert_eq!(kontest.status(), Status::NorthWon);
     // North could still win from here: running out loses under every preset.
-    let open = crate::support::position_with(pits, [22, 22], Side::South, 0);
+    let open = crate::helpers::game::position_with(pits, [22, 22], Side::South, 0);
     for preset in Preset::ALL {
         let mut game = Game::from_position(preset.rules(), open);
         assert!(game.time_out(Side::South));

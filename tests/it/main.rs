@@ -1,4 +1,4 @@
-//! The one integration-test binary: one link on 2 cores, shared helpers.
+//! The one integration-test binary: one link on 2 cores, shared helpers (`helpers/`).
 
 mod admin;
 mod alloc;
@@ -7,6 +7,7 @@ mod champions;
 mod clock;
 mod config;
 mod engine;
+mod helpers;
 mod matches;
 mod perft;
 mod properties;

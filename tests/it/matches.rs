@@ -5,8 +5,8 @@
 use lounge::world::{RoomConfig, RoomHandle, ServerClock};
 use serde_json::{json, Value};
 
+use crate::helpers::{Page, TestDb};
 use crate::room::{config, lounge_world, lounge_world_resumed, user, Person};
-use crate::support::TestDb;
 
 /// The room's config on a hand-driven clock.
 fn on_hand_clock() -> (RoomConfig, ServerClock) {
@@ -626,8 +626,8 @@ fn user_of(v: &Value) -> lounge::world::User {
 /// the loser of each game resigns it until the match is over. The winner's id and the
 /// `match_over`.
 async fn play_best_of_three(
-    a: &mut crate::server::Ws,
-    b: &mut crate::server::Ws,
+    a: &mut crate::helpers::Ws,
+    b: &mut crate::helpers::Ws,
     b_id: &str,
     a_wins: bool,
 ) -> Value {
@@ -662,12 +662,12 @@ async fn play_best_of_three(
 
 #[actix_web::test]
 async fn every_match_is_stored_with_a_history_and_a_head_to_head_over_http() {
-    crate::server::on_both(|app| async move {
+    crate::helpers::on_both(|app| async move {
         let (ta, a) = app.guest("Ade").await;
         let (tb, b) = app.guest("Bisi").await;
         let (mut wa, mut wb) = (app.ws(&ta).await, app.ws(&tb).await);
         for w in [&mut wa, &mut wb] {
-            crate::shop::enter(w, "surulere-games-lounge").await;
+            w.enter("surulere-games-lounge").await;
         }
         let first = play_best_of_three(&mut wa, &mut wb, &b, true).await;
         assert_eq!(first["winner"]["id"], a.as_str());
@@ -675,7 +675,7 @@ async fn every_match_is_stored_with_a_history_and_a_head_to_head_over_http() {
         assert_eq!(second["winner"]["id"], b.as_str());
         let third = play_best_of_three(&mut wa, &mut wb, &b, true).await;
 
-        let (status, history) = app.get(&format!("/api/v1/users/{a}/matches")).await;
+        let (status, history) = app.match_history(&a, Page::default()).await;
         assert_eq!(status, 200, "{history}");
         let matches = history["matches"].as_array().unwrap();
         assert_eq!(matches.len(), 3);
@@ -707,31 +707,22 @@ async fn every_match_is_stored_with_a_history_and_a_head_to_head_over_http() {
         );
         assert!(m["ended_at"].as_str().unwrap().ends_with('Z'));
         // Paged.
-        let (_, page) = app.get(&format!("/api/v1/users/{a}/matches?limit=2")).await;
+        let (_, page) = app.match_history(&a, Page::limit("2")).await;
         assert_eq!(page["matches"].as_array().unwrap().len(), 2);
         let next = page["next"].as_str().unwrap();
-        let (_, rest) = app
-            .get(&format!("/api/v1/users/{a}/matches?limit=2&before={next}"))
-            .await;
+        let (_, rest) = app.match_history(&a, Page::limit("2").before(next)).await;
         assert_eq!(rest["matches"].as_array().unwrap().len(), 1);
         assert_eq!(rest["matches"][0]["id"], first["match_id"]);
         assert_eq!(rest["next"], Value::Null);
-        let (_, all) = app.get(&format!("/api/v1/users/{a}/matches?limit=3")).await;
+        let (_, all) = app.match_history(&a, Page::limit("3")).await;
         assert_eq!(all["matches"].as_array().unwrap().len(), 3);
         assert_eq!(all["next"], Value::Null, "no empty page after the last");
         // One match.
-        let (status, one) = app
-            .get(&format!(
-                "/api/v1/matches/{}",
-                second["match_id"].as_str().unwrap()
-            ))
-            .await;
+        let (status, one) = app.one_match(second["match_id"].as_str().unwrap()).await;
         assert_eq!(status, 200);
         assert_eq!(one["winner"]["id"], b.as_str());
         // Head to head, in the order asked.
-        let (status, h2h) = app
-            .get(&format!("/api/v1/users/{a}/head-to-head/{b}"))
-            .await;
+        let (status, h2h) = app.head_to_head(&a, &b).await;
         assert_eq!(status, 200, "{h2h}");
         assert_eq!(h2h["users"][0]["id"], a.as_str());
         assert_eq!(
@@ -742,20 +733,13 @@ async fn every_match_is_stored_with_a_history_and_a_head_to_head_over_http() {
             h2h["games"],
             json!({"played": 6, "won": [4, 2], "drawn": 0})
         );
-        let (_, h2h) = app
-            .get(&format!("/api/v1/users/{b}/head-to-head/{a}"))
-            .await;
+        let (_, h2h) = app.head_to_head(&b, &a).await;
         assert_eq!(h2h["matches"]["won"], json!([1, 2]));
         // Bad input gets a clear error.
-        assert_eq!(app.get("/api/v1/users/nobody/matches").await.0, 404);
-        assert_eq!(app.get("/api/v1/matches/nothing").await.0, 404);
-        assert_eq!(
-            app.get(&format!("/api/v1/users/{a}/head-to-head/nobody"))
-                .await
-                .0,
-            404
-        );
-        let (status, body) = app.get(&format!("/api/v1/users/{a}/matches?limit=0")).await;
+        assert_eq!(app.match_history("nobody", Page::default()).await.0, 404);
+        assert_eq!(app.one_match("nothing").await.0, 404);
+        assert_eq!(app.head_to_head(&a, "nobody").await.0, 404);
+        let (status, body) = app.match_history(&a, Page::limit("0")).await;
         assert_eq!(status, 400);
         assert!(body["error"]["message"].as_str().unwrap().contains("limit"));
     })

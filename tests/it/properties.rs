@@ -3,7 +3,7 @@
 use lounge::ayo::{Game, Pit, Position, Preset, Rules, Side, State, SEEDS};
 use proptest::prelude::*;
 
-use crate::support::seeds_in;
+use crate::helpers::game::seeds_in;
 
 /// Enough plies for any game to end: with a no-capture limit, at most 48 captures each followed
 /// by the limit; under oware the game ends by repetition or a capture long before.

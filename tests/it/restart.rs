@@ -7,8 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::json;
 
-use crate::server::{game_between_two, house_game, TestApp};
-use crate::support::TestDb;
+use crate::helpers::{game_between_two, house_game, TestApp, TestDb};
 
 /// `lounge serve` on a free port over `db`, once it says it is open; the child and its port.
 /// (Port 0 and the log line, not a port picked beforehand: tests run side by side.)
@@ -147,7 +146,7 @@ async fn a_timed_game_killed_and_back(db: TestDb) {
     let (tb, b) = app.guest("Bisi").await;
     let (mut wa, mut wb) = (app.ws(&ta).await, app.ws(&tb).await);
     for w in [&mut wa, &mut wb] {
-        crate::shop::enter(w, "surulere-games-lounge").await;
+        w.enter("surulere-games-lounge").await;
     }
     wa.send(json!({"type": "sit", "table": table, "seat": "south"}))
         .await;
@@ -183,7 +182,7 @@ async fn a_timed_game_killed_and_back(db: TestDb) {
     let (mut second, port, _) = serve_with(&app.db, "info", &beat);
     app.port = port;
     let mut north = app.ws(north_token).await;
-    let room = crate::shop::enter(&mut north, "surulere-games-lounge").await;
+    let room = north.enter("surulere-games-lounge").await;
     let game = &room["tables"][1]["game"];
     assert_eq!(game["id"], started["game_id"], "{room}");
     let left = game["clock"]["north_ms"].as_u64().unwrap();
@@ -298,10 +297,10 @@ async fn an_apartment_with_a_game_in_play_opens_again_after_a_kill() {
     let (mut first, port) = serve(&db);
     let mut app = TestApp::attach(db, port);
     let (token, owner) = app.guest("Funmi").await;
-    let table = crate::shop::place_a_board(&app, &token).await;
+    let table = app.place_a_board(&token).await;
     let home = format!("apartment-{owner}");
     let mut ws = app.ws(&token).await;
-    crate::shop::enter(&mut ws, &home).await;
+    ws.enter(&home).await;
     ws.send(json!({"type": "play_house", "table": table, "level": "easy"}))
         .await;
     let started = ws.next_of("game_started").await;
@@ -311,7 +310,7 @@ async fn an_apartment_with_a_game_in_play_opens_again_after_a_kill() {
     let (mut second, port) = serve(&app.db);
     app.port = port;
     let mut ws = app.ws(&token).await;
-    let room = crate::shop::enter(&mut ws, &home).await;
+    let room = ws.enter(&home).await;
     assert_eq!(room["type"], "room", "{room}");
     assert_eq!(room["tables"][0]["id"], table.as_str());
     assert_eq!(room["tables"][0]["game"]["id"], started["game_id"]);
@@ -345,11 +344,8 @@ async fn a_display_following_the_wall_does_not_hold_up_a_stop() {
         "info",
         &[("LOUNGE_SERVER__SHUTDOWN_TIMEOUT_SECS", "120")],
     );
-    let mut stream = awc::Client::default()
-        .get(format!("http://127.0.0.1:{port}/api/v1/champions/stream"))
-        .send()
-        .await
-        .unwrap();
+    let app = TestApp::attach(db, port);
+    let mut stream = app.champions_stream().await;
     let first = futures_util::StreamExt::next(&mut stream)
         .await
         .unwrap()

@@ -1,275 +1,19 @@
 //! The service over HTTP and WebSocket, on SQLite and PostgreSQL: a real server on a free port,
 //! real clients.
 
-use std::time::Duration;
-
-use awc::ws::{Frame, Message};
-use futures_util::{SinkExt, StreamExt};
+use awc::ws::Frame;
 use serde_json::{json, Value};
 
-use crate::support::TestDb;
-
-type Socket = actix_codec::Framed<awc::BoxedSocket, awc::ws::Codec>;
-
-/// A running lounge on a fresh database.
-pub struct TestApp {
-    pub port: u16,
-    pub db: TestDb,
-    client: awc::Client,
-}
-
-impl TestApp {
-    pub async fn spawn(db: TestDb) -> TestApp {
-        TestApp::spawn_with(db, &[("LOUNGE_SERVER__WS_MESSAGES_PER_SEC", "1000")]).await
-    }
-
-    /// With extra `LOUNGE_*` settings.
-    pub async fn spawn_with(db: TestDb, extra: &[(&str, &str)]) -> TestApp {
-        let env = lounge::config::Settings::environment().source(Some(
-            [
-                ("LOUNGE_SERVER__BIND".to_owned(), "127.0.0.1:0".to_owned()),
-                ("LOUNGE_SERVER__WORKERS".to_owned(), "1".to_owned()),
-                ("LOUNGE_DATABASE__URL".to_owned(), db.url_string()),
-                (
-                    "LOUNGE_DATABASE__MAX_CONNECTIONS".to_owned(),
-                    "4".to_owned(),
-                ),
-                // Baba Ayo quick, with a small database.
-                ("LOUNGE_HOUSE__ENDGAME_SEEDS".to_owned(), "6".to_owned()),
-                ("LOUNGE_HOUSE__EASY_MS".to_owned(), "30".to_owned()),
-                ("LOUNGE_HOUSE__NORMAL_MS".to_owned(), "30".to_owned()),
-                ("LOUNGE_HOUSE__CHAMPION_MS".to_owned(), "50".to_owned()),
-            ]
-            .into_iter()
-            .chain(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())))
-            .collect(),
-        ));
-        let settings = lounge::config::Settings::load_from(env).expect("settings");
-        let app = lounge::app::Application::build(&settings)
-            .await
-            .expect("the app starts");
-        let port = app.port();
-        actix_web::rt::spawn(app.run_until_stopped());
-        TestApp {
-            port,
-            db,
-            client: awc::Client::default(),
-        }
-    }
-
-    /// A lounge served by another process on `port`.
-    pub fn attach(db: TestDb, port: u16) -> TestApp {
-        TestApp {
-            port,
-            db,
-            client: awc::Client::default(),
-        }
-    }
-
-    pub fn url(&self, path: &str) -> String {
-        format!("http://127.0.0.1:{}{path}", self.port)
-    }
-
-    pub async fn post(&self, path: &str, body: Value) -> (u16, Value) {
-        let mut resp = self
-            .client
-            .post(self.url(path))
-            .send_json(&body)
-            .await
-            .expect("request");
-        let status = resp.status().as_u16();
-        (
-            status,
-            resp.json().limit(1 << 20).await.unwrap_or(Value::Null),
-        )
-    }
-
-    pub async fn get(&self, path: &str) -> (u16, Value) {
-        let mut resp = self
-            .client
-            .get(self.url(path))
-            .send()
-            .await
-            .expect("request");
-        let status = resp.status().as_u16();
-        (
-            status,
-            resp.json().limit(1 << 20).await.unwrap_or(Value::Null),
-        )
-    }
-
-    /// Any request, with a token and a JSON body if given; the status, the JSON body (null when
-    /// none) and the headers.
-    pub async fn call_with(
-        &self,
-        method: &str,
-        path: &str,
-        token: Option<&str>,
-        body: Option<Value>,
-        headers: &[(&str, &str)],
-    ) -> (u16, Value, awc::http::header::HeaderMap) {
-        let method = awc::http::Method::from_bytes(method.as_bytes()).expect("a method");
-        let mut req = self.client.request(method, self.url(path));
-        if let Some(token) = token {
-            req = req.bearer_auth(token);
-        }
-        for (name, value) in headers {
-            req = req.insert_header((*name, *value));
-        }
-        let mut resp = match body {
-            Some(body) => req.send_json(&body).await,
-            None => req.send().await,
-        }
-        .expect("request");
-        let status = resp.status().as_u16();
-        let headers = resp.headers().clone();
-        (
-            status,
-            resp.json().limit(1 << 20).await.unwrap_or(Value::Null),
-            headers,
-        )
-    }
-
-    pub async fn call(
-        &self,
-        method: &str,
-        path: &str,
-        token: Option<&str>,
-        body: Option<Value>,
-    ) -> (u16, Value) {
-        let (status, body, _) = self.call_with(method, path, token, body, &[]).await;
-        (status, body)
-    }
-
-    /// An admin token for `subject`, as `lounge admin token` makes one.
-    pub fn admin_token(&self, subject: &str) -> String {
-        let settings = lounge::config::Settings::load().expect("settings");
-        lounge::http::auth::Auth::new(&settings.auth)
-            .unwrap()
-            .issue(
-                subject,
-                subject,
-                lounge::http::auth::Role::Admin,
-                Some(Duration::from_secs(600)),
-            )
-            .unwrap()
-    }
-
-    /// Signs a guest in; returns (token, user id).
-    pub async fn guest(&self, name: &str) -> (String, String) {
-        let (status, body) = self.post("/api/v1/auth/guest", json!({"name": name})).await;
-        assert_eq!(status, 201, "{body}");
-        (
-            body["token"].as_str().unwrap().to_owned(),
-            body["user"]["id"].as_str().unwrap().to_owned(),
-        )
-    }
-
-    pub async fn ws(&self, token: &str) -> Ws {
-        let (_, socket) = self
-            .client
-            .ws(format!("ws://127.0.0.1:{}/ws?token={token}", self.port))
-            .connect()
-            .await
-            .expect("the socket opens");
-        let mut ws = Ws { socket };
-        assert_eq!(ws.next().await["type"], "welcome");
-        ws
-    }
-
-    /// The status the upgrade gets with this request's token.
-    pub async fn ws_status(&self, query: &str, bearer: Option<&str>) -> u16 {
-        let mut req = self
-            .client
-            .ws(format!("ws://127.0.0.1:{}/ws{query}", self.port));
-        if let Some(token) = bearer {
-            req = req.bearer_auth(token);
-        }
-        match req.connect().await {
-            Ok((resp, _)) => resp.status().as_u16(),
-            Err(awc::error::WsClientError::InvalidResponseStatus(s)) => s.as_u16(),
-            Err(e) => panic!("{e}"),
-        }
-    }
-}
-
-/// A WebSocket client speaking the protocol.
-pub struct Ws {
-    socket: Socket,
-}
-
-impl Ws {
-    pub async fn send(&mut self, message: Value) {
-        self.socket
-            .send(Message::Text(message.to_string().into()))
-            .await
-            .expect("send");
-    }
-
-    pub async fn send_raw(&mut self, text: &str) {
-        self.socket
-            .send(Message::Text(text.to_owned().into()))
-            .await
-            .expect("send");
-    }
-
-    /// The next JSON message (pings answered on the way); panics after 5 s.
-    pub async fn next(&mut self) -> Value {
-        loop {
-            let frame = tokio::time::timeout(Duration::from_secs(5), self.socket.next())
-                .await
-                .expect("a message within 5 s")
-                .expect("the socket is open")
-                .expect("a good frame");
-            match frame {
-                Frame::Text(bytes) => return serde_json::from_slice(&bytes).expect("JSON"),
-                Frame::Ping(b) => self.socket.send(Message::Pong(b)).await.expect("pong"),
-                Frame::Close(reason) => panic!("closed: {reason:?}"),
-                _ => {}
-            }
-        }
-    }
-
-    /// Skips messages until one of `kind`.
-    pub async fn next_of(&mut self, kind: &str) -> Value {
-        loop {
-            let m = self.next().await;
-            if m["type"] == kind {
-                return m;
-            }
-        }
-    }
-
-    /// Reads until the socket closes; the close code.
-    pub async fn closed(&mut self) -> Option<u16> {
-        loop {
-            match tokio::time::timeout(Duration::from_secs(5), self.socket.next())
-                .await
-                .expect("closes within 5 s")
-            {
-                Some(Ok(Frame::Close(reason))) => return reason.map(|r| u16::from(r.code)),
-                Some(Ok(_)) => continue,
-                _ => return None,
-            }
-        }
-    }
-}
-
-pub async fn on_both<F, Fut>(test: F)
-where
-    F: Fn(TestApp) -> Fut,
-    Fut: std::future::Future<Output = ()>,
-{
-    test(TestApp::spawn(TestDb::sqlite()).await).await;
-    test(TestApp::spawn(TestDb::postgres()).await).await;
-}
+/// Moved to `helpers`; still named here for browser.rs.
+pub use crate::helpers::TestApp;
+use crate::helpers::{game_between_two, house_game, on_both, play_out, TestDb};
 
 #[actix_web::test]
 async fn health_readiness_and_a_json_404() {
     on_both(|app| async move {
-        assert_eq!(app.get("/healthz").await.0, 200);
-        assert_eq!(app.get("/readyz").await, (200, json!({"status": "ready"})));
-        let (status, body) = app.get("/api/v1/nothing").await;
+        assert_eq!(app.healthz().await.0, 200);
+        assert_eq!(app.readyz().await, (200, json!({"status": "ready"})));
+        let (status, body) = app.call("GET", "/api/v1/nothing", None, None).await;
         assert_eq!(status, 404);
         assert_eq!(body["error"]["code"], "not_found");
     })
@@ -279,9 +23,7 @@ async fn health_readiness_and_a_json_404() {
 #[actix_web::test]
 async fn guests_sign_in_with_a_valid_name() {
     on_both(|app| async move {
-        let (status, body) = app
-            .post("/api/v1/auth/guest", json!({"name": " Tunde "}))
-            .await;
+        let (status, body) = app.sign_in_guest(" Tunde ").await;
         assert_eq!(status, 201);
         assert_eq!(body["user"]["name"], "Tunde");
         assert!(body["token"].as_str().unwrap().split('.').count() == 3);
@@ -292,13 +34,11 @@ async fn guests_sign_in_with_a_valid_name() {
             "<script>",
             "two  spaces",
         ] {
-            let (status, body) = app.post("/api/v1/auth/guest", json!({"name": bad})).await;
+            let (status, body) = app.sign_in_guest(bad).await;
             assert_eq!(status, 400, "{bad}");
             assert_eq!(body["error"]["code"], "invalid_name", "{bad}");
         }
-        let (status, body) = app
-            .post("/api/v1/auth/guest", json!({"nom": "Tunde"}))
-            .await;
+        let (status, body) = app.sign_in_guest_with(json!({"nom": "Tunde"})).await;
         assert_eq!(status, 400);
         assert_eq!(body["error"]["code"], "invalid_field");
         assert_eq!(body["error"]["field"], "name");
@@ -309,7 +49,7 @@ async fn guests_sign_in_with_a_valid_name() {
 #[actix_web::test]
 async fn the_hotel_is_seeded_with_the_lounge_and_its_three_tables() {
     on_both(|app| async move {
-        let (status, body) = app.get("/api/v1/rooms").await;
+        let (status, body) = app.rooms().await;
         assert_eq!(status, 200);
         let rooms = body["rooms"].as_array().unwrap();
         let lounge = rooms
@@ -331,12 +71,12 @@ async fn the_hotel_is_seeded_with_the_lounge_and_its_three_tables() {
 async fn the_socket_refuses_missing_forged_and_expired_tokens_before_the_upgrade() {
     on_both(|app| async move {
         let (token, _) = app.guest("Tunde").await;
-        assert_eq!(app.ws_status("", None).await, 401);
-        assert_eq!(app.ws_status("?token=not.a.jwt", None).await, 401);
+        assert_eq!(app.ws_status(None, None).await, 401);
+        assert_eq!(app.ws_status(Some("not.a.jwt"), None).await, 401);
         let mut forged = token.clone();
         forged.pop();
         forged.push(if token.ends_with('A') { 'B' } else { 'A' });
-        assert_eq!(app.ws_status(&format!("?token={forged}"), None).await, 401);
+        assert_eq!(app.ws_status(Some(&forged), None).await, 401);
         // Signed with another secret.
         let other = lounge::http::auth::Auth::new(&lounge::config::AuthSettings {
             secret: "another-secret-of-enough-length".into(),
@@ -347,9 +87,9 @@ async fn the_socket_refuses_missing_forged_and_expired_tokens_before_the_upgrade
         let alien = other
             .issue("u", "Tunde", lounge::http::auth::Role::Player, None)
             .unwrap();
-        assert_eq!(app.ws_status(&format!("?token={alien}"), None).await, 401);
-        assert_eq!(app.ws_status("", Some(&token)).await, 101);
-        assert_eq!(app.ws_status(&format!("?token={token}"), None).await, 101);
+        assert_eq!(app.ws_status(Some(&alien), None).await, 401);
+        assert_eq!(app.ws_status(None, Some(&token)).await, 101);
+        assert_eq!(app.ws_status(Some(&token), None).await, 101);
     })
     .await;
 }
@@ -492,10 +232,7 @@ async fn a_flooding_client_is_told_then_closed_with_1008() {
     }
     let mut limited = false;
     loop {
-        match tokio::time::timeout(Duration::from_secs(5), ws.socket.next())
-            .await
-            .unwrap()
-        {
+        match ws.frame().await {
             Some(Ok(Frame::Text(t))) => {
                 limited |= serde_json::from_slice::<Value>(&t).unwrap()["code"] == "rate_limited"
             }
@@ -508,30 +245,6 @@ async fn a_flooding_client_is_told_then_closed_with_1008() {
         }
     }
     assert!(limited);
-}
-
-/// Ade and Bisi in the lounge, a game started between them at table 1; (ade, bisi, onlooker,
-/// ade's token, ade's id, the game_started message).
-pub async fn game_between_two(app: &TestApp) -> (Ws, Ws, Ws, String, String, Value, String) {
-    let (ta, a_id) = app.guest("Ade").await;
-    let (tb, b_id) = app.guest("Bisi").await;
-    let (tc, _) = app.guest("Chidi").await;
-    let (mut a, mut b, mut c) = (app.ws(&ta).await, app.ws(&tb).await, app.ws(&tc).await);
-    for ws in [&mut a, &mut b, &mut c] {
-        ws.send(json!({"type": "enter", "room": "surulere-games-lounge"}))
-            .await;
-        ws.next_of("room").await;
-    }
-    let table = "surulere-games-lounge-1";
-    a.send(json!({"type": "sit", "table": table, "seat": "south"}))
-        .await;
-    a.send(json!({"type": "invite", "table": table, "user": b_id}))
-        .await;
-    let invitation = b.next_of("invitation").await;
-    b.send(json!({"type": "respond", "invitation": invitation["id"], "accept": true}))
-        .await;
-    let started = c.next_of("game_started").await;
-    (a, b, c, ta, a_id, started, tb)
 }
 
 #[actix_web::test]
@@ -634,13 +347,8 @@ async fn metrics_count_connections_games_and_moves() {
         .send(json!({"type": "move", "table": "surulere-games-lounge-1", "pit": 3}))
         .await;
     south.next_of("game_state").await;
-    let mut resp = awc::Client::default()
-        .get(app.url("/metrics"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status().as_u16(), 200);
-    let text = String::from_utf8(resp.body().await.unwrap().to_vec()).unwrap();
+    let (status, text) = app.metrics().await;
+    assert_eq!(status, 200);
     let value = |name: &str| -> f64 {
         text.lines()
             .find(|l| l.starts_with(name) && l[name.len()..].starts_with(' '))
@@ -791,33 +499,6 @@ async fn entering_the_room_one_is_in_again_keeps_the_seat_and_the_game() {
     }
 }
 
-/// Plays random legal moves for `me` until the game at `table` ends; the `game_over` seen.
-pub async fn play_out(ws: &mut Ws, table: &str, me: &str, mut state: Value) -> Value {
-    let mut rng = 7u64;
-    loop {
-        if state["to_move"] == me {
-            let legal = state["legal"].as_array().unwrap().clone();
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            let pit = legal[(rng % legal.len() as u64) as usize].clone();
-            ws.send(json!({"type": "move", "table": table, "pit": pit}))
-                .await;
-        }
-        loop {
-            let m = ws.next().await;
-            assert_ne!(m["type"], "error", "{m}");
-            if m["type"] == "game_over" && m["table"] == table {
-                return m;
-            }
-            if m["type"] == "game_state" && m["table"] == table {
-                state = m["state"].clone();
-                break;
-            }
-        }
-    }
-}
-
 #[actix_web::test]
 async fn a_game_against_baba_ayo_is_played_to_the_end_and_never_counts() {
     on_both(|app| async move {
@@ -938,25 +619,6 @@ async fn baba_ayo_declines_a_draw() {
 
 /// While Baba Ayo thinks (two seconds here), the room goes on: a chat sent after the player's
 /// move comes back before his answer.
-/// Tunde in the lounge, a game against Baba Ayo at `level` started at table 1: (his socket,
-/// his seat, the game_started message, his token).
-pub async fn house_game(app: &TestApp, level: &str) -> (Ws, &'static str, Value, String) {
-    let (token, me) = app.guest("Tunde").await;
-    let mut ws = app.ws(&token).await;
-    ws.send(json!({"type": "enter", "room": "surulere-games-lounge"}))
-        .await;
-    ws.next_of("room").await;
-    ws.send(json!({"type": "play_house", "table": "surulere-games-lounge-1", "level": level}))
-        .await;
-    let started = ws.next_of("game_started").await;
-    let mine = if started["players"]["south"]["id"] == me.as_str() {
-        "south"
-    } else {
-        "north"
-    };
-    (ws, mine, started, token)
-}
-
 #[actix_web::test]
 async fn the_room_goes_on_while_baba_ayo_thinks() {
     let app = TestApp::spawn_with(

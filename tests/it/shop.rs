@@ -4,40 +4,12 @@
 use futures_util::future::join_all;
 use serde_json::{json, Value};
 
-use crate::server::{on_both, play_out, TestApp, Ws};
-use crate::support::TestDb;
-
-/// Spawns on both databases with these settings.
-async fn on_both_with<F, Fut>(extra: &[(&str, &str)], test: F)
-where
-    F: Fn(TestApp) -> Fut,
-    Fut: std::future::Future<Output = ()>,
-{
-    for db in [TestDb::sqlite(), TestDb::postgres()] {
-        let mut settings = vec![("LOUNGE_SERVER__WS_MESSAGES_PER_SEC", "1000")];
-        settings.extend_from_slice(extra);
-        test(TestApp::spawn_with(db, &settings).await).await;
-    }
-}
+use crate::helpers::{on_both, on_both_with, play_out, TestApp, TestDb};
 
 async fn get_me(app: &TestApp, token: &str) -> Value {
-    let (status, body) = app.call("GET", "/api/v1/me", Some(token), None).await;
+    let (status, body) = app.me(token).await;
     assert_eq!(status, 200, "{body}");
     body
-}
-
-async fn buy(app: &TestApp, token: &str, item: &str, key: Option<&str>) -> (u16, Value) {
-    let headers: Vec<(&str, &str)> = key.map(|k| ("Idempotency-Key", k)).into_iter().collect();
-    let (status, body, _) = app
-        .call_with(
-            "POST",
-            "/api/v1/shop/purchases",
-            Some(token),
-            Some(json!({"item": item})),
-            &headers,
-        )
-        .await;
-    (status, body)
 }
 
 /// The ledger adds up to the balance, and each entry's balance follows from the one before.
@@ -67,9 +39,7 @@ async fn a_new_avatar_gets_its_welcome_coins_an_apartment_and_sees_the_shop() {
         assert_eq!(me["apartment"]["room"], format!("apartment-{id}"));
         assert_eq!(me["apartment"]["door"], "invited");
         assert_eq!(me["apartment"]["tables"], json!([]));
-        let (status, shop) = app
-            .call("GET", "/api/v1/shop/items", Some(&token), None)
-            .await;
+        let (status, shop) = app.shop_items(&token).await;
         assert_eq!(status, 200);
         let items = shop["items"].as_array().unwrap();
         assert!(items.iter().filter(|i| i["kind"] == "ayo_board").count() >= 3);
@@ -81,13 +51,8 @@ async fn a_new_avatar_gets_its_welcome_coins_an_apartment_and_sees_the_shop() {
         assert_eq!(ebony["stock"], 20);
         assert_eq!(ebony["wood"], "ebony");
         // The shop and `me` need a player token.
-        assert_eq!(app.call("GET", "/api/v1/me", None, None).await.0, 401);
-        assert_eq!(
-            app.call("GET", "/api/v1/shop/items", Some("x.y.z"), None)
-                .await
-                .0,
-            401
-        );
+        assert_eq!(app.me_without_token().await.0, 401);
+        assert_eq!(app.shop_items("x.y.z").await.0, 401);
         assert_eq!(ledger_adds_up(&app, &id), 500);
     })
     .await;
@@ -98,7 +63,7 @@ async fn fifty_purchases_at_once_never_take_a_balance_below_zero() {
     // 100 coins buy six cushions at 15; the other 44 of 50 racing purchases are refused.
     on_both_with(&[("LOUNGE_SHOP__WELCOME_COINS", "100")], |app| async move {
         let (token, id) = app.guest("Tunde").await;
-        let answers = join_all((0..50).map(|_| buy(&app, &token, "adire-cushion", None))).await;
+        let answers = join_all((0..50).map(|_| app.buy(&token, "adire-cushion", None))).await;
         let bought = answers.iter().filter(|(s, _)| *s == 201).count();
         let refused: Vec<_> = answers.iter().filter(|(s, _)| *s != 201).collect();
         assert_eq!(bought, 6, "{answers:?}");
@@ -119,11 +84,9 @@ async fn the_last_of_a_stock_goes_to_one_buyer_only() {
     on_both(|app| async move {
         let admin = app.admin_token("ops");
         let (status, _) = app
-            .call(
-                "POST",
-                "/api/v1/admin/shop/items",
-                Some(&admin),
-                Some(json!({"id": "iroko-stool", "name": "Iroko stool", "kind": "furniture", "price": 10, "stock": 3})),
+            .create_item(
+                &admin,
+                json!({"id": "iroko-stool", "name": "Iroko stool", "kind": "furniture", "price": 10, "stock": 3}),
             )
             .await;
         assert_eq!(status, 201);
@@ -132,7 +95,7 @@ async fn the_last_of_a_stock_goes_to_one_buyer_only() {
             buyers.push(app.guest(&format!("Buyer {n}")).await);
         }
         let answers =
-            join_all(buyers.iter().map(|(token, _)| buy(&app, token, "iroko-stool", None))).await;
+            join_all(buyers.iter().map(|(token, _)| app.buy(token, "iroko-stool", None))).await;
         assert_eq!(answers.iter().filter(|(s, _)| *s == 201).count(), 3, "{answers:?}");
         for (status, body) in answers.iter().filter(|(s, _)| *s != 201) {
             assert_eq!(*status, 409);
@@ -155,12 +118,10 @@ async fn a_purchase_retried_with_its_idempotency_key_is_applied_once_and_answers
     on_both(|app| async move {
         let (token, id) = app.guest("Tunde").await;
         let (status, first, headers) = app
-            .call_with(
-                "POST",
-                "/api/v1/shop/purchases",
-                Some(&token),
-                Some(json!({"item": "ayo-board-iroko-oiled"})),
-                &[("Idempotency-Key", "buy-1")],
+            .purchase(
+                &token,
+                json!({"item": "ayo-board-iroko-oiled"}),
+                Some("buy-1"),
             )
             .await;
         assert_eq!(status, 201, "{first}");
@@ -169,20 +130,13 @@ async fn a_purchase_retried_with_its_idempotency_key_is_applied_once_and_answers
         assert_eq!(first["purchase"]["price"], 120);
         // The price changes meanwhile: the retry still answers what was paid.
         let admin = app.admin_token("ops");
-        app.call(
-            "PATCH",
-            "/api/v1/admin/shop/items/ayo-board-iroko-oiled",
-            Some(&admin),
-            Some(json!({"price": 130})),
-        )
-        .await;
+        app.change_item(&admin, "ayo-board-iroko-oiled", json!({"price": 130}))
+            .await;
         let (status, again, headers) = app
-            .call_with(
-                "POST",
-                "/api/v1/shop/purchases",
-                Some(&token),
-                Some(json!({"item": "ayo-board-iroko-oiled"})),
-                &[("Idempotency-Key", "buy-1")],
+            .purchase(
+                &token,
+                json!({"item": "ayo-board-iroko-oiled"}),
+                Some("buy-1"),
             )
             .await;
         assert_eq!(status, 201);
@@ -190,7 +144,7 @@ async fn a_purchase_retried_with_its_idempotency_key_is_applied_once_and_answers
         assert_eq!(headers.get("Idempotent-Replayed").unwrap(), "true");
         // Ten retries at once: still one purchase.
         let answers =
-            join_all((0..10).map(|_| buy(&app, &token, "adire-cushion", Some("buy-2")))).await;
+            join_all((0..10).map(|_| app.buy(&token, "adire-cushion", Some("buy-2")))).await;
         assert!(
             answers.iter().all(|(s, b)| *s == 201 && *b == answers[0].1),
             "{answers:?}"
@@ -198,18 +152,20 @@ async fn a_purchase_retried_with_its_idempotency_key_is_applied_once_and_answers
         assert_eq!(ledger_adds_up(&app, &id), 500 - 120 - 15);
         assert_eq!(app.db.store().inventory(&id).unwrap().len(), 2);
         // The same key for another item is a mistake, said so; nothing is bought.
-        let (status, body) = buy(&app, &token, "rattan-chair", Some("buy-1")).await;
+        let (status, body) = app.buy(&token, "rattan-chair", Some("buy-1")).await;
         assert_eq!(status, 409);
         assert_eq!(body["error"]["code"], "idempotency_key_reused");
         // Keys are the buyer's own: another user's same key is another purchase.
         let (other, _) = app.guest("Bisi").await;
         assert_eq!(
-            buy(&app, &other, "ayo-board-iroko-oiled", Some("buy-1"))
+            app.buy(&other, "ayo-board-iroko-oiled", Some("buy-1"))
                 .await
                 .0,
             201
         );
-        let (status, body) = buy(&app, &token, "adire-cushion", Some(&"k".repeat(300))).await;
+        let (status, body) = app
+            .buy(&token, "adire-cushion", Some(&"k".repeat(300)))
+            .await;
         assert_eq!(status, 400);
         assert_eq!(body["error"]["field"], "Idempotency-Key");
         assert_eq!(ledger_adds_up(&app, &id), 500 - 120 - 15);
@@ -223,7 +179,7 @@ async fn retries_racing_for_the_one_thing_a_balance_buys_all_get_the_first_answe
     on_both_with(&[("LOUNGE_SHOP__WELCOME_COINS", "100")], |app| async move {
         let (token, id) = app.guest("Tunde").await;
         let answers =
-            join_all((0..10).map(|_| buy(&app, &token, "obeche-bookshelf", Some("shelf")))).await;
+            join_all((0..10).map(|_| app.buy(&token, "obeche-bookshelf", Some("shelf")))).await;
         for (status, body) in &answers {
             assert_eq!(*status, 201, "{body}");
             assert_eq!(*body, answers[0].1);
@@ -242,38 +198,26 @@ async fn a_purchase_refused_changes_nothing_and_says_why() {
         let (token, id) = app.guest("Tunde").await;
         let admin = app.admin_token("ops");
         // 500 coins do not buy a 600-coin board.
-        let (status, body) = buy(&app, &token, "ayo-board-ebony-carved", None).await;
+        let (status, body) = app.buy(&token, "ayo-board-ebony-carved", None).await;
         assert_eq!(status, 409);
         assert_eq!(body["error"]["code"], "insufficient_coins");
         assert!(body["error"]["message"].as_str().unwrap().contains("600"));
-        let (status, body) = buy(&app, &token, "no-such-thing", None).await;
+        let (status, body) = app.buy(&token, "no-such-thing", None).await;
         assert_eq!(status, 404, "{body}");
-        app.call(
-            "PATCH",
-            "/api/v1/admin/shop/items/rattan-chair",
-            Some(&admin),
-            Some(json!({"on_sale": false})),
-        )
-        .await;
-        let (status, body) = buy(&app, &token, "rattan-chair", None).await;
+        app.change_item(&admin, "rattan-chair", json!({"on_sale": false}))
+            .await;
+        let (status, body) = app.buy(&token, "rattan-chair", None).await;
         assert_eq!(status, 409);
         assert_eq!(body["error"]["code"], "not_on_sale");
-        let (_, shop) = app
-            .call("GET", "/api/v1/shop/items", Some(&token), None)
-            .await;
+        let (_, shop) = app.shop_items(&token).await;
         assert!(!shop["items"]
             .as_array()
             .unwrap()
             .iter()
             .any(|i| i["id"] == "rattan-chair"));
-        app.call(
-            "PATCH",
-            "/api/v1/admin/shop/items/adire-cushion",
-            Some(&admin),
-            Some(json!({"stock": 0})),
-        )
-        .await;
-        let (status, body) = buy(&app, &token, "adire-cushion", None).await;
+        app.change_item(&admin, "adire-cushion", json!({"stock": 0}))
+            .await;
+        let (status, body) = app.buy(&token, "adire-cushion", None).await;
         assert_eq!(status, 409);
         assert_eq!(body["error"]["code"], "out_of_stock");
         for (bad, field) in [
@@ -281,14 +225,7 @@ async fn a_purchase_refused_changes_nothing_and_says_why() {
             (json!({"item": "adire-cushion", "colour": "red"}), "colour"),
             (json!({}), "item"),
         ] {
-            let (status, body) = app
-                .call(
-                    "POST",
-                    "/api/v1/shop/purchases",
-                    Some(&token),
-                    Some(bad.clone()),
-                )
-                .await;
+            let (status, body, _) = app.purchase(&token, bad.clone(), None).await;
             assert_eq!(status, 400, "{bad}");
             assert_eq!(body["error"]["code"], "invalid_field", "{body}");
             assert_eq!(body["error"]["field"], field, "{body}");
@@ -299,34 +236,6 @@ async fn a_purchase_refused_changes_nothing_and_says_why() {
     .await;
 }
 
-/// Enters `room`; the `room` snapshot or the error.
-pub async fn enter(ws: &mut Ws, room: &str) -> Value {
-    ws.send(json!({"type": "enter", "room": room, "ref": "enter"}))
-        .await;
-    loop {
-        let m = ws.next().await;
-        if m["type"] == "room" || (m["type"] == "error" && m["ref"] == "enter") {
-            return m;
-        }
-    }
-}
-
-/// Buys the iroko board and places it at home; the table id.
-pub async fn place_a_board(app: &TestApp, token: &str) -> String {
-    let (status, bought) = buy(app, token, "ayo-board-iroko-oiled", None).await;
-    assert_eq!(status, 201, "{bought}");
-    let (status, placed) = app
-        .call(
-            "POST",
-            "/api/v1/me/apartment/boards",
-            Some(token),
-            Some(json!({"board": bought["purchase"]["owned"]})),
-        )
-        .await;
-    assert_eq!(status, 201, "{placed}");
-    placed["table"]["id"].as_str().unwrap().to_owned()
-}
-
 #[actix_web::test]
 async fn the_apartment_door_lets_in_the_owner_and_guests_or_everyone_when_open() {
     on_both(|app| async move {
@@ -335,93 +244,48 @@ async fn the_apartment_door_lets_in_the_owner_and_guests_or_everyone_when_open()
         let (stranger_token, _) = app.guest("Halima").await;
         let home = format!("apartment-{owner}");
         let mut o = app.ws(&owner_token).await;
-        let room = enter(&mut o, &home).await;
+        let room = o.enter(&home).await;
         assert_eq!(room["room"]["kind"], "apartment");
         assert_eq!(room["room"]["owner"], owner.as_str());
 
         // A refused visitor stays where they were.
         let mut g = app.ws(&guest_token).await;
-        assert_eq!(enter(&mut g, "surulere-games-lounge").await["type"], "room");
-        let refused = enter(&mut g, &home).await;
+        assert_eq!(g.enter("surulere-games-lounge").await["type"], "room");
+        let refused = g.enter(&home).await;
         assert_eq!(refused["code"], "door_closed", "{refused}");
         g.send(json!({"type": "chat", "text": "still here"})).await;
         assert_eq!(g.next_of("chat").await["room"], "surulere-games-lounge");
 
-        let (status, apartment) = app
-            .call(
-                "POST",
-                "/api/v1/me/apartment/guests",
-                Some(&owner_token),
-                Some(json!({"user": guest})),
-            )
-            .await;
+        let (status, apartment) = app.add_guest(&owner_token, &guest).await;
         assert_eq!(status, 200, "{apartment}");
         assert_eq!(apartment["guests"][0]["id"], guest.as_str());
-        assert_eq!(enter(&mut g, &home).await["type"], "room");
+        assert_eq!(g.enter(&home).await["type"], "room");
         assert_eq!(
             o.next_of("occupant_joined").await["user"]["id"],
             guest.as_str()
         );
 
         let mut s = app.ws(&stranger_token).await;
-        assert_eq!(enter(&mut s, &home).await["code"], "door_closed");
-        let (status, _) = app
-            .call(
-                "PUT",
-                "/api/v1/me/apartment/door",
-                Some(&owner_token),
-                Some(json!({"door": "open"})),
-            )
-            .await;
+        assert_eq!(s.enter(&home).await["code"], "door_closed");
+        let (status, _) = app.set_door(&owner_token, "open").await;
         assert_eq!(status, 200);
-        assert_eq!(enter(&mut s, &home).await["type"], "room");
+        assert_eq!(s.enter(&home).await["type"], "room");
 
         // Bad requests are named; a guest unknown is 404; the apartment is only the owner's to
         // change.
-        let (status, body) = app
-            .call(
-                "PUT",
-                "/api/v1/me/apartment/door",
-                Some(&owner_token),
-                Some(json!({"door": "ajar"})),
-            )
-            .await;
+        let (status, body) = app.set_door(&owner_token, "ajar").await;
         assert_eq!(
             (status, body["error"]["field"].clone()),
             (400, json!("door"))
         );
-        let (status, _) = app
-            .call(
-                "POST",
-                "/api/v1/me/apartment/guests",
-                Some(&owner_token),
-                Some(json!({"user": "nobody"})),
-            )
-            .await;
+        let (status, _) = app.add_guest(&owner_token, "nobody").await;
         assert_eq!(status, 404);
-        let (status, _) = app
-            .call(
-                "DELETE",
-                &format!("/api/v1/me/apartment/guests/{guest}"),
-                Some(&owner_token),
-                None,
-            )
-            .await;
+        let (status, _) = app.remove_guest(&owner_token, &guest).await;
         assert_eq!(status, 200);
-        let (status, _) = app
-            .call(
-                "DELETE",
-                &format!("/api/v1/me/apartment/guests/{guest}"),
-                Some(&owner_token),
-                None,
-            )
-            .await;
+        let (status, _) = app.remove_guest(&owner_token, &guest).await;
         assert_eq!(status, 404);
         // Nobody's apartment but a user's own is reachable over HTTP; another's id is no room.
-        assert_eq!(
-            enter(&mut s, "apartment-nobody").await["code"],
-            "no_such_room"
-        );
+        assert_eq!(s.enter("apartment-nobody").await["code"], "no_such_room");
     })
     .await;
 }
@@ -432,8 +296,8 @@ async fn boards_are_placed_at_home_as_tables_and_taken_up_when_idle() {
         let (token, owner) = app.guest("Funmi").await;
         let home = format!("apartment-{owner}");
         let mut o = app.ws(&token).await;
-        assert_eq!(enter(&mut o, &home).await["tables"], json!([]));
-        let table = place_a_board(&app, &token).await;
+        assert_eq!(o.enter(&home).await["tables"], json!([]));
+        let table = app.place_a_board(&token).await;
         let shown = o.next_of("table").await;
         assert_eq!(shown["id"], table.as_str());
         assert_eq!(shown["room"], home.as_str());
@@ -443,25 +307,13 @@ async fn boards_are_placed_at_home_as_tables_and_taken_up_when_idle() {
         assert_eq!(me["inventory"][0]["table"], table.as_str());
 
         // The same board twice, furniture, someone else's board, past the limit.
-        let place = |body: Value| {
-            let token = token.clone();
-            let app = &app;
-            async move {
-                app.call(
-                    "POST",
-                    "/api/v1/me/apartment/boards",
-                    Some(&token),
-                    Some(body),
-                )
-                .await
-            }
-        };
+        let place = |body: Value| app.place_board(&token, body);
         let (status, body) = place(json!({"board": board})).await;
         assert_eq!(
             (status, body["error"]["code"].clone()),
             (409, json!("board_placed"))
         );
-        let (_, chair) = buy(&app, &token, "rattan-chair", None).await;
+        let (_, chair) = app.buy(&token, "rattan-chair", None).await;
         let (status, body) = place(json!({"board": chair["purchase"]["owned"]})).await;
         assert_eq!(
             (status, body["error"]["code"].clone()),
@@ -469,7 +321,7 @@ async fn boards_are_placed_at_home_as_tables_and_taken_up_when_idle() {
         );
         let (status, _) = place(json!({"board": "not-mine"})).await;
         assert_eq!(status, 404);
-        let (_, second) = buy(&app, &token, "ayo-board-iroko-oiled", None).await;
+        let (_, second) = app.buy(&token, "ayo-board-iroko-oiled", None).await;
         let (status, body) = place(json!({"board": second["purchase"]["owned"]})).await;
         assert_eq!(
             (status, body["error"]["code"].clone()),
@@ -485,28 +337,14 @@ async fn boards_are_placed_at_home_as_tables_and_taken_up_when_idle() {
         o.send(json!({"type": "play_house", "table": table, "level": "easy"}))
             .await;
         o.next_of("game_started").await;
-        let (status, body) = app
-            .call(
-                "DELETE",
-                &format!("/api/v1/me/apartment/boards/{table}"),
-                Some(&token),
-                None,
-            )
-            .await;
+        let (status, body) = app.take_up_board(&token, &table).await;
         assert_eq!(
             (status, body["error"]["code"].clone()),
             (409, json!("table_busy"))
         );
         o.send(json!({"type": "resign", "table": table})).await;
         o.next_of("game_over").await;
-        let (status, _) = app
-            .call(
-                "DELETE",
-                &format!("/api/v1/me/apartment/boards/{table}"),
-                Some(&token),
-                None,
-            )
-            .await;
+        let (status, _) = app.take_up_board(&token, &table).await;
         assert_eq!(status, 204);
         let removed = o.next_of("table_removed").await;
         assert_eq!(removed["table"], table.as_str());
@@ -540,18 +378,12 @@ async fn a_whole_game_at_a_home_board_between_the_owner_and_a_visitor() {
     on_both_with(&fast, |app| async move {
         let (ot, owner) = app.guest("Funmi").await;
         let (vt, visitor) = app.guest("Gbenga").await;
-        let table = place_a_board(&app, &ot).await;
-        app.call(
-            "PUT",
-            "/api/v1/me/apartment/door",
-            Some(&ot),
-            Some(json!({"door": "open"})),
-        )
-        .await;
+        let table = app.place_a_board(&ot).await;
+        app.set_door(&ot, "open").await;
         let home = format!("apartment-{owner}");
         let (mut o, mut v) = (app.ws(&ot).await, app.ws(&vt).await);
-        enter(&mut o, &home).await;
-        enter(&mut v, &home).await;
+        o.enter(&home).await;
+        v.enter(&home).await;
         o.send(json!({"type": "sit", "table": table, "seat": "south"}))
             .await;
         o.send(json!({"type": "invite", "table": table, "user": visitor}))
@@ -601,7 +433,7 @@ async fn an_idle_apartment_closes_and_opens_again_at_the_next_visit() {
     )
     .await;
     let (token, owner) = app.guest("Funmi").await;
-    let table = place_a_board(&app, &token).await;
+    let table = app.place_a_board(&token).await;
     let home = format!("apartment-{owner}");
     let admin = app.admin_token("ops");
     let open = |rooms: &Value| {
@@ -612,22 +444,15 @@ async fn an_idle_apartment_closes_and_opens_again_at_the_next_visit() {
             .any(|r| r["id"] == home.as_str())
     };
     let mut ws = app.ws(&token).await;
-    assert_eq!(
-        enter(&mut ws, &home).await["tables"][0]["id"],
-        table.as_str()
-    );
+    assert_eq!(ws.enter(&home).await["tables"][0]["id"], table.as_str());
     // Someone inside keeps it open.
     tokio::time::sleep(std::time::Duration::from_millis(1600)).await;
-    let (_, rooms) = app
-        .call("GET", "/api/v1/admin/rooms", Some(&admin), None)
-        .await;
+    let (_, rooms) = app.admin_rooms(&admin).await;
     assert!(open(&rooms));
-    enter(&mut ws, "surulere-games-lounge").await;
+    ws.enter("surulere-games-lounge").await;
     let mut closed = false;
     for _ in 0..50 {
-        let (_, rooms) = app
-            .call("GET", "/api/v1/admin/rooms", Some(&admin), None)
-            .await;
+        let (_, rooms) = app.admin_rooms(&admin).await;
         if !open(&rooms) {
             closed = true;
             break;
@@ -636,7 +461,7 @@ async fn an_idle_apartment_closes_and_opens_again_at_the_next_visit() {
     }
     assert!(closed, "the empty apartment closed");
     // The next visit opens it again, board and all.
-    let room = enter(&mut ws, &home).await;
+    let room = ws.enter(&home).await;
     assert_eq!(room["type"], "room", "{room}");
     assert_eq!(room["tables"][0]["id"], table.as_str());
 }

@@ -4,7 +4,7 @@ use lounge::store::{
     new_id, now, Backend, DatabaseUrl, GameRow, RoomRow, StoreError, TableRow, UserRow,
 };
 
-use crate::support::TestDb;
+use crate::helpers::TestDb;
 
 fn user(name: &str) -> UserRow {
     UserRow {

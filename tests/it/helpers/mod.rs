@@ -1,0 +1,12 @@
+//! Every test helper in one place: the service under test with one method per HTTP endpoint
+//! (`app`), the WebSocket client and the scenes played over it (`ws`), a fresh database of
+//! either kind (`db`), and positions and games for the engine's tests (`game`).
+
+pub mod app;
+pub mod db;
+pub mod game;
+pub mod ws;
+
+pub use app::{on_both, on_both_with, Page, TestApp};
+pub use db::TestDb;
+pub use ws::{game_between_two, house_game, play_out, Ws};

@@ -1,0 +1,170 @@
+//! The WebSocket client speaking the lounge's protocol, and the scenes tests play over it.
+
+use std::time::Duration;
+
+use awc::ws::{Frame, Message};
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{json, Value};
+
+use super::app::TestApp;
+
+type Socket = actix_codec::Framed<awc::BoxedSocket, awc::ws::Codec>;
+
+/// A WebSocket client speaking the protocol.
+pub struct Ws {
+    socket: Socket,
+}
+
+impl Ws {
+    /// Opens the socket at `url` and reads the `welcome`.
+    pub async fn connect(client: &awc::Client, url: &str) -> Ws {
+        let (_, socket) = client.ws(url).connect().await.expect("the socket opens");
+        let mut ws = Ws { socket };
+        assert_eq!(ws.next().await["type"], "welcome");
+        ws
+    }
+
+    pub async fn send(&mut self, message: Value) {
+        self.socket
+            .send(Message::Text(message.to_string().into()))
+            .await
+            .expect("send");
+    }
+
+    pub async fn send_raw(&mut self, text: &str) {
+        self.socket
+            .send(Message::Text(text.to_owned().into()))
+            .await
+            .expect("send");
+    }
+
+    /// The next frame as it comes (pings and closes too, nothing answered); panics after 5 s.
+    pub async fn frame(&mut self) -> Option<Result<Frame, awc::error::WsProtocolError>> {
+        tokio::time::timeout(Duration::from_secs(5), self.socket.next())
+            .await
+            .expect("a frame within 5 s")
+    }
+
+    /// The next JSON message (pings answered on the way); panics after 5 s.
+    pub async fn next(&mut self) -> Value {
+        loop {
+            let frame = tokio::time::timeout(Duration::from_secs(5), self.socket.next())
+                .await
+                .expect("a message within 5 s")
+                .expect("the socket is open")
+                .expect("a good frame");
+            match frame {
+                Frame::Text(bytes) => return serde_json::from_slice(&bytes).expect("JSON"),
+                Frame::Ping(b) => self.socket.send(Message::Pong(b)).await.expect("pong"),
+                Frame::Close(reason) => panic!("closed: {reason:?}"),
+                _ => {}
+            }
+        }
+    }
+
+    /// Skips messages until one of `kind`.
+    pub async fn next_of(&mut self, kind: &str) -> Value {
+        loop {
+            let m = self.next().await;
+            if m["type"] == kind {
+                return m;
+            }
+        }
+    }
+
+    /// Reads until the socket closes; the close code.
+    pub async fn closed(&mut self) -> Option<u16> {
+        loop {
+            match tokio::time::timeout(Duration::from_secs(5), self.socket.next())
+                .await
+                .expect("closes within 5 s")
+            {
+                Some(Ok(Frame::Close(reason))) => return reason.map(|r| u16::from(r.code)),
+                Some(Ok(_)) => continue,
+                _ => return None,
+            }
+        }
+    }
+
+    /// Enters `room`; the `room` snapshot or the error.
+    pub async fn enter(&mut self, room: &str) -> Value {
+        self.send(json!({"type": "enter", "room": room, "ref": "enter"}))
+            .await;
+        loop {
+            let m = self.next().await;
+            if m["type"] == "room" || (m["type"] == "error" && m["ref"] == "enter") {
+                return m;
+            }
+        }
+    }
+}
+
+/// Ade and Bisi in the lounge, a game started between them at table 1; (ade, bisi, onlooker,
+/// ade's token, ade's id, the game_started message, bisi's token).
+pub async fn game_between_two(app: &TestApp) -> (Ws, Ws, Ws, String, String, Value, String) {
+    let (ta, a_id) = app.guest("Ade").await;
+    let (tb, b_id) = app.guest("Bisi").await;
+    let (tc, _) = app.guest("Chidi").await;
+    let (mut a, mut b, mut c) = (app.ws(&ta).await, app.ws(&tb).await, app.ws(&tc).await);
+    for ws in [&mut a, &mut b, &mut c] {
+        ws.send(json!({"type": "enter", "room": "surulere-games-lounge"}))
+            .await;
+        ws.next_of("room").await;
+    }
+    let table = "surulere-games-lounge-1";
+    a.send(json!({"type": "sit", "table": table, "seat": "south"}))
+        .await;
+    a.send(json!({"type": "invite", "table": table, "user": b_id}))
+        .await;
+    let invitation = b.next_of("invitation").await;
+    b.send(json!({"type": "respond", "invitation": invitation["id"], "accept": true}))
+        .await;
+    let started = c.next_of("game_started").await;
+    (a, b, c, ta, a_id, started, tb)
+}
+
+/// Tunde in the lounge, a game against Baba Ayo at `level` started at table 1: (his socket,
+/// his seat, the game_started message, his token).
+pub async fn house_game(app: &TestApp, level: &str) -> (Ws, &'static str, Value, String) {
+    let (token, me) = app.guest("Tunde").await;
+    let mut ws = app.ws(&token).await;
+    ws.send(json!({"type": "enter", "room": "surulere-games-lounge"}))
+        .await;
+    ws.next_of("room").await;
+    ws.send(json!({"type": "play_house", "table": "surulere-games-lounge-1", "level": level}))
+        .await;
+    let started = ws.next_of("game_started").await;
+    let mine = if started["players"]["south"]["id"] == me.as_str() {
+        "south"
+    } else {
+        "north"
+    };
+    (ws, mine, started, token)
+}
+
+/// Plays random legal moves for `me` until the game at `table` ends; the `game_over` seen.
+pub async fn play_out(ws: &mut Ws, table: &str, me: &str, mut state: Value) -> Value {
+    let mut rng = 7u64;
+    loop {
+        if state["to_move"] == me {
+            let legal = state["legal"].as_array().unwrap().clone();
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            let pit = legal[(rng % legal.len() as u64) as usize].clone();
+            ws.send(json!({"type": "move", "table": table, "pit": pit}))
+                .await;
+        }
+        loop {
+            let m = ws.next().await;
+            assert_ne!(m["type"], "error", "{m}");
+            if m["type"] == "game_over" && m["table"] == table {
+                return m;
+            }
+            if m["type"] == "game_state" && m["table"] == table {
+                state = m["state"].clone();
+                break;
+            }
+        }
+    }
+}
