@@ -19,4 +19,5 @@ mod series;
 mod server;
 mod shop;
 mod store;
+mod supervision;
 mod support;

@@ -5,8 +5,8 @@
 use lounge::world::{RoomConfig, RoomHandle, ServerClock};
 use serde_json::{json, Value};
 
+use crate::helpers::world::{config, lounge_world, lounge_world_resumed, user, Person};
 use crate::helpers::{Page, TestDb};
-use crate::room::{config, lounge_world, lounge_world_resumed, user, Person};
 
 /// The room's config on a hand-driven clock.
 fn on_hand_clock() -> (RoomConfig, ServerClock) {
@@ -581,7 +581,7 @@ async fn a_timed_game_resumes_after_a_restart_with_its_clocks_as_they_stood() {
         &db,
         RoomConfig {
             clock: clock.clone(),
-            ..crate::room::config()
+            ..crate::helpers::world::config()
         },
     );
     let room = world.room("lounge").unwrap();
@@ -875,8 +875,9 @@ fn an_outage_recorded_again_by_a_start_that_failed_is_not_refunded_twice() {
 #[actix_web::test]
 async fn nobody_back_after_a_restart_calls_the_game_off_and_blames_nobody() {
     let db = TestDb::sqlite();
+    let clock = lounge::common::ServerClock::manual_from_now();
     let config = RoomConfig {
-        grace: std::time::Duration::from_millis(300),
+        clock: clock.clone(),
         ..config()
     };
     let world = lounge_world(&db, config.clone());
@@ -889,6 +890,8 @@ async fn nobody_back_after_a_restart_calls_the_game_off_and_blames_nobody() {
     let room = world.room("lounge").unwrap();
     // Someone else watches; neither player comes back within the grace.
     let mut onlooker = Person::enter(&room, user(&db, "Chidi"), 1024).await;
+    onlooker.next_of("room").await;
+    clock.advance(60_000);
     let over = onlooker.next_of("game_over").await;
     assert_eq!(over["result"], "draw", "{over}");
     assert_eq!(over["reason"], "abandoned");

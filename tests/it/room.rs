@@ -1,176 +1,10 @@
 //! The room logic without sockets: commands in, frames out of plain channels.
 
-use std::time::Duration;
-
-use lounge::store::{now, TableRow, UserRow};
-use lounge::world::protocol::parse_frame;
-use lounge::world::{RoomCommand, RoomConfig, RoomHandle, User, World};
+use lounge::world::{RoomCommand, RoomConfig};
 use serde_json::{json, Value};
-use tokio::sync::mpsc;
 
-use crate::support::TestDb;
-
-pub(crate) fn lounge_world(db: &TestDb, config: RoomConfig) -> World {
-    lounge_world_with(db, config, vec![])
-}
-
-/// The lounge again after a restart: its matches in play picked up from the store.
-pub(crate) fn lounge_world_resumed(db: &TestDb, config: RoomConfig) -> World {
-    let matches = lounge::world::resumable(
-        db.store(),
-        Default::default(),
-        &config.clock,
-        &config.results,
-    )
-    .unwrap();
-    lounge_world_with(db, config, matches)
-}
-
-fn lounge_world_with(
-    db: &TestDb,
-    config: RoomConfig,
-    matches: Vec<lounge::world::ResumedMatch>,
-) -> World {
-    let store = db.store().clone();
-    let room = lounge::store::RoomRow {
-        id: "lounge".into(),
-        name: "Lounge".into(),
-        kind: "lounge".into(),
-        owner_id: None,
-        created_at: now(),
-    };
-    let table = TableRow {
-        id: "t1".into(),
-        room_id: "lounge".into(),
-        position: 1,
-        rules: serde_json::to_string(&lounge::ayo::Preset::Lagos.rules()).unwrap(),
-    };
-    store
-        .ensure_room(&room, std::slice::from_ref(&table))
-        .unwrap();
-    World::start(
-        vec![lounge::store::StoredRoom {
-            room,
-            tables: vec![table],
-            closing: false,
-            door: None,
-            guests: vec![],
-        }],
-        matches,
-        store,
-        Default::default(),
-        config,
-    )
-}
-
-pub(crate) fn config() -> RoomConfig {
-    RoomConfig {
-        invitation_ttl: Duration::from_secs(60),
-        grace: Duration::from_secs(60),
-        chat_max_chars: 500,
-        table_log: 8,
-        apartment_idle: Duration::from_secs(300),
-        house: std::sync::Arc::new(lounge::house::House::new(
-            &lounge::config::Settings::load().unwrap().house,
-        )),
-        max_boards: 3,
-        registry: Default::default(),
-        results: lounge::world::ResultsConfig {
-            clock: lounge::champions::HotelDay {
-                tz: chrono_tz::Africa::Lagos,
-            },
-            cap: 3,
-            pending: Default::default(),
-        },
-        clock: Default::default(),
-        untimed_start: Duration::from_secs(300),
-        rematch: Duration::from_secs(120),
-        heartbeat: Duration::from_secs(1),
-    }
-}
-
-pub(crate) fn user(db: &TestDb, name: &str) -> User {
-    let row = UserRow {
-        id: lounge::store::new_id(),
-        name: name.into(),
-        house: false,
-        created_at: now(),
-    };
-    db.store().insert_user(&row).unwrap();
-    User {
-        id: row.id.into(),
-        name: row.name,
-        house: false,
-    }
-}
-
-pub(crate) struct Person {
-    pub user: User,
-    frames: mpsc::Receiver<std::sync::Arc<str>>,
-    pub conn: u64,
-}
-
-impl Person {
-    pub async fn enter(room: &RoomHandle, user: User, capacity: usize) -> Person {
-        let (outbox, frames) = mpsc::channel(capacity);
-        let conn = World::next_connection();
-        let (admitted, answer) = tokio::sync::oneshot::channel();
-        assert!(
-            room.send(RoomCommand::Enter {
-                user: user.clone(),
-                outbox,
-                conn,
-                since: Default::default(),
-                r#ref: None,
-                admitted,
-            })
-            .await
-        );
-        assert_eq!(answer.await.unwrap(), Ok(()));
-        Person { user, frames, conn }
-    }
-
-    pub async fn next(&mut self) -> Value {
-        let frame = tokio::time::timeout(Duration::from_secs(5), self.frames.recv())
-            .await
-            .unwrap()
-            .unwrap();
-        serde_json::from_str(&frame).unwrap()
-    }
-
-    pub async fn next_of(&mut self, kind: &str) -> Value {
-        loop {
-            let m = self.next().await;
-            if m["type"] == kind {
-                return m;
-            }
-        }
-    }
-
-    /// Sits South at t1 and invites `other`; the invitation as `other` gets it.
-    pub async fn invite(&self, room: &RoomHandle, other: &mut Person) -> Value {
-        self.act(room, json!({"type": "sit", "table": "t1", "seat": "south"}))
-            .await;
-        self.act(
-            room,
-            json!({"type": "invite", "table": "t1", "user": other.user.id}),
-        )
-        .await;
-        other.next_of("invitation").await
-    }
-
-    pub async fn act(&self, room: &RoomHandle, message: Value) {
-        let (message, r#ref) = parse_frame(&message.to_string()).unwrap();
-        assert!(
-            room.send(RoomCommand::Act {
-                user_id: self.user.id.clone(),
-                message,
-                r#ref
-            })
-            .await
-        );
-    }
-}
+use crate::helpers::world::{config, lounge_world, user, Person};
+use crate::helpers::TestDb;
 
 #[actix_web::test]
 async fn a_taken_seat_is_refused_and_one_seat_per_person() {
@@ -209,10 +43,11 @@ async fn a_taken_seat_is_refused_and_one_seat_per_person() {
 #[actix_web::test]
 async fn an_invitation_expires_and_both_are_told() {
     let db = TestDb::sqlite();
+    let clock = lounge::common::ServerClock::manual_from_now();
     let world = lounge_world(
         &db,
         RoomConfig {
-            invitation_ttl: Duration::from_millis(300),
+            clock: clock.clone(),
             ..config()
         },
     );
@@ -220,6 +55,8 @@ async fn an_invitation_expires_and_both_are_told() {
     let mut a = Person::enter(&room, user(&db, "Ade"), 64).await;
     let mut b = Person::enter(&room, user(&db, "Bisi"), 64).await;
     let invitation = a.invite(&room, &mut b).await;
+    // A minute on the server's clock, nobody sleeping.
+    clock.advance(60_000);
     let expired = b.next_of("invitation_expired").await;
     assert_eq!(expired["id"], invitation["id"]);
     assert_eq!(

@@ -272,7 +272,7 @@ async fn a_player_who_drops_keeps_the_seat_for_the_grace_then_loses_as_abandoned
     let app = TestApp::spawn_with(
         TestDb::sqlite(),
         &[
-            ("LOUNGE_WORLD__GRACE_SECS", "1"),
+            ("LOUNGE_WORLD__GRACE_SECS", "60"),
             ("LOUNGE_SERVER__WS_MESSAGES_PER_SEC", "1000"),
         ],
     )
@@ -286,6 +286,8 @@ async fn a_player_who_drops_keeps_the_seat_for_the_grace_then_loses_as_abandoned
     drop(a);
     let left = c.next_of("occupant_left").await;
     assert_eq!(left["user"]["id"], a_id.as_str());
+    // The grace runs out on the server's clock.
+    app.clock.advance(60_000);
     let over = c.next_of("game_over").await;
     assert_eq!(over["reason"], "abandoned");
     let winner = if a_side == "south" {

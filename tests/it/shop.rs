@@ -428,7 +428,7 @@ async fn an_idle_apartment_closes_and_opens_again_at_the_next_visit() {
         TestDb::sqlite(),
         &[
             ("LOUNGE_SERVER__WS_MESSAGES_PER_SEC", "1000"),
-            ("LOUNGE_WORLD__APARTMENT_IDLE_SECS", "1"),
+            ("LOUNGE_WORLD__APARTMENT_IDLE_SECS", "60"),
         ],
     )
     .await;
@@ -445,19 +445,21 @@ async fn an_idle_apartment_closes_and_opens_again_at_the_next_visit() {
     };
     let mut ws = app.ws(&token).await;
     assert_eq!(ws.enter(&home).await["tables"][0]["id"], table.as_str());
-    // Someone inside keeps it open.
-    tokio::time::sleep(std::time::Duration::from_millis(1600)).await;
+    // Someone inside keeps it open, however long.
+    app.clock.advance(120_000);
     let (_, rooms) = app.admin_rooms(&admin).await;
     assert!(open(&rooms));
     ws.enter("surulere-games-lounge").await;
+    // Empty for its minute on the server's clock, it closes (the clock is moved on until the
+    // room, which sees the goodbye in its own time, has been empty for a minute).
     let mut closed = false;
-    for _ in 0..50 {
+    for _ in 0..100 {
+        app.clock.advance(60_000);
         let (_, rooms) = app.admin_rooms(&admin).await;
         if !open(&rooms) {
             closed = true;
             break;
         }
-        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
     }
     assert!(closed, "the empty apartment closed");
     // The next visit opens it again, board and all.

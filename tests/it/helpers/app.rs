@@ -18,6 +18,9 @@ use super::ws::Ws;
 pub struct TestApp {
     pub port: u16,
     pub db: TestDb,
+    /// The server's one clock, moved on by hand: grace periods, invitations, start windows,
+    /// idle apartments and game clocks end when a test says, nobody sleeping.
+    pub clock: lounge::common::ServerClock,
     client: awc::Client,
 }
 
@@ -89,7 +92,9 @@ impl TestApp {
             .chain(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())))
             .collect(),
         ));
-        let settings = lounge::config::Settings::load_from(env).expect("settings");
+        let mut settings = lounge::config::Settings::load_from(env).expect("settings");
+        let clock = lounge::common::ServerClock::manual_from_now();
+        settings.world.clock = clock.clone();
         let app = lounge::app::Application::build(&settings)
             .await
             .expect("the app starts");
@@ -98,6 +103,7 @@ impl TestApp {
         TestApp {
             port,
             db,
+            clock,
             client: awc::Client::default(),
         }
     }
@@ -107,6 +113,7 @@ impl TestApp {
         TestApp {
             port,
             db,
+            clock: lounge::common::ServerClock::System,
             client: awc::Client::default(),
         }
     }

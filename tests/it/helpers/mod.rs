@@ -1,10 +1,11 @@
 //! Every test helper in one place: the service under test with one method per HTTP endpoint
-//! (`app`), the WebSocket client and the scenes played over it (`ws`), a fresh database of
+//! (`app`), the WebSocket client and the scenes played over it (`ws`), a room's world without sockets (`world`), a fresh database of
 //! either kind (`db`), and positions and games for the engine's tests (`game`).
 
 pub mod app;
 pub mod db;
 pub mod game;
+pub mod world;
 pub mod ws;
 
 pub use app::{on_both, on_both_with, Page, TestApp};

@@ -1,0 +1,82 @@
+//! A room whose task panics leaves the registry and opens again from the store at the next
+//! visit, its game intact.
+
+use serde_json::{json, Value};
+
+use crate::helpers::world::{config, lounge_world, user, Person};
+use crate::helpers::TestDb;
+
+#[actix_web::test]
+async fn a_room_that_panics_opens_again_from_the_store_with_its_game_intact() {
+    for db in TestDb::both() {
+        let world = lounge_world(&db, config());
+        let room = world.room("lounge").unwrap();
+        let mut a = Person::enter(&room, user(&db, "Ade"), 1024).await;
+        let mut b = Person::enter(&room, user(&db, "Bisi"), 1024).await;
+        a.next_of("room").await;
+        b.next_of("room").await;
+        a.act(
+            &room,
+            json!({"type": "sit", "table": "t1", "seat": "south"}),
+        )
+        .await;
+        b.act(
+            &room,
+            json!({"type": "sit", "table": "t1", "seat": "north"}),
+        )
+        .await;
+        let started = a.next_of("game_started").await;
+        let south = if started["players"]["south"]["id"] == a.user.id.as_str() {
+            &mut a
+        } else {
+            &mut b
+        };
+        south
+            .act(&room, json!({"type": "move", "table": "t1", "pit": 3}))
+            .await;
+        let played = south.next_of("game_state").await;
+        assert_eq!(played["state"]["ply"], 1);
+
+        // The room fails: its people are let go, and it is out of the registry.
+        assert!(world.crash_room("lounge").await);
+        assert_eq!(a.closed().await, true, "Ade's frames stop");
+        for _ in 0..1000 {
+            if world.room("lounge").is_none() {
+                break;
+            }
+            tokio::task::yield_now().await;
+        }
+        assert!(
+            world.room("lounge").is_none(),
+            "a failed room leaves the registry"
+        );
+
+        // The next visit opens it again from the store: the same game at the same ply.
+        let again = world
+            .open("lounge")
+            .await
+            .unwrap()
+            .expect("the lounge opens");
+        let mut back = Person::enter(&again, a.user.clone(), 1024).await;
+        let snapshot: Value = back.next_of("room").await;
+        let game = &snapshot["tables"][0]["game"];
+        assert_eq!(game["id"], started["game_id"], "{snapshot}");
+        assert_eq!(game["state"]["ply"], 1, "{snapshot}");
+        assert_eq!(
+            snapshot["tables"][0]["seats"]["south"]["id"],
+            started["players"]["south"]["id"]
+        );
+        // And play goes on there.
+        let mut bisi = Person::enter(&again, b.user.clone(), 1024).await;
+        bisi.next_of("room").await;
+        let north = if started["players"]["north"]["id"] == back.user.id.as_str() {
+            &mut back
+        } else {
+            &mut bisi
+        };
+        north
+            .act(&again, json!({"type": "move", "table": "t1", "pit": 1}))
+            .await;
+        assert_eq!(north.next_of("game_state").await["state"]["ply"], 2);
+    }
+}
