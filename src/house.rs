@@ -86,22 +86,31 @@ impl Endgames {
     /// The largest stored database for `rules` that reads back whole.
     fn stored(&self, rules: &Rules) -> Option<Endgame> {
         (self.start_seeds + 1..=30).rev().find_map(|n| {
-            let path = self.dir.join(Endgame::file_name(rules, n));
-            if !path.exists() {
-                return None;
-            }
-            match Endgame::load(&path) {
-                Ok(db) if db.applies_to(rules) => {
+            let path = self.path(rules, n);
+            let bytes = match std::fs::read(&path) {
+                Ok(bytes) => bytes,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+                Err(e) => {
+                    tracing::warn!(path = %path.display(), error = %e, "an unreadable endgame database");
+                    return None;
+                }
+            };
+            match Endgame::from_bytes_for(rules, bytes) {
+                Ok(db) => {
                     tracing::info!(path = %path.display(), "read an endgame database");
                     Some(db)
                 }
-                Ok(_) => None,
                 Err(e) => {
                     tracing::warn!(path = %path.display(), error = %e, "an unreadable endgame database");
                     None
                 }
             }
         })
+    }
+
+    /// Where the database for `rules` up to `max_seeds` lives in the data folder.
+    pub fn path(&self, rules: &Rules, max_seeds: u8) -> PathBuf {
+        self.dir.join(file_name(rules, max_seeds))
     }
 
     /// Builds the database for `rules` up to `seeds` and stores it in the data folder.
@@ -113,10 +122,24 @@ impl Endgames {
             ))
         })?;
         std::fs::create_dir_all(&self.dir)?;
-        let path = self.dir.join(Endgame::file_name(rules, seeds));
-        db.save(&path)?;
+        let path = self.path(rules, seeds);
+        // Whole or not at all: a crash mid-write leaves no half database behind.
+        let tmp = path.with_extension("tmp");
+        std::fs::write(&tmp, db.as_bytes())?;
+        std::fs::rename(&tmp, &path)?;
         Ok((path, db))
     }
+}
+
+/// The file name of the database for `rules` up to `max_seeds` seeds:
+/// `endgame-{preset}-{FNV-1a of the rules' JSON, 16 hex digits}-{max_seeds}.db`.
+pub fn file_name(rules: &Rules, max_seeds: u8) -> String {
+    let json = serde_json::to_string(rules).unwrap_or_default();
+    // FNV-1a: a stable name for the rule switches.
+    let hash = json.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    });
+    format!("endgame-{}-{hash:016x}-{max_seeds}.db", rules.preset.name())
 }
 
 /// Searchers between moves, by level and rules (JSON).

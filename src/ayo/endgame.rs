@@ -16,8 +16,9 @@
 //! result read from here is exact; the margin is the margin of play to the end. With
 //! repetition ending the game (oware) the value depends on the path, and no database applies.
 
-use std::io::{Read, Write};
-use std::path::Path;
+use std::ops::Range;
+
+use thiserror::Error;
 
 use super::board::{Pit, Position, Side, PITS, SEEDS};
 use super::rules::{Repetition, Rules};
@@ -93,32 +94,136 @@ fn from_mover(p: &Position) -> [u8; PITS] {
     pits
 }
 
-/// One seed count's layers.
+/// Where one seed count's layers sit in the database's bytes.
 struct Table {
     /// Boards of this seed count.
     size: usize,
-    /// Layers kept; `values[k * size + rank]`, the last one stands for every later one.
+    /// Layers kept; the last one stands for every later one.
     layers: usize,
-    values: Vec<i8>,
-}
-
-impl Table {
-    fn get(&self, left: usize, rank: usize) -> i8 {
-        self.values[left.min(self.layers - 1) * self.size + rank]
-    }
+    /// Where the values start: layer `k`'s value of the board of rank `r` is at
+    /// `offset + k * size + r`, one signed byte.
+    offset: usize,
 }
 
 /// A database for one rule set up to `max_seeds` seeds on the board.
+///
+/// It is held as the bytes it is stored as, so [`Endgame::as_bytes`] and
+/// [`Endgame::from_bytes`] copy nothing (a 16-seed database is 1.9 GB). The bytes, all
+/// numbers little-endian:
+///
+/// | bytes | what |
+/// | --- | --- |
+/// | 8 | `AYOEGDB1` |
+/// | 4 | `j`, the length of the rules' JSON |
+/// | `j` | the rules, as JSON (as [`Rules`] serialises) |
+/// | 1 | `max_seeds` |
+///
+/// then for each seed count `n` from 0 to `max_seeds`, a table:
+///
+/// | bytes | what |
+/// | --- | --- |
+/// | 4 | `L`, the layers kept (1 to the no-capture limit + 1) |
+/// | `L × C(n + 11, 11)` | the values, layer by layer, each layer a signed byte a board in rank order |
+///
+/// Layer `k` holds, for every board of `n` seeds seen from the side to move (its own row
+/// first), what that side gains with `k` capture-less plies left; boards are ranked in
+/// lexicographic order of their twelve pits.
 pub struct Endgame {
     rules: Rules,
     counts: Counts,
+    bytes: Vec<u8>,
     tables: Vec<Table>,
+}
+
+impl std::fmt::Debug for Endgame {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Endgame")
+            .field("rules", &self.rules)
+            .field("max_seeds", &self.max_seeds())
+            .field("bytes", &self.bytes.len())
+            .finish_non_exhaustive()
+    }
 }
 
 const MAGIC: &[u8; 8] = b"AYOEGDB1";
 
 /// The longest no-capture limit a database is built for (kontest's 100 is within).
 pub const MAX_LIMIT: u16 = 120;
+
+/// Why bytes are not an endgame database (for the rules asked for).
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum EndgameError {
+    #[error("not an endgame database: it does not start with `AYOEGDB1`")]
+    BadMagic,
+    #[error(
+        "the database is cut short: {what} needs {needed} bytes at byte {at}, {left} are left"
+    )]
+    Truncated {
+        what: &'static str,
+        at: usize,
+        needed: usize,
+        left: usize,
+    },
+    #[error("the database's rules do not read as rules: {0}")]
+    BadRules(String),
+    #[error("the database is for other rules: {} where {} were asked for", json(.found), json(.wanted))]
+    WrongRules { wanted: Rules, found: Rules },
+    #[error("the database says it goes up to {0} seeds; a board holds {SEEDS}")]
+    TooManySeeds(u8),
+    #[error("the {seeds}-seed table says it keeps {layers} layers; 1 to {most} under its rules")]
+    BadLayers { seeds: u8, layers: u64, most: usize },
+    #[error("the {seeds}-seed table holds a gain of {value}, more seeds than are on the board")]
+    BadValue { seeds: u8, value: i8 },
+    #[error("{0} bytes follow the last table")]
+    TrailingBytes(usize),
+}
+
+/// Rules as in the database's header, for error messages.
+fn json(rules: &Rules) -> String {
+    serde_json::to_string(rules).unwrap_or_default()
+}
+
+/// The bytes before the tables.
+fn header(rules: &Rules, max_seeds: u8) -> Vec<u8> {
+    let rules = serde_json::to_vec(rules).expect("rules are plain data");
+    let mut bytes = Vec::with_capacity(MAGIC.len() + 4 + rules.len() + 1);
+    bytes.extend_from_slice(MAGIC);
+    bytes.extend_from_slice(&(rules.len() as u32).to_le_bytes());
+    bytes.extend_from_slice(&rules);
+    bytes.push(max_seeds);
+    bytes
+}
+
+/// Reads a database's bytes from the front, saying what is missing when they end.
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl Reader<'_> {
+    /// The next `needed` bytes' place.
+    fn take(&mut self, needed: usize, what: &'static str) -> Result<Range<usize>, EndgameError> {
+        let left = self.bytes.len() - self.at;
+        if needed > left {
+            return Err(EndgameError::Truncated {
+                what,
+                at: self.at,
+                needed,
+                left,
+            });
+        }
+        let range = self.at..self.at + needed;
+        self.at += needed;
+        Ok(range)
+    }
+
+    fn u32(&mut self, what: &'static str) -> Result<u32, EndgameError> {
+        let range = self.take(4, what)?;
+        let mut word = [0; 4];
+        word.copy_from_slice(&self.bytes[range]);
+        Ok(u32::from_le_bytes(word))
+    }
+}
 
 impl Endgame {
     /// Whether a database can be exact under `rules` (see the module's notes), within reason:
@@ -135,19 +240,28 @@ impl Endgame {
         if !Endgame::possible(rules) {
             return None;
         }
+        let max_seeds = max_seeds.min(SEEDS);
         let mut db = Endgame {
             rules: *rules,
             counts: Counts::new(),
+            bytes: header(rules, max_seeds),
             tables: Vec::new(),
         };
-        for n in 0..=max_seeds.min(SEEDS) {
-            let table = db.build_table(n);
-            db.tables.push(table);
+        for n in 0..=max_seeds {
+            db.build_table(n);
         }
         Some(db)
     }
 
-    fn build_table(&self, n: u8) -> Table {
+    /// The value of the board of rank `rank` among those of `n` seeds, `left` capture-less
+    /// plies from the limit.
+    fn get(&self, n: usize, left: usize, rank: usize) -> i8 {
+        let t = &self.tables[n];
+        self.bytes[t.offset + left.min(t.layers - 1) * t.size + rank] as i8
+    }
+
+    /// Appends the table of `n` seeds, every smaller one being there.
+    fn build_table(&mut self, n: u8) {
         let rules = &self.rules;
         let limit = usize::from(rules.no_capture_limit);
         let boards = boards(n);
@@ -175,42 +289,135 @@ impl Endgame {
                 (i32::from(p.row_seeds(Side::South)) - i32::from(p.row_seeds(Side::North))) as i8,
             );
         }
-        let mut values: Vec<i8> = sweep.clone();
+        // The layer count goes first; it is known once the layers settle or the limit is hit.
+        let count_at = self.bytes.len();
+        self.bytes.extend_from_slice(&0u32.to_le_bytes());
+        let offset = self.bytes.len();
+        self.bytes.extend(sweep.iter().map(|&v| v as u8));
         let mut layers = 1;
         for left in 1..=limit {
-            let before = &values[(left - 1) * size..left * size];
-            let layer: Vec<i8> = (0..size)
+            let before = offset + (left - 1) * size..offset + left * size;
+            let layer: Vec<u8> = (0..size)
                 .map(|i| {
                     let k = usize::from(counts[i]);
                     if k == 0 {
-                        return sweep[i];
+                        return sweep[i] as u8;
                     }
                     moves[i][..k]
                         .iter()
                         .map(|&(captured, child)| {
                             if captured > 0 {
-                                let smaller = &self.tables[usize::from(n - captured)];
-                                i32::from(captured) - i32::from(smaller.get(limit, child as usize))
+                                let smaller = usize::from(n - captured);
+                                i32::from(captured)
+                                    - i32::from(self.get(smaller, limit, child as usize))
                             } else {
-                                -i32::from(before[child as usize])
+                                -i32::from(self.bytes[before.start + child as usize] as i8)
                             }
                         })
                         .max()
-                        .unwrap_or(0) as i8
+                        .unwrap_or(0) as i8 as u8
                 })
                 .collect();
-            let settled = layer == before;
-            if settled {
+            if layer[..] == self.bytes[before] {
                 break;
             }
-            values.extend_from_slice(&layer);
+            self.bytes.extend_from_slice(&layer);
             layers += 1;
         }
-        Table {
+        self.bytes[count_at..offset].copy_from_slice(&(layers as u32).to_le_bytes());
+        self.tables.push(Table {
             size,
             layers,
-            values,
+            offset,
+        });
+    }
+
+    /// The database as bytes, to store (the format is on [`Endgame`]).
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// The database stored as `bytes` (by [`Endgame::as_bytes`]), checked whole: the bytes
+    /// become the database's own, nothing is copied.
+    pub fn from_bytes(bytes: Vec<u8>) -> Result<Endgame, EndgameError> {
+        Endgame::read(bytes, None)
+    }
+
+    /// [`Endgame::from_bytes`] for a database that must be for `rules`: other rules are
+    /// refused before the tables are read.
+    pub fn from_bytes_for(rules: &Rules, bytes: Vec<u8>) -> Result<Endgame, EndgameError> {
+        Endgame::read(bytes, Some(rules))
+    }
+
+    fn read(bytes: Vec<u8>, wanted: Option<&Rules>) -> Result<Endgame, EndgameError> {
+        if !bytes.starts_with(MAGIC) {
+            return Err(if MAGIC.starts_with(&bytes) {
+                EndgameError::Truncated {
+                    what: "the magic",
+                    at: 0,
+                    needed: MAGIC.len(),
+                    left: bytes.len(),
+                }
+            } else {
+                EndgameError::BadMagic
+            });
         }
+        let mut input = Reader {
+            bytes: &bytes,
+            at: MAGIC.len(),
+        };
+        let len = input.u32("the rules' length")?;
+        let json = input.take(len as usize, "the rules")?;
+        let rules: Rules = serde_json::from_slice(&bytes[json])
+            .map_err(|e| EndgameError::BadRules(e.to_string()))?;
+        if let Some(wanted) = wanted.filter(|&w| *w != rules) {
+            return Err(EndgameError::WrongRules {
+                wanted: *wanted,
+                found: rules,
+            });
+        }
+        let max_seeds = bytes[input.take(1, "the number of seeds")?.start];
+        if max_seeds > SEEDS {
+            return Err(EndgameError::TooManySeeds(max_seeds));
+        }
+        let most = usize::from(rules.no_capture_limit) + 1;
+        let mut tables = Vec::with_capacity(usize::from(max_seeds) + 1);
+        for n in 0..=max_seeds {
+            let layers = input.u32("a table's layer count")?;
+            if layers == 0 || layers as usize > most {
+                return Err(EndgameError::BadLayers {
+                    seeds: n,
+                    layers: layers.into(),
+                    most,
+                });
+            }
+            let (layers, size) = (layers as usize, compositions(n.into(), PITS));
+            let values = input.take(layers * size, "a table's values")?;
+            // A side gains at most every seed on the board, and loses at most as many.
+            if let Some(&v) = bytes[values.clone()]
+                .iter()
+                .find(|&&v| (v as i8).unsigned_abs() > n)
+            {
+                return Err(EndgameError::BadValue {
+                    seeds: n,
+                    value: v as i8,
+                });
+            }
+            tables.push(Table {
+                size,
+                layers,
+                offset: values.start,
+            });
+        }
+        if input.at != bytes.len() {
+            return Err(EndgameError::TrailingBytes(bytes.len() - input.at));
+        }
+        Ok(Endgame {
+            rules,
+            counts: Counts::new(),
+            bytes,
+            tables,
+        })
     }
 
     pub fn rules(&self) -> &Rules {
@@ -231,21 +438,27 @@ impl Endgame {
     pub fn size(&self) -> (usize, usize) {
         (
             self.tables.iter().map(|t| t.size).sum(),
-            self.tables.iter().map(|t| t.values.len()).sum(),
+            self.tables.iter().map(|t| t.layers * t.size).sum(),
         )
     }
 
     /// The seeds the side to move gains from the board from `p` on under best play (what it
     /// will add to its store less what the opponent will), or `None` past the database.
     pub fn value(&self, p: &Position) -> Option<i32> {
-        let n = p.row_seeds(Side::South) + p.row_seeds(Side::North);
-        let table = self.tables.get(usize::from(n))?;
+        let n = usize::from(p.row_seeds(Side::South) + p.row_seeds(Side::North));
+        if n >= self.tables.len() {
+            return None;
+        }
         let left = usize::from(
             self.rules
                 .no_capture_limit
                 .saturating_sub(p.since_capture()),
         );
-        Some(i32::from(table.get(left, self.counts.rank(&from_mover(p)))))
+        Some(i32::from(self.get(
+            n,
+            left,
+            self.counts.rank(&from_mover(p)),
+        )))
     }
 
     /// The best move at `p` by the database, with its value; `None` past it or at the end.
@@ -259,82 +472,12 @@ impl Endgame {
             })
             .max_by_key(|&(_, v)| v)
     }
-
-    /// Writes the database to `path`.
-    pub fn save(&self, path: &Path) -> std::io::Result<()> {
-        let tmp = path.with_extension("tmp");
-        let mut out = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
-        out.write_all(MAGIC)?;
-        let rules = serde_json::to_vec(&self.rules).map_err(std::io::Error::other)?;
-        out.write_all(&(rules.len() as u32).to_le_bytes())?;
-        out.write_all(&rules)?;
-        out.write_all(&[self.max_seeds()])?;
-        for t in &self.tables {
-            out.write_all(&(t.layers as u32).to_le_bytes())?;
-            let bytes: Vec<u8> = t.values.iter().map(|&v| v as u8).collect();
-            out.write_all(&bytes)?;
-        }
-        out.flush()?;
-        drop(out);
-        // Whole or not at all: a crash mid-write leaves no half database behind.
-        std::fs::rename(tmp, path)
-    }
-
-    /// Reads a database written by [`Endgame::save`].
-    pub fn load(path: &Path) -> std::io::Result<Endgame> {
-        let bad =
-            |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidData, what.to_owned());
-        let mut input = std::io::BufReader::new(std::fs::File::open(path)?);
-        let mut magic = [0; 8];
-        input.read_exact(&mut magic)?;
-        if &magic != MAGIC {
-            return Err(bad("not an endgame database"));
-        }
-        let mut len = [0; 4];
-        input.read_exact(&mut len)?;
-        let mut rules = vec![0; u32::from_le_bytes(len) as usize];
-        input.read_exact(&mut rules)?;
-        let rules: Rules = serde_json::from_slice(&rules).map_err(|_| bad("bad rules"))?;
-        let mut max = [0; 1];
-        input.read_exact(&mut max)?;
-        let counts = Counts::new();
-        let mut tables = Vec::new();
-        for n in 0..=max[0].min(SEEDS) {
-            input.read_exact(&mut len)?;
-            let layers = u32::from_le_bytes(len) as usize;
-            let size = compositions(n.into(), PITS);
-            if layers == 0 || layers > usize::from(rules.no_capture_limit) + 1 {
-                return Err(bad("bad layer count"));
-            }
-            let mut bytes = vec![0u8; layers * size];
-            input.read_exact(&mut bytes)?;
-            tables.push(Table {
-                size,
-                layers,
-                values: bytes.into_iter().map(|b| b as i8).collect(),
-            });
-        }
-        Ok(Endgame {
-            rules,
-            counts,
-            tables,
-        })
-    }
-
-    /// Where the database for `rules` up to `max_seeds` lives under `dir`.
-    pub fn file_name(rules: &Rules, max_seeds: u8) -> String {
-        let json = serde_json::to_string(rules).unwrap_or_default();
-        // FNV-1a: a stable name for the rule switches.
-        let hash = json.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-            (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
-        });
-        format!("endgame-{}-{hash:016x}-{max_seeds}.db", rules.preset.name())
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ayo::Preset;
 
     #[test]
     fn ranks_follow_the_enumeration() {
@@ -344,5 +487,105 @@ mod tests {
                 assert_eq!(counts.rank(b), i);
             }
         }
+    }
+
+    fn small() -> Endgame {
+        Endgame::build(&Rules::default(), 4).unwrap()
+    }
+
+    #[test]
+    fn bytes_read_back_as_the_same_database() {
+        let db = small();
+        let back = Endgame::from_bytes(db.as_bytes().to_vec()).unwrap();
+        assert_eq!(back.as_bytes(), db.as_bytes());
+        assert_eq!(back.size(), db.size());
+        assert_eq!(back.max_seeds(), 4);
+        assert!(back.applies_to(&Rules::default()));
+        let p = Position::new(
+            [1, 0, 2, 0, 0, 0, 0, 1, 0, 0, 0, 0],
+            [22, 22],
+            Side::North,
+            7,
+        )
+        .unwrap();
+        assert_eq!(back.value(&p), db.value(&p));
+        assert!(Endgame::from_bytes_for(&Rules::default(), db.as_bytes().to_vec()).is_ok());
+    }
+
+    #[test]
+    fn the_header_is_magic_rules_and_seeds() {
+        let db = small();
+        let bytes = db.as_bytes();
+        let json = serde_json::to_vec(&Rules::default()).unwrap();
+        assert_eq!(&bytes[..8], b"AYOEGDB1");
+        assert_eq!(bytes[8..12], (json.len() as u32).to_le_bytes());
+        assert_eq!(bytes[12..12 + json.len()], json[..]);
+        assert_eq!(bytes[12 + json.len()], 4);
+        // The 0-seed table: one board, its layers (nothing to gain, settled at once).
+        assert_eq!(bytes[13 + json.len()..17 + json.len()], 1u32.to_le_bytes());
+        assert_eq!(bytes[17 + json.len()], 0);
+    }
+
+    #[test]
+    fn other_bytes_are_refused_saying_why() {
+        let db = small();
+        let good = db.as_bytes().to_vec();
+        let json_len = serde_json::to_vec(&Rules::default()).unwrap().len();
+        let read = |bytes: Vec<u8>| Endgame::from_bytes(bytes).unwrap_err();
+
+        assert_eq!(read(b"SQLite format 3\0".to_vec()), EndgameError::BadMagic);
+        assert!(matches!(
+            read(b"AYOE".to_vec()),
+            EndgameError::Truncated { at: 0, .. }
+        ));
+        // Cut anywhere, the bytes say they end early.
+        for cut in [
+            8,
+            11,
+            12 + json_len,
+            13 + json_len,
+            20 + json_len,
+            good.len() - 1,
+        ] {
+            assert!(
+                matches!(read(good[..cut].to_vec()), EndgameError::Truncated { .. }),
+                "cut at {cut}"
+            );
+        }
+        let mut longer = good.clone();
+        longer.extend_from_slice(&[0, 0, 0]);
+        assert_eq!(read(longer), EndgameError::TrailingBytes(3));
+
+        let mut rules = good.clone();
+        rules[12] = b'[';
+        assert!(matches!(read(rules), EndgameError::BadRules(_)));
+
+        let mut seeds = good.clone();
+        seeds[12 + json_len] = 49;
+        assert_eq!(read(seeds), EndgameError::TooManySeeds(49));
+
+        let mut layers = good.clone();
+        layers[13 + json_len..17 + json_len].copy_from_slice(&62u32.to_le_bytes());
+        assert_eq!(
+            read(layers),
+            EndgameError::BadLayers {
+                seeds: 0,
+                layers: 62,
+                most: 61
+            }
+        );
+
+        let mut value = good.clone();
+        value[17 + json_len] = 1;
+        assert_eq!(read(value), EndgameError::BadValue { seeds: 0, value: 1 });
+
+        let kontest = Preset::Kontest.rules();
+        assert_eq!(
+            Endgame::from_bytes_for(&kontest, good).unwrap_err(),
+            EndgameError::WrongRules {
+                wanted: kontest,
+                found: Rules::default()
+            }
+        );
     }
 }

@@ -6,7 +6,7 @@ use thiserror::Error;
 use super::board::{EndReason, IllegalReason, Moves, Pit, Position, Side, Status, PITS};
 use super::rules::{Repetition, Rules, Timeout};
 
-/// The game state as every client sees it (`protocol.md`, "Game state").
+/// The game state as every client sees it (docs/protocol.md, "Game state").
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct State {
     pub ply: u32,

@@ -1,5 +1,10 @@
 //! The game of Ayo: pure rules, no I/O, no async. Everything else in the service asks this
 //! module what a move does; nothing else decides.
+//!
+//! Nothing here touches files, the network or the environment: endgame databases go in and
+//! out as bytes ([`endgame::Endgame::as_bytes`], [`endgame::Endgame::from_bytes`]) and the
+//! service stores them (`src/house.rs`). The one thing read from outside is the monotonic
+//! clock, for a search's deadline. docs/engine.md describes the whole engine.
 
 mod board;
 pub mod clock;

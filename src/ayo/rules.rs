@@ -1,12 +1,13 @@
 //! The rule switches and their named presets.
 //!
-//! Every rule of the four pages in `shared/seeds/` is one switch on [`Rules`]. A table plays a
-//! preset (`lagos` by default) with optional `key=value` overrides.
+//! Every rule of the four pages the presets come from (docs/engine.md, "Rule presets and
+//! switches") is one switch on [`Rules`]. A table plays a preset (`lagos` by default) with
+//! optional `key=value` overrides.
 //!
 //! # Decisions the pages leave open
 //!
 //! These hold in every preset unless the preset says otherwise; each one has a test in
-//! `tests/it/rules.rs` named after it.
+//! `tests/it/rules.rs` or `tests/it/rules/switches.rs` named after it.
 //!
 //! - **A "move" is a ply.** "60 moves go by with no capture" counts single turns, South's and
 //!   North's alike. `moves_since_capture` counts the plies since the last ply that captured
@@ -122,13 +123,13 @@ pub enum Timeout {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Preset {
-    /// Lagos Hotel's own guide (`seeds/000`).
+    /// Lagos Hotel's own guide, "How to play ayo".
     Lagos,
-    /// Kontest's Abapa rules (`seeds/003`).
+    /// Kontest's Abapa rules.
     Kontest,
-    /// Oware as the mancala encyclopaedia page gives it (`seeds/001`).
+    /// Oware as the mancala encyclopaedia's Ayo page gives it.
     Oware,
-    /// The "standard rules" of `seeds/002`: relay sowing and collect on 4 (Anan-anan).
+    /// The "standard rules" of an Ayo web game: relay sowing and collect on 4 (Anan-anan).
     Ayoayo,
 }
 

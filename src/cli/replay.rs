@@ -36,7 +36,7 @@ struct ErrorLine<'a> {
 }
 
 /// Reads games from `input`, one a line, and writes JSON lines to `output` as
-/// `protocol.md` specifies. Each game's lines are flushed as soon as it is done, so results
+/// docs/protocol.md specifies. Each game's lines are flushed as soon as it is done, so results
 /// stream while the input is still coming.
 pub fn replay(
     rules: &Rules,

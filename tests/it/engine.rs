@@ -229,14 +229,59 @@ fn no_database_where_repetition_decides() {
 fn a_database_is_read_back_as_it_was_written() {
     let rules = Rules::default();
     let db = Endgame::build(&rules, 6).unwrap();
-    let path = std::env::temp_dir().join(format!("lounge-eg-{}.db", std::process::id()));
-    db.save(&path).unwrap();
-    let back = Endgame::load(&path).unwrap();
-    std::fs::remove_file(&path).unwrap();
+    let back = Endgame::from_bytes(db.as_bytes().to_vec()).unwrap();
     assert_eq!(back.size(), db.size());
     let p = position([1, 0, 2, 0, 0, 0, 0, 1, 0, 0, 2, 0], [22, 20], Side::North);
     assert_eq!(back.value(&p), db.value(&p));
     assert!(back.applies_to(&rules));
+}
+
+/// The bytes, and the file names, are those the service wrote before databases became bytes
+/// (length and FNV-1a of each, taken from that writer): databases stored then still read.
+#[test]
+fn database_bytes_and_file_names_are_those_written_before() {
+    let fnv = |bytes: &[u8]| {
+        bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+            (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+        })
+    };
+    let kontest12 = rules(Preset::Kontest, &["no_capture_limit=12"]);
+    let cases = [
+        (
+            Rules::default(),
+            1,
+            212,
+            0xad4e_bb68_afc6_8e2c,
+            "endgame-lagos-5027720edba38840-1.db",
+        ),
+        (
+            Rules::default(),
+            6,
+            1_123_107,
+            0x7970_4b37_10b9_a358,
+            "endgame-lagos-5027720edba38840-6.db",
+        ),
+        (
+            Preset::Ayoayo.rules(),
+            6,
+            1_131_838,
+            0x6d41_c03f_31a7_5511,
+            "endgame-ayoayo-a546b78e7a267f30-6.db",
+        ),
+        (
+            kontest12,
+            8,
+            1_637_670,
+            0xb7d1_aaa6_c81e_cf9d,
+            "endgame-kontest-363cee10316cca4a-8.db",
+        ),
+    ];
+    for (rules, seeds, len, hash, name) in cases {
+        let db = Endgame::build(&rules, seeds).unwrap();
+        assert_eq!(db.as_bytes().len(), len, "{name}");
+        assert_eq!(fnv(db.as_bytes()), hash, "{name}");
+        assert_eq!(lounge::house::file_name(&rules, seeds), name);
+    }
 }
 
 /// With the database, the search's proven result equals the database's.
@@ -385,6 +430,24 @@ fn the_service_reads_a_stored_database_rather_than_build_a_smaller_one() {
     let kontest = Preset::Kontest.rules();
     assert_eq!(fresh.get(&kontest).unwrap().max_seeds(), 4);
     assert!(fresh.get(&Preset::Oware.rules()).is_none());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_service_skips_a_stored_database_that_does_not_read_back_whole() {
+    let dir = std::env::temp_dir().join(format!("lounge-eg-bad-{}", std::process::id()));
+    let mut settings = lounge::config::Settings::load().unwrap().house;
+    settings.endgame_dir = dir.to_string_lossy().into_owned();
+    settings.endgame_seeds = 4;
+    let endgames = lounge::house::Endgames::new(&settings);
+    let rules = Rules::default();
+    let (path, db) = endgames.build_and_store(&rules, 6).unwrap();
+    assert_eq!(path, endgames.path(&rules, 6));
+    assert_eq!(std::fs::read(&path).unwrap(), db.as_bytes());
+    // Cut short, as a copy that stopped half way would be.
+    std::fs::write(&path, &db.as_bytes()[..db.as_bytes().len() / 2]).unwrap();
+    let fresh = lounge::house::Endgames::new(&settings);
+    assert_eq!(fresh.get(&rules).unwrap().max_seeds(), 4);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -1,4 +1,4 @@
-//! The reference figures of `shared/vectors.md`.
+//! The reference figures of docs/engine.md, "Perft and reference figures".
 
 use lounge::ayo::{perft, Game, Pit, Position, Preset, Rules, Side, Status};
 use rand::rngs::SmallRng;
@@ -59,7 +59,7 @@ fn perft_zero_is_one_and_a_finished_game_counts_once() {
 }
 
 /// Random play, uniform over legal moves, Abapa with repetition ending the game: the figures of
-/// `vectors.md` (103.5 plies on average, 310 at most over 2,000 games; South 45.3%, North 49.6%,
+/// docs/engine.md (103.5 plies on average, 310 at most over 2,000 games; South 45.3%, North 49.6%,
 /// draws 5.1%). The seed is fixed, so the run is the same every time; the bands are about four
 /// standard errors wide.
 #[test]
