@@ -110,7 +110,7 @@ pub struct WorldSettings {
     pub heartbeat_ms: u64,
     /// The time game clocks run on: the system's, or a test's hand-driven one.
     #[serde(skip)]
-    pub clock: crate::world::ServerClock,
+    pub clock: crate::common::ServerClock,
 }
 
 #[derive(Debug, Clone, Deserialize)]

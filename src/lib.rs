@@ -1,10 +1,11 @@
 //! The lounge service behind Lagos Hotel: the Surulere Games Lounge, its Ayo tables, Baba Ayo and
-//! the champions wall. See `README.md` and `shared/design.md` for the shape.
+//! the champions wall. `ARCHITECTURE.md` gives the shape, `docs/protocol.md` the wire contract.
 
 pub mod app;
 pub mod ayo;
 pub mod champions;
 pub mod cli;
+/// The leaf: small types every layer shares.
 pub mod common;
 pub mod config;
 pub mod house;

@@ -11,7 +11,7 @@ use chrono::NaiveDate;
 use serde::Serialize;
 use thiserror::Error;
 
-use crate::world::User;
+use crate::common::User;
 
 /// A counted win on its way to the wall.
 #[derive(Debug, Clone, PartialEq, Eq)]
