@@ -170,4 +170,15 @@ mod tests {
             assert!(!code.meaning().is_empty());
         }
     }
+
+    #[test]
+    fn the_protocol_document_lists_every_code() {
+        let doc = include_str!("../../docs/protocol.md");
+        let missing: Vec<&str> = ErrorCode::ALL
+            .iter()
+            .map(|c| c.as_str())
+            .filter(|c| !doc.contains(&format!("`{c}`")))
+            .collect();
+        assert!(missing.is_empty(), "docs/protocol.md lacks {missing:?}");
+    }
 }
