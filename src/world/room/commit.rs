@@ -66,7 +66,8 @@ impl Room {
             self.house_turn(t);
         }
         if self.closing && !self.closed && self.matches_in_play() == 0 {
-            self.shut();
+            // After this command: shutting applies departures, themselves commits.
+            self.shut_after = true;
         }
         fx.refused
     }

@@ -47,7 +47,7 @@ impl Room {
                 }
                 let _ = reply.send(self.matches_in_play());
                 if self.matches_in_play() == 0 {
-                    self.shut();
+                    self.shut().await;
                 } else {
                     self.broadcast(&ServerMessage::RoomClosing {
                         room: self.info.id.clone(),
@@ -85,7 +85,7 @@ impl Room {
             }
             // The run loop answers it; a stray one still closes the doors.
             RoomCommand::Close { done } => {
-                self.close();
+                self.close().await;
                 let _ = done.send(());
             }
             RoomCommand::HouseAgain { table, version } => {

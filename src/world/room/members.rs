@@ -34,6 +34,11 @@ pub(super) enum Going {
     Dropped,
     /// The room dropped them for not reading (already out of `members`): as `Dropped`.
     NotReading,
+    /// The room closed for good (they were told `room_closed`): their seats go.
+    RoomClosed,
+    /// The service stops (they were told `server_closing`): seats and matches stay, to
+    /// resume at the next start.
+    ServiceStopping,
 }
 
 impl Room {
@@ -129,18 +134,20 @@ impl Room {
     /// invitations, rematch and match; a player of a match in play who did not leave on
     /// purpose has the grace period to come back.
     pub(super) async fn depart(&mut self, user: &UserId, going: Going) {
-        // Told last, after what became of their seats (a reader dropped was told at once).
+        // Told last, after what became of their seats (a reader dropped was told at once;
+        // when the room closes or the service stops, everyone goes and nobody is told).
         let mut told = None;
         if going != Going::NotReading {
             let Some(member) = self.members.remove(user) else {
                 return;
             };
             self.count_occupants();
-            told = Some(member.user);
+            told = Some(member.user).filter(|_| matches!(going, Going::Left | Going::Dropped));
         }
         let why = match going {
-            Going::Left => Departure::Left,
+            Going::Left | Going::RoomClosed => Departure::Left,
             Going::Dropped | Going::NotReading => Departure::Gone,
+            Going::ServiceStopping => return,
         };
         for t in 0..self.tables.len() {
             let why = why.clone();
@@ -157,7 +164,7 @@ impl Room {
             .tables
             .iter()
             .any(|k| k.table.seat_of(user).is_some() && k.table.match_in_play());
-        if in_match && going != Going::Left {
+        if in_match && matches!(going, Going::Dropped | Going::NotReading) {
             let back = self.now().saturating_add(ms(self.config.grace));
             self.absent.entry(user.clone()).or_insert(back);
         }
@@ -204,15 +211,14 @@ impl Room {
 
     /// The service is stopping: everyone is told and let go (their sessions close when their
     /// outboxes are gone). Matches in play stay stored and resume at the next start.
-    pub(super) fn close(&mut self) {
+    pub(super) async fn close(&mut self) {
         self.broadcast(&ServerMessage::ServerClosing {});
-        self.members.clear();
-        self.count_occupants();
+        self.everyone_goes(Going::ServiceStopping).await;
     }
 
     /// The room closes for good: nobody reaches it any more, everyone in it is told and is
     /// in no room, and the task ends.
-    pub(super) fn shut(&mut self) {
+    pub(super) async fn shut(&mut self) {
         if self.closed {
             return;
         }
@@ -220,10 +226,16 @@ impl Room {
         self.broadcast(&ServerMessage::RoomClosed {
             room: self.info.id.clone(),
         });
-        self.members.clear();
-        self.count_occupants();
+        self.everyone_goes(Going::RoomClosed).await;
         self.closed = true;
         tracing::info!(room = %self.info.id, "the room is closed");
+    }
+
+    async fn everyone_goes(&mut self, going: Going) {
+        let everyone: Vec<UserId> = self.members.keys().cloned().collect();
+        for user in everyone {
+            self.depart(&user, going).await;
+        }
     }
 
     fn count_occupants(&self) {

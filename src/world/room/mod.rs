@@ -270,6 +270,8 @@ pub struct Room {
     closing: bool,
     /// It has closed: the task ends.
     closed: bool,
+    /// Its last match is over while closing: it closes after the command.
+    shut_after: bool,
     /// Since when an apartment has been empty and quiet (server ms).
     idle_since: Option<u64>,
     /// Members dropped for not reading, whose seats and invitations are still to see to.
@@ -315,6 +317,7 @@ impl Room {
             itself: inbox.downgrade(),
             closing: opening.closing,
             closed: false,
+            shut_after: false,
             idle_since: None,
             dropped: Vec::new(),
             door: opening.door,
@@ -401,7 +404,7 @@ impl Room {
             tokio::select! {
                 command = commands.recv() => match command {
                     Some(RoomCommand::Close { done }) => {
-                        self.close();
+                        self.close().await;
                         let _ = done.send(());
                         break;
                     }
@@ -413,6 +416,9 @@ impl Room {
                 _ = tick.tick() => self.on_time().await,
             }
             self.see_to_dropped().await;
+            if std::mem::take(&mut self.shut_after) {
+                self.shut().await;
+            }
             // Looked at after everything, so an apartment's quiet starts when it does.
             if self.idle_too_long() {
                 // Nobody here and nothing going on: the apartment closes quietly and opens
