@@ -1,0 +1,119 @@
+//! The table's rules without tasks, sockets or a database: each test applies commands at
+//! chosen times and reads what the table decided. `seats`: sitting, invitations, Baba Ayo,
+//! departures, closing; `play`: moves, clocks, draws, the match flow and the rematch.
+
+mod play;
+mod seats;
+
+use crate::ayo::{Pit, Preset, Side};
+use crate::common::{ErrorCode, RoomId, TableId, User, UserId};
+
+use super::super::protocol::ServerMessage;
+use super::{Command, Effects, Event, Table, Timing};
+
+pub(super) const T0: u64 = 1_000_000;
+
+pub(super) fn person(name: &str) -> User {
+    User {
+        id: UserId::from(name.to_lowercase()),
+        name: name.to_owned(),
+        house: false,
+    }
+}
+
+pub(super) fn house() -> User {
+    User {
+        id: UserId::from("house-easy"),
+        name: "Baba Ayo".to_owned(),
+        house: true,
+    }
+}
+
+pub(super) fn table() -> Table {
+    let timing = Timing {
+        invitation_ms: 60_000,
+        untimed_start_ms: 300_000,
+        rematch_ms: 120_000,
+    };
+    Table::new(
+        TableId::from("t1"),
+        RoomId::from("lounge"),
+        Preset::Lagos.rules(),
+        timing,
+        0,
+    )
+}
+
+pub(super) fn kinds(fx: &Effects) -> Vec<&'static str> {
+    fx.events
+        .iter()
+        .map(|e| match e {
+            Event::Table { message, .. } | Event::To(_, message) | Event::Again(_, message) => {
+                kind(message)
+            }
+        })
+        .collect()
+}
+
+pub(super) fn kind(message: &ServerMessage) -> &'static str {
+    match message {
+        ServerMessage::Table(_) => "table",
+        ServerMessage::GameStarted { .. } => "game_started",
+        ServerMessage::GameState { .. } => "game_state",
+        ServerMessage::GameOver { .. } => "game_over",
+        ServerMessage::MatchState { .. } => "match_state",
+        ServerMessage::MatchOver { .. } => "match_over",
+        ServerMessage::Invitation { .. } => "invitation",
+        ServerMessage::InvitationSent { .. } => "invitation_sent",
+        ServerMessage::InvitationExpired { .. } => "invitation_expired",
+        ServerMessage::InvitationDeclined { .. } => "invitation_declined",
+        ServerMessage::DrawOffered { .. } => "draw_offered",
+        ServerMessage::DrawDeclined { .. } => "draw_declined",
+        ServerMessage::RematchOffered { .. } => "rematch_offered",
+        _ => "other",
+    }
+}
+
+pub(super) fn refused(fx: &Effects) -> Option<ErrorCode> {
+    fx.refused.as_ref().map(|r| r.code)
+}
+
+/// Ade and Bisi sit down: a match starts with its first game.
+pub(super) fn two_seated(t: &mut Table) -> Effects {
+    let fx = t.apply(
+        Command::Sit {
+            user: person("Ade"),
+            seat: Side::South,
+        },
+        T0,
+    );
+    assert_eq!(refused(&fx), None);
+    t.apply(
+        Command::Sit {
+            user: person("Bisi"),
+            seat: Side::North,
+        },
+        T0,
+    )
+}
+
+/// The user to move in the game in play.
+pub(super) fn to_move(t: &Table) -> UserId {
+    let live = t.game.as_ref().unwrap();
+    live.players[live.game.to_move().unwrap().index()]
+        .id
+        .clone()
+}
+
+pub(super) fn a_move(t: &mut Table, pit: u8, now: u64) -> Effects {
+    let user = to_move(t);
+    t.apply(
+        Command::Move {
+            user,
+            pit: Pit::new(pit).unwrap(),
+            version: None,
+            r#ref: None,
+        },
+        now,
+    )
+}

@@ -1,0 +1,383 @@
+//! Moves, clocks, draws, the match flow between games and the rematch.
+
+use crate::ayo::{Pit, Side};
+use crate::common::{ErrorCode, UserId};
+
+use super::super::super::matches::Scope;
+use super::super::{Command, Event, Write};
+use super::*;
+
+#[test]
+fn two_seated_start_a_match_stored_before_it_is_told() {
+    let mut t = table();
+    let fx = two_seated(&mut t);
+    assert!(matches!(fx.writes[0], Write::NewMatch { .. }));
+    assert!(matches!(fx.writes[1], Write::NewGame(_)));
+    assert_eq!(kinds(&fx), ["table", "table", "game_started"]);
+    assert!(t.game_in_play());
+    // Every table event carries the version it brings the table to, one apart.
+    let versions: Vec<u64> = fx
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Table { version, .. } => Some(*version),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(versions, [2, 3, 4]);
+    assert_eq!(t.version, 4);
+}
+
+#[test]
+fn a_move_is_stored_and_told_and_a_move_sent_again_is_answered_not_played() {
+    let mut t = table();
+    two_seated(&mut t);
+    let mover = to_move(&t);
+    let fx = t.apply(
+        Command::Move {
+            user: mover.clone(),
+            pit: Pit::new(3).unwrap(),
+            version: None,
+            r#ref: Some(serde_json::json!(7)),
+        },
+        T0 + 10,
+    );
+    assert!(matches!(fx.writes[..], [Write::Move { ply: 1, .. }]));
+    assert_eq!(kinds(&fx), ["game_state"]);
+    let again = t.apply(
+        Command::Move {
+            user: mover,
+            pit: Pit::new(3).unwrap(),
+            version: None,
+            r#ref: Some(serde_json::json!(7)),
+        },
+        T0 + 20,
+    );
+    assert!(again.writes.is_empty());
+    assert!(matches!(again.events[..], [Event::Again(..)]));
+    assert_eq!(t.game.as_ref().unwrap().game.ply(), 1);
+}
+
+#[test]
+fn moves_out_of_turn_out_of_date_or_illegal_are_refused_and_change_nothing() {
+    let mut t = table();
+    two_seated(&mut t);
+    let waiting = t
+        .seats
+        .iter()
+        .flatten()
+        .find(|u| u.id != to_move(&t))
+        .unwrap()
+        .id
+        .clone();
+    let fx = t.apply(
+        Command::Move {
+            user: waiting,
+            pit: Pit::new(1).unwrap(),
+            version: None,
+            r#ref: None,
+        },
+        T0,
+    );
+    assert_eq!(refused(&fx), Some(ErrorCode::NotYourTurn));
+    let fx = t.apply(
+        Command::Move {
+            user: to_move(&t),
+            pit: Pit::new(1).unwrap(),
+            version: Some(1),
+            r#ref: None,
+        },
+        T0,
+    );
+    assert_eq!(refused(&fx), Some(ErrorCode::StaleVersion));
+    assert_eq!(kinds(&fx), ["table"], "the current table follows");
+    let fx = t.apply(
+        Command::Move {
+            user: UserId::from("chidi"),
+            pit: Pit::new(1).unwrap(),
+            version: None,
+            r#ref: None,
+        },
+        T0,
+    );
+    assert_eq!(refused(&fx), Some(ErrorCode::NotSeated));
+    assert_eq!(t.game.as_ref().unwrap().game.ply(), 0);
+}
+
+#[test]
+fn a_clock_running_out_ends_the_game_at_the_tick_after_the_flag() {
+    let mut t = table();
+    let host = person("Ade");
+    t.apply(
+        Command::Sit {
+            user: host.clone(),
+            seat: Side::South,
+        },
+        T0,
+    );
+    let fx = t.apply(
+        Command::SetMatch {
+            user: host.id,
+            clock: Some("1m".into()),
+            best_of: Some(1),
+        },
+        T0,
+    );
+    assert_eq!(refused(&fx), None);
+    t.apply(
+        Command::Sit {
+            user: person("Bisi"),
+            seat: Side::North,
+        },
+        T0,
+    );
+    assert_eq!(t.next_deadline(), Some(T0 + 60_000));
+    assert!(t.apply(Command::Tick, T0 + 59_999).is_empty());
+    let fx = t.apply(Command::Tick, T0 + 60_000);
+    assert_eq!(
+        kinds(&fx),
+        ["game_over", "match_over", "table"],
+        "lost on time, and a best of 1 is over"
+    );
+    assert!(fx.writes.iter().any(|w| matches!(
+        w,
+        Write::GameOver {
+            reason: crate::ayo::EndReason::Timeout,
+            ..
+        }
+    )));
+    assert!(t.rematch.is_some());
+}
+
+#[test]
+fn a_match_resigned_between_games_ends_and_offers_a_rematch() {
+    let mut t = table();
+    let host = person("Ade");
+    t.apply(
+        Command::Sit {
+            user: host.clone(),
+            seat: Side::South,
+        },
+        T0,
+    );
+    t.apply(
+        Command::SetMatch {
+            user: host.id.clone(),
+            clock: None,
+            best_of: Some(3),
+        },
+        T0,
+    );
+    t.apply(
+        Command::Sit {
+            user: person("Bisi"),
+            seat: Side::North,
+        },
+        T0,
+    );
+    let fx = t.apply(
+        Command::Resign {
+            user: host.id.clone(),
+            scope: Scope::Game,
+        },
+        T0 + 5,
+    );
+    assert_eq!(kinds(&fx), ["game_over", "match_state"]);
+    assert!(t.r#match.as_ref().unwrap().between.is_some());
+    let fx = t.apply(
+        Command::Resign {
+            user: host.id,
+            scope: Scope::Match,
+        },
+        T0 + 6,
+    );
+    assert_eq!(kinds(&fx), ["match_over", "table"]);
+    assert!(t.rematch.is_some());
+}
+
+#[test]
+fn nobody_pressing_start_in_time_ends_the_match_the_leader_winning() {
+    let mut t = table();
+    let host = person("Ade");
+    t.apply(
+        Command::Sit {
+            user: host.clone(),
+            seat: Side::South,
+        },
+        T0,
+    );
+    t.apply(
+        Command::SetMatch {
+            user: host.id.clone(),
+            clock: None,
+            best_of: Some(3),
+        },
+        T0,
+    );
+    t.apply(
+        Command::Sit {
+            user: person("Bisi"),
+            seat: Side::North,
+        },
+        T0,
+    );
+    t.apply(
+        Command::Resign {
+            user: host.id,
+            scope: Scope::Game,
+        },
+        T0,
+    );
+    assert_eq!(t.next_deadline(), Some(T0 + 300_000));
+    let fx = t.apply(Command::Tick, T0 + 300_000);
+    assert!(kinds(&fx).contains(&"match_over"));
+    assert_eq!(
+        t.r#match.as_ref().unwrap().winner().unwrap().id,
+        UserId::from("bisi")
+    );
+}
+
+#[test]
+fn one_press_then_the_other_starts_the_next_game_with_the_first_move_swapped() {
+    let mut t = table();
+    let host = person("Ade");
+    t.apply(
+        Command::Sit {
+            user: host.clone(),
+            seat: Side::South,
+        },
+        T0,
+    );
+    t.apply(
+        Command::SetMatch {
+            user: host.id.clone(),
+            clock: None,
+            best_of: Some(3),
+        },
+        T0,
+    );
+    t.apply(
+        Command::Sit {
+            user: person("Bisi"),
+            seat: Side::North,
+        },
+        T0,
+    );
+    let first_south = t.game.as_ref().unwrap().players[0].id.clone();
+    t.apply(
+        Command::Resign {
+            user: host.id.clone(),
+            scope: Scope::Game,
+        },
+        T0,
+    );
+    let fx = t.apply(Command::Start { user: host.id }, T0 + 1);
+    assert_eq!(kinds(&fx), ["match_state"]);
+    let fx = t.apply(
+        Command::Start {
+            user: UserId::from("bisi"),
+        },
+        T0 + 2,
+    );
+    assert!(matches!(fx.writes[..], [Write::NewGame(_)]));
+    assert_ne!(t.game.as_ref().unwrap().players[0].id, first_south);
+}
+
+#[test]
+fn baba_ayo_declines_every_draw() {
+    let mut t = table();
+    t.apply(
+        Command::PlayHouse {
+            user: person("Ade"),
+            house: house(),
+            clock: None,
+            best_of: None,
+            seated_elsewhere: false,
+        },
+        T0,
+    );
+    let fx = t.apply(
+        Command::OfferDraw {
+            user: person("Ade"),
+            scope: Scope::Game,
+        },
+        T0,
+    );
+    assert_eq!(kinds(&fx), ["draw_declined"]);
+}
+
+#[test]
+fn a_draw_agreed_ends_the_game_drawn() {
+    let mut t = table();
+    two_seated(&mut t);
+    let fx = t.apply(
+        Command::OfferDraw {
+            user: person("Ade"),
+            scope: Scope::Game,
+        },
+        T0,
+    );
+    assert_eq!(kinds(&fx), ["draw_offered"]);
+    let fx = t.apply(
+        Command::AnswerDraw {
+            user: UserId::from("ade"),
+            accept: true,
+        },
+        T0,
+    );
+    assert_eq!(refused(&fx), Some(ErrorCode::NoDrawOffer), "not one's own");
+    let fx = t.apply(
+        Command::AnswerDraw {
+            user: UserId::from("bisi"),
+            accept: true,
+        },
+        T0,
+    );
+    assert!(kinds(&fx).contains(&"game_over"));
+    assert_eq!(
+        t.game.as_ref().unwrap().game.status(),
+        crate::ayo::Status::Draw
+    );
+}
+
+#[test]
+fn a_rematch_after_a_match_starts_with_both_presses() {
+    let mut t = table();
+    two_seated(&mut t);
+    t.apply(
+        Command::Resign {
+            user: UserId::from("ade"),
+            scope: Scope::Match,
+        },
+        T0,
+    );
+    let fx = t.apply(
+        Command::Rematch {
+            user: UserId::from("ade"),
+            players_free: true,
+        },
+        T0 + 1,
+    );
+    assert_eq!(kinds(&fx), ["table", "rematch_offered"]);
+    let fx = t.apply(
+        Command::Rematch {
+            user: UserId::from("bisi"),
+            players_free: true,
+        },
+        T0 + 2,
+    );
+    assert!(matches!(fx.writes[0], Write::NewMatch { .. }));
+    assert!(t.game_in_play());
+    // A rematch not taken up in time is off.
+    let mut t = table();
+    two_seated(&mut t);
+    t.apply(
+        Command::Resign {
+            user: UserId::from("ade"),
+            scope: Scope::Match,
+        },
+        T0,
+    );
+    t.apply(Command::Tick, T0 + 120_000);
+    assert!(t.rematch.is_none());
+}
