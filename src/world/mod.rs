@@ -219,15 +219,7 @@ impl World {
             self.config.results.clone(),
         );
         let found = blocking(move || {
-            let stored = match store.open_room(&room_id)? {
-                Some(stored) => Some(stored),
-                // A closing room with matches still in play.
-                None => store
-                    .rooms_to_open()?
-                    .into_iter()
-                    .find(|r| r.room.id == room_id),
-            };
-            let Some(stored) = stored else {
+            let Some(stored) = store.open_room(&room_id)? else {
                 return Ok(None);
             };
             let tables: Vec<TableId> = stored
