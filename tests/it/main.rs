@@ -7,6 +7,7 @@ mod champions;
 mod clock;
 mod config;
 mod engine;
+mod image;
 mod matches;
 mod perft;
 mod properties;
