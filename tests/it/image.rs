@@ -105,6 +105,7 @@ fn the_binary_starts_and_serves_on_postgres_in_a_bare_bookworm_root() {
         .arg(&root)
         .args(["/lounge", "serve", "--bind", "127.0.0.1:0"])
         .env_clear()
+        .env("PATH", "/usr/sbin:/usr/bin:/sbin:/bin")
         .env("DATABASE_URL", db.url_string())
         .env("LOUNGE_LOG", "info")
         .stdout(Stdio::piped())
