@@ -1,5 +1,5 @@
 //! The hotel web client end to end in headless Chromium, driven by Playwright
-//! (`tests/e2e/lounge.mjs`; `.ci/run` installs `playwright-core` and Debian's `chromium`).
+//! (`tests/e2e/lounge.mjs`; `tests/run` installs `playwright-core` and Debian's `chromium`).
 //! Screenshots of the lounge, a game in play, a timed best of 3 against Baba Ayo (a desktop
 //! and a phone) and the champions display land in `<target>/tmp/screenshots/`, never over the
 //! tracked `docs/screenshots/`: `LOUNGE_SCREENSHOTS=$PWD/docs/screenshots` refreshes those on
