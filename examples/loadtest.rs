@@ -165,7 +165,7 @@ async fn connect(
                 Ok(Frame::Text(bytes)) => {
                     stats.borrow_mut().frames += 1;
                     let Some(table) = &table else { continue };
-                    let Ok(head) = serde_json::from_slice::<Head>(&bytes) else {
+                    let Ok(head) = serde_json::from_slice::<Head<'_>>(&bytes) else {
                         continue;
                     };
                     let ours = match head.kind {

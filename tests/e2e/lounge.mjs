@@ -2,13 +2,15 @@
 // play a whole game by clicking pits while an onlooker watches, the champions display shows
 // the winner live; then a game against Baba Ayo played from the keyboard, and a timed best of
 // 3 against him (clocks, resigning a game, the start press between games, resigning the match,
-// the rematch button). Screenshots go to the folder given.
+// the rematch button). Screenshots go to the folder given, else to $LOUNGE_SCREENSHOTS (which
+// tests/it/browser.rs sets to <target>/tmp/screenshots), else to target/screenshots; never over
+// the tracked docs/screenshots unless asked to.
 //
-//   node tests/e2e/lounge.mjs http://127.0.0.1:8080 docs/screenshots
+//   node tests/e2e/lounge.mjs http://127.0.0.1:8080 [SCREENSHOT_DIR]
 import { chromium } from "playwright-core";
 import { mkdirSync } from "node:fs";
 
-const [base, shots = "docs/screenshots"] = process.argv.slice(2);
+const [base, shots = process.env.LOUNGE_SCREENSHOTS || "target/screenshots"] = process.argv.slice(2);
 if (!base) throw new Error("usage: lounge.mjs BASE_URL [SCREENSHOT_DIR]");
 mkdirSync(shots, { recursive: true });
 

@@ -1,7 +1,9 @@
 //! The hotel web client end to end in headless Chromium, driven by Playwright
-//! (`tests/e2e/lounge.mjs`; `.ci/run` installs `playwright-core` and Debian's `chromium`).
+//! (`tests/e2e/lounge.mjs`; `tests/run` installs `playwright-core` and Debian's `chromium`).
 //! Screenshots of the lounge, a game in play, a timed best of 3 against Baba Ayo (a desktop
-//! and a phone) and the champions display land in `docs/screenshots/`.
+//! and a phone) and the champions display land in `<target>/tmp/screenshots/`, never over the
+//! tracked `docs/screenshots/`: `LOUNGE_SCREENSHOTS=$PWD/docs/screenshots` refreshes those on
+//! purpose. The folder reaches `lounge.mjs` in the same variable.
 
 use std::path::Path;
 use std::process::Command;
@@ -26,13 +28,15 @@ async fn two_people_play_a_whole_game_in_the_browser_an_onlooker_and_the_wall_fo
     )
     .await;
     let url = app.url("");
-    let shots = root.join("docs/screenshots");
+    let shots = std::env::var_os("LOUNGE_SCREENSHOTS")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_TARGET_TMPDIR")).join("screenshots"));
     // Node runs beside this test's server, on the blocking pool so the server keeps serving.
     let output = actix_web::rt::task::spawn_blocking(move || {
         Command::new("node")
             .arg(e2e.join("lounge.mjs"))
             .arg(url)
-            .arg(shots)
+            .env("LOUNGE_SCREENSHOTS", shots)
             .output()
     })
     .await

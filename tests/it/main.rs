@@ -8,6 +8,7 @@ mod clock;
 mod config;
 mod engine;
 mod helpers;
+mod image;
 mod matches;
 mod perft;
 mod properties;
