@@ -84,7 +84,7 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
 }
 
 /// Every route.
-pub fn routes(cfg: &mut ServiceConfig) {
+pub fn routes(cfg: &mut ServiceConfig<'_>) {
     cfg.app_data(
         web::JsonConfig::default()
             .limit(input::MAX_BODY_BYTES)

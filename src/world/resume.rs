@@ -208,7 +208,7 @@ fn played(g: &GameRow) -> PlayedGame {
 }
 
 /// Games in play stored before matches were: each becomes the one game of a match.
-fn adopt_lone_games(store: &Store, people: &mut People) -> Result<(), StoreError> {
+fn adopt_lone_games(store: &Store, people: &mut People<'_>) -> Result<(), StoreError> {
     for lone in store.games_in_play()? {
         let g = lone.game;
         if g.match_id.is_some() {
