@@ -97,6 +97,35 @@ pub(super) fn two_seated(t: &mut Table) -> Effects {
     )
 }
 
+/// Ade sits South, chooses the match (a clock, best of `best_of`), and Bisi sits opposite: the
+/// match starts.
+pub(super) fn hosted(t: &mut Table, clock: Option<&str>, best_of: u8) -> Effects {
+    let host = person("Ade");
+    t.apply(
+        Command::Sit {
+            user: host.clone(),
+            seat: Side::South,
+        },
+        T0,
+    );
+    let fx = t.apply(
+        Command::SetMatch {
+            user: host.id,
+            clock: clock.map(str::to_owned),
+            best_of: Some(best_of),
+        },
+        T0,
+    );
+    assert_eq!(refused(&fx), None);
+    t.apply(
+        Command::Sit {
+            user: person("Bisi"),
+            seat: Side::North,
+        },
+        T0,
+    )
+}
+
 /// The user to move in the game in play.
 pub(super) fn to_move(t: &Table) -> UserId {
     let live = t.game.as_ref().unwrap();

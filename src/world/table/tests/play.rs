@@ -1,6 +1,6 @@
 //! Moves, clocks, draws, the match flow between games and the rematch.
 
-use crate::ayo::{Pit, Side};
+use crate::ayo::Pit;
 use crate::common::{ErrorCode, UserId};
 
 use super::super::super::matches::Scope;
@@ -107,30 +107,7 @@ fn moves_out_of_turn_out_of_date_or_illegal_are_refused_and_change_nothing() {
 #[test]
 fn a_clock_running_out_ends_the_game_at_the_tick_after_the_flag() {
     let mut t = table();
-    let host = person("Ade");
-    t.apply(
-        Command::Sit {
-            user: host.clone(),
-            seat: Side::South,
-        },
-        T0,
-    );
-    let fx = t.apply(
-        Command::SetMatch {
-            user: host.id,
-            clock: Some("1m".into()),
-            best_of: Some(1),
-        },
-        T0,
-    );
-    assert_eq!(refused(&fx), None);
-    t.apply(
-        Command::Sit {
-            user: person("Bisi"),
-            seat: Side::North,
-        },
-        T0,
-    );
+    hosted(&mut t, Some("1m"), 1);
     assert_eq!(t.next_deadline(), Some(T0 + 60_000));
     assert!(t.apply(Command::Tick, T0 + 59_999).is_empty());
     let fx = t.apply(Command::Tick, T0 + 60_000);
@@ -153,28 +130,7 @@ fn a_clock_running_out_ends_the_game_at_the_tick_after_the_flag() {
 fn a_match_resigned_between_games_ends_and_offers_a_rematch() {
     let mut t = table();
     let host = person("Ade");
-    t.apply(
-        Command::Sit {
-            user: host.clone(),
-            seat: Side::South,
-        },
-        T0,
-    );
-    t.apply(
-        Command::SetMatch {
-            user: host.id.clone(),
-            clock: None,
-            best_of: Some(3),
-        },
-        T0,
-    );
-    t.apply(
-        Command::Sit {
-            user: person("Bisi"),
-            seat: Side::North,
-        },
-        T0,
-    );
+    hosted(&mut t, None, 3);
     let fx = t.apply(
         Command::Resign {
             user: host.id.clone(),
@@ -199,28 +155,7 @@ fn a_match_resigned_between_games_ends_and_offers_a_rematch() {
 fn nobody_pressing_start_in_time_ends_the_match_the_leader_winning() {
     let mut t = table();
     let host = person("Ade");
-    t.apply(
-        Command::Sit {
-            user: host.clone(),
-            seat: Side::South,
-        },
-        T0,
-    );
-    t.apply(
-        Command::SetMatch {
-            user: host.id.clone(),
-            clock: None,
-            best_of: Some(3),
-        },
-        T0,
-    );
-    t.apply(
-        Command::Sit {
-            user: person("Bisi"),
-            seat: Side::North,
-        },
-        T0,
-    );
+    hosted(&mut t, None, 3);
     t.apply(
         Command::Resign {
             user: host.id,
@@ -241,28 +176,7 @@ fn nobody_pressing_start_in_time_ends_the_match_the_leader_winning() {
 fn one_press_then_the_other_starts_the_next_game_with_the_first_move_swapped() {
     let mut t = table();
     let host = person("Ade");
-    t.apply(
-        Command::Sit {
-            user: host.clone(),
-            seat: Side::South,
-        },
-        T0,
-    );
-    t.apply(
-        Command::SetMatch {
-            user: host.id.clone(),
-            clock: None,
-            best_of: Some(3),
-        },
-        T0,
-    );
-    t.apply(
-        Command::Sit {
-            user: person("Bisi"),
-            seat: Side::North,
-        },
-        T0,
-    );
+    hosted(&mut t, None, 3);
     let first_south = t.game.as_ref().unwrap().players[0].id.clone();
     t.apply(
         Command::Resign {
