@@ -97,13 +97,15 @@ pub async fn create_room(
             "`apartment-` ids are the players' apartments",
         ));
     }
-    let kind = body.kind.as_deref().unwrap_or("lounge");
-    let tables = match kind {
-        "lounge" => body.tables.unwrap_or(3),
-        "talk" => body.tables.unwrap_or(0),
+    let kind = match body.kind.as_deref().unwrap_or("lounge").parse() {
+        Ok(kind @ (RoomKind::Lounge | RoomKind::Talk)) => kind,
         _ => return Err(ApiError::invalid("kind", "`lounge` or `talk`")),
     };
-    if tables > MAX_TABLES || (kind == "talk" && tables > 0) {
+    let tables = match kind {
+        RoomKind::Talk => body.tables.unwrap_or(0),
+        _ => body.tables.unwrap_or(3),
+    };
+    if tables > MAX_TABLES || (kind == RoomKind::Talk && tables > 0) {
         return Err(ApiError::invalid(
             "tables",
             format!("0 to {MAX_TABLES}, and none in a talk room"),
@@ -113,11 +115,10 @@ pub async fn create_room(
         Some(spec) => spec.resolve("rules")?,
         None => state.default_rules,
     };
-    let rules_json = serde_json::to_string(&rules).unwrap_or_default();
     let room = RoomRow {
         id: id.clone(),
         name,
-        kind: kind.to_owned(),
+        kind,
         owner_id: None,
         created_at: store::now(),
     };
@@ -126,7 +127,7 @@ pub async fn create_room(
             id: format!("{id}-{n}"),
             room_id: id.clone(),
             position: n as i32,
-            rules: rules_json.clone(),
+            rules,
         })
         .collect();
     let store = state.store.clone();
@@ -457,7 +458,7 @@ pub async fn create_item(
     let item = ShopItem {
         id: id.clone(),
         name,
-        kind: body.kind.as_str().to_owned(),
+        kind: body.kind,
         wood,
         finish,
         price: amount("price", body.price)?,

@@ -21,14 +21,15 @@ pub struct MatchBody {
     #[schema(value_type = Object)]
     clock: TimeControl,
     #[schema(value_type = Object)]
-    rules: serde_json::Value,
+    rules: crate::ayo::Rules,
     /// Baba Ayo played in it.
     house: bool,
     /// The match's first player (South in its first game) and second.
     #[schema(value_type = Vec<Object>)]
     players: [User; 2],
     /// `playing`, `won` or `draw`.
-    status: String,
+    #[schema(value_type = String)]
+    status: crate::store::MatchStatus,
     #[schema(value_type = Option<Object>)]
     winner: Option<User>,
     /// `games`, `resigned`, `agreed_draw`, `no_start`, `abandoned` or `called_off`.
@@ -64,8 +65,8 @@ impl From<MatchRecord> for MatchBody {
             id: r.row.id,
             table: r.row.table_id,
             best_of: r.row.best_of,
-            clock: r.row.clock.parse().unwrap_or_default(),
-            rules: serde_json::from_str(&r.row.rules).unwrap_or_default(),
+            clock: r.row.clock,
+            rules: r.row.rules,
             house: r.row.house,
             players,
             status: r.row.status,

@@ -225,7 +225,7 @@ pub async fn set_door(
 ) -> Result<HttpResponse, ApiError> {
     let room = my_apartment(&state, &claims.sub).await?;
     let (store, id) = (state.store.clone(), room.id.clone());
-    web::block(move || store.set_door(&id, body.door.as_str())).await??;
+    web::block(move || store.set_door(&id, body.door)).await??;
     door_changed(&state, &room).await
 }
 
@@ -453,7 +453,7 @@ fn apartment_view(
     Ok(ApartmentView {
         room: room.id.clone(),
         name: room.name.clone(),
-        door: door.parse().unwrap_or_default(),
+        door,
         guests: guests
             .into_iter()
             .map(|g| User {

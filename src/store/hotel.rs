@@ -8,11 +8,14 @@ use diesel::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
 
+use super::column::{readable, MatchStatus};
 use super::schema::{
     apartment_guests, audit_log, ayo_tables, games, inventory, matches, rooms, users,
 };
 use super::shop::{Owned, ShopItem};
 use super::{now, ordered_id, Db, RoomRow, Store, StoreError, TableRow, UserRow};
+use crate::ayo::{Rules, Status};
+use crate::common::{Door, RoomKind};
 
 /// Who changes the hotel: an operator (audited) or an apartment's owner.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,7 +50,8 @@ pub struct StoredRoom {
     pub room: RoomRow,
     pub tables: Vec<TableRow>,
     pub closing: bool,
-    pub door: Option<String>,
+    /// An apartment's door; `None` for rooms without one.
+    pub door: Option<Door>,
     pub guests: Vec<String>,
 }
 
@@ -116,36 +120,48 @@ impl Store {
         let mut conn = self.conn()?;
         let mut busy: Vec<String> = ayo_tables::table
             .inner_join(games::table)
-            .filter(games::status.eq("playing"))
+            .filter(games::status.eq(Status::Playing))
             .select(ayo_tables::room_id)
             .distinct()
             .load(&mut *conn)?;
         // A match between games has no game in play, and its room opens too.
         let matched: Vec<String> = ayo_tables::table
             .inner_join(matches::table.on(matches::table_id.eq(ayo_tables::id)))
-            .filter(matches::status.eq("playing"))
+            .filter(matches::status.eq(MatchStatus::Playing))
             .select(ayo_tables::room_id)
             .distinct()
             .load(&mut *conn)?;
         busy.extend(matched);
-        let rows: Vec<(RoomRow, Option<NaiveDateTime>)> = rooms::table
+        // A room that does not read (an unknown kind) is logged and left closed.
+        let rows = rooms::table
             .filter(
                 rooms::closed_at
                     .is_null()
-                    .and(rooms::kind.ne("apartment"))
+                    .and(rooms::kind.ne(RoomKind::Apartment))
                     .or(rooms::id.eq_any(&busy)),
             )
             .order((rooms::created_at.asc(), rooms::id.asc()))
             .select((RoomRow::as_select(), rooms::closed_at))
-            .load(&mut *conn)?;
+            .load_iter::<(RoomRow, Option<NaiveDateTime>), diesel::connection::DefaultLoadingMode>(
+                &mut *conn,
+            )?;
+        let rows = readable(rows, "a room to open")?;
         drop(conn);
-        rows.into_iter()
-            .map(|(room, closed)| {
-                let mut stored = self.stored_room(room)?;
-                stored.closing = closed.is_some();
-                Ok(stored)
-            })
-            .collect()
+        let mut stored = Vec::with_capacity(rows.len());
+        for (room, closed) in rows {
+            let id = room.id.clone();
+            match self.stored_room(room) {
+                Ok(mut room) => {
+                    room.closing = closed.is_some();
+                    stored.push(room);
+                }
+                Err(StoreError::Query(diesel::result::Error::DeserializationError(e))) => {
+                    tracing::error!(room = %id, error = %e, "a room to open does not read; it is left closed");
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(stored)
     }
 
     /// An open room by id with what a room task needs, or `None`.
@@ -162,7 +178,7 @@ impl Store {
     fn stored_room(&self, room: RoomRow) -> Result<StoredRoom, StoreError> {
         let tables = self.tables(&room.id)?;
         let mut conn = self.conn()?;
-        let door: Option<String> = rooms::table
+        let door: Option<Door> = rooms::table
             .find(&room.id)
             .select(rooms::door)
             .first(&mut *conn)?;
@@ -261,7 +277,7 @@ impl Store {
         &self,
         actor: &Actor,
         room_id: &str,
-        rules: &str,
+        rules: Rules,
         board: Option<&str>,
     ) -> Result<TableRow, StoreError> {
         self.write(|conn| {
@@ -274,7 +290,7 @@ impl Store {
                 id: format!("{room_id}-{position}"),
                 room_id: room_id.to_owned(),
                 position,
-                rules: rules.to_owned(),
+                rules,
             };
             diesel::insert_into(ayo_tables::table)
                 .values(&table)
@@ -288,7 +304,9 @@ impl Store {
                 .set(inventory::table_id.eq(&table.id))
                 .execute(conn)?;
                 if placed == 0 {
-                    return Err(StoreError::Conflict(format!("board `{board}` is already placed")));
+                    return Err(StoreError::Conflict(format!(
+                        "board `{board}` is already placed"
+                    )));
                 }
             }
             Store::audit_by(
@@ -296,7 +314,7 @@ impl Store {
                 actor,
                 "table.add",
                 &table.id,
-                &serde_json::json!({"room": room_id, "rules": serde_json::from_str::<Value>(rules).unwrap_or(Value::Null)}),
+                &serde_json::json!({"room": room_id, "rules": rules}),
             )?;
             Ok(table)
         })
@@ -333,7 +351,7 @@ impl Store {
         &self,
         actor: &Actor,
         table_id: &str,
-        rules: &str,
+        rules: Rules,
     ) -> Result<(), StoreError> {
         self.write(|conn| {
             let changed = diesel::update(
@@ -351,7 +369,7 @@ impl Store {
                 actor,
                 "table.rules",
                 table_id,
-                &serde_json::json!({"rules": serde_json::from_str::<Value>(rules).unwrap_or(Value::Null)}),
+                &serde_json::json!({"rules": rules}),
             )
         })
     }
@@ -366,12 +384,12 @@ impl Store {
         let room = RoomRow {
             id: id.clone(),
             name: format!("{}'s apartment", user.name),
-            kind: "apartment".into(),
+            kind: RoomKind::Apartment,
             owner_id: Some(user.id.clone()),
             created_at: now(),
         };
         let made = diesel::insert_into(rooms::table)
-            .values((&room, rooms::door.eq("invited")))
+            .values((&room, rooms::door.eq(Door::Invited)))
             .execute(&mut *self.conn()?);
         match made.map_err(StoreError::from) {
             // Made meanwhile by another request: that one is the apartment.
@@ -382,9 +400,9 @@ impl Store {
     }
 
     /// An apartment's door and guests.
-    pub fn door(&self, room_id: &str) -> Result<(String, Vec<UserRow>), StoreError> {
+    pub fn door(&self, room_id: &str) -> Result<(Door, Vec<UserRow>), StoreError> {
         let mut conn = self.conn()?;
-        let door: Option<String> = rooms::table
+        let door: Option<Door> = rooms::table
             .find(room_id)
             .select(rooms::door)
             .first(&mut *conn)?;
@@ -394,10 +412,11 @@ impl Store {
             .order(apartment_guests::invited_at.asc())
             .select(UserRow::as_select())
             .load(&mut *conn)?;
-        Ok((door.unwrap_or_else(|| "invited".into()), guests))
+        // An apartment made before doors were stored: invited guests only.
+        Ok((door.unwrap_or_default(), guests))
     }
 
-    pub fn set_door(&self, room_id: &str, door: &str) -> Result<(), StoreError> {
+    pub fn set_door(&self, room_id: &str, door: Door) -> Result<(), StoreError> {
         diesel::update(rooms::table.find(room_id))
             .set(rooms::door.eq(door))
             .execute(&mut *self.conn()?)?;

@@ -8,10 +8,13 @@ use chrono::NaiveDateTime;
 use diesel::prelude::*;
 use serde::Serialize;
 
+use super::column::{readable, MatchStatus};
 use super::schema::{clock_pauses, games, heartbeats, matches, moves, users};
 use super::{now, GameRow, Store, StoreError, UserRow};
+use crate::ayo::clock::TimeControl;
+use crate::ayo::{Rules, Status};
 
-/// A match row. `status` is `playing`, `won` or `draw`.
+/// A match row.
 #[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable)]
 #[diesel(table_name = matches)]
 pub struct MatchRow {
@@ -21,9 +24,9 @@ pub struct MatchRow {
     pub second_id: String,
     pub house: bool,
     pub best_of: i32,
-    pub clock: String,
-    pub rules: String,
-    pub status: String,
+    pub clock: TimeControl,
+    pub rules: Rules,
+    pub status: MatchStatus,
     pub winner_id: Option<String>,
     pub end_reason: Option<String>,
     pub first_halves: i32,
@@ -35,8 +38,8 @@ pub struct MatchRow {
 /// How a match ended, as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MatchResult {
-    /// `won` or `draw`.
-    pub status: String,
+    /// `Won` or `Draw`.
+    pub status: MatchStatus,
     pub winner_id: Option<String>,
     pub end_reason: String,
     pub halves: [u32; 2],
@@ -58,7 +61,8 @@ pub struct GameRecord {
     pub south_id: String,
     pub north_id: String,
     /// `playing`, `south_won`, `north_won` or `draw`.
-    pub status: String,
+    #[schema(value_type = String)]
+    pub status: Status,
     pub end_reason: Option<String>,
     pub plies: i64,
     #[schema(value_type = String, format = DateTime)]
@@ -156,10 +160,10 @@ impl Store {
         let changed = diesel::update(
             matches::table
                 .find(id)
-                .filter(matches::status.eq("playing")),
+                .filter(matches::status.eq(MatchStatus::Playing)),
         )
         .set((
-            matches::status.eq(&result.status),
+            matches::status.eq(result.status),
             matches::winner_id.eq(&result.winner_id),
             matches::end_reason.eq(&result.end_reason),
             matches::first_halves.eq(result.halves[0] as i32),
@@ -171,33 +175,33 @@ impl Store {
     }
 
     /// Every match still in play with its games in order: what a restart picks up.
+    ///
+    /// A match whose row or any of whose games does not read (an unknown word, rules that do
+    /// not parse) is logged and left out: refused, not resumed on a guess.
     pub fn matches_in_play(&self) -> Result<Vec<MatchInPlay>, StoreError> {
         let mut conn = self.conn()?;
-        let rows: Vec<MatchRow> = matches::table
-            .filter(matches::status.eq("playing"))
+        let rows = matches::table
+            .filter(matches::status.eq(MatchStatus::Playing))
             .order(matches::id.asc())
             .select(MatchRow::as_select())
-            .load(&mut *conn)?;
-        let ids: Vec<&str> = rows.iter().map(|m| m.id.as_str()).collect();
-        let all: Vec<GameRow> = games::table
-            .filter(games::match_id.eq_any(&ids))
-            .order((games::match_id.asc(), games::number.asc()))
-            .select(GameRow::as_select())
-            .load(&mut *conn)?;
-        let mut by_match: HashMap<String, Vec<GameRow>> = HashMap::new();
-        for game in all {
-            by_match
-                .entry(game.match_id.clone().unwrap_or_default())
-                .or_default()
-                .push(game);
+            .load_iter::<MatchRow, diesel::connection::DefaultLoadingMode>(&mut *conn)?;
+        let rows = readable(rows, "a match in play")?;
+        let mut in_play = Vec::with_capacity(rows.len());
+        for row in rows {
+            let games = games::table
+                .filter(games::match_id.eq(&row.id))
+                .order(games::number.asc())
+                .select(GameRow::as_select())
+                .load(&mut *conn);
+            match games {
+                Ok(games) => in_play.push(MatchInPlay { row, games }),
+                Err(diesel::result::Error::DeserializationError(e)) => {
+                    tracing::error!(r#match = %row.id, error = %e, "a game of a match in play does not read; the match is left out");
+                }
+                Err(e) => return Err(e.into()),
+            }
         }
-        Ok(rows
-            .into_iter()
-            .map(|row| MatchInPlay {
-                games: by_match.remove(&row.id).unwrap_or_default(),
-                row,
-            })
-            .collect())
+        Ok(in_play)
     }
 
     /// A game in play's clocks as last stored, with the outages it lived through before
@@ -419,7 +423,7 @@ impl Store {
             .or(matches::first_id.eq(b).and(matches::second_id.eq(a)));
         let results: Vec<Option<String>> = matches::table
             .filter(between)
-            .filter(matches::status.ne("playing"))
+            .filter(matches::status.ne(MatchStatus::Playing))
             .select(matches::winner_id)
             .load(&mut *conn)?;
         let mut over_matches = Tally::default();
@@ -435,17 +439,17 @@ impl Store {
             .eq(a)
             .and(games::north_id.eq(b))
             .or(games::south_id.eq(b).and(games::north_id.eq(a)));
-        let played: Vec<(String, String, String)> = games::table
+        let played: Vec<(String, String, Status)> = games::table
             .filter(pair)
-            .filter(games::status.ne("playing"))
+            .filter(games::status.ne(Status::Playing))
             .select((games::south_id, games::north_id, games::status))
             .load(&mut *conn)?;
         let mut over_games = Tally::default();
         for (south, north, status) in played {
-            let winner = match status.as_str() {
-                "south_won" => Some(south),
-                "north_won" => Some(north),
-                _ => None,
+            let winner = match status {
+                Status::SouthWon => Some(south),
+                Status::NorthWon => Some(north),
+                Status::Playing | Status::Draw => None,
             };
             over_games.played += 1;
             match winner.as_deref() {

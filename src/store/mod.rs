@@ -3,12 +3,14 @@
 //!
 //! Calls block: async callers run them on the blocking pool.
 
+mod column;
 mod hotel;
 mod matches;
 mod results;
 mod schema;
 mod shop;
 
+pub use column::{status_word, MatchStatus, TextColumn, Unreadable};
 pub use hotel::{apartment_id, Actor, AuditEntry, StoredRoom};
 pub use matches::{
     GameRecord, MatchInPlay, MatchRecord, MatchResult, MatchRow, MoveClock, Outage, StoredClock,
@@ -32,6 +34,8 @@ use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
 use thiserror::Error;
 
+use crate::ayo::{Rules, Status};
+use crate::common::RoomKind;
 use schema::{ayo_tables, games, moves, rooms, users};
 
 const POSTGRES_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/postgres");
@@ -115,6 +119,11 @@ impl From<DieselError> for StoreError {
                 StoreError::Conflict(info.message().to_owned())
             }
             DieselError::NotFound => StoreError::NotFound("no such row".into()),
+            DieselError::DeserializationError(e) => {
+                // A stored value that does not read is refused, never guessed at.
+                tracing::error!(error = %e, "a stored row does not read");
+                StoreError::Query(DieselError::DeserializationError(e))
+            }
             e => StoreError::Query(e),
         }
     }
@@ -165,25 +174,25 @@ pub struct UserRow {
     pub created_at: NaiveDateTime,
 }
 
-/// A room row; `kind` is `lounge`, `talk` or `apartment`.
+/// A room row.
 #[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable)]
 #[diesel(table_name = rooms)]
 pub struct RoomRow {
     pub id: String,
     pub name: String,
-    pub kind: String,
+    pub kind: RoomKind,
     pub owner_id: Option<String>,
     pub created_at: NaiveDateTime,
 }
 
-/// A table row; `rules` is the rule set as JSON.
+/// A table row; `rules` is stored as JSON.
 #[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable)]
 #[diesel(table_name = ayo_tables)]
 pub struct TableRow {
     pub id: String,
     pub room_id: String,
     pub position: i32,
-    pub rules: String,
+    pub rules: Rules,
 }
 
 /// A game row.
@@ -194,9 +203,9 @@ pub struct GameRow {
     pub table_id: String,
     pub south_id: String,
     pub north_id: String,
-    pub rules: String,
+    pub rules: Rules,
     pub house: bool,
-    pub status: String,
+    pub status: Status,
     pub end_reason: Option<String>,
     pub started_at: NaiveDateTime,
     pub ended_at: Option<NaiveDateTime>,
@@ -372,13 +381,17 @@ impl Store {
     }
 
     /// A room's tables in place (not removed), in order.
+    ///
+    /// A table whose stored rules do not read is logged and left out: it stays out of play.
     pub fn tables(&self, room_id: &str) -> Result<Vec<TableRow>, StoreError> {
-        Ok(ayo_tables::table
+        let mut conn = self.conn()?;
+        let rows = ayo_tables::table
             .filter(ayo_tables::room_id.eq(room_id))
             .filter(ayo_tables::removed_at.is_null())
             .order(ayo_tables::position.asc())
             .select(TableRow::as_select())
-            .load(&mut *self.conn()?)?)
+            .load_iter::<TableRow, diesel::connection::DefaultLoadingMode>(&mut *conn)?;
+        column::readable(rows, &format!("a table of room `{room_id}`"))
     }
 
     pub fn insert_game(&self, game: &GameRow) -> Result<(), StoreError> {
@@ -418,14 +431,14 @@ impl Store {
     ) -> Result<(), StoreError> {
         let ply = i32::try_from(ply).map_err(|_| StoreError::Conflict(format!("ply {ply}")))?;
         let mut conn = self.conn()?;
-        let status: Option<String> = games::table
+        let status: Option<Status> = games::table
             .find(game_id)
             .select(games::status)
             .first(&mut *conn)
             .optional()?;
-        match status.as_deref() {
+        match status {
             None => return Err(StoreError::NotFound(format!("game {game_id}"))),
-            Some("playing") => {}
+            Some(Status::Playing) => {}
             Some(_) => return Err(StoreError::Conflict(format!("game {game_id} is over"))),
         }
         let row = NewMove {
@@ -447,13 +460,13 @@ impl Store {
     pub fn finish_game(
         &self,
         game_id: &str,
-        status: &str,
+        status: Status,
         end_reason: &str,
     ) -> Result<bool, StoreError> {
         let changed = diesel::update(
             games::table
                 .find(game_id)
-                .filter(games::status.eq("playing")),
+                .filter(games::status.eq(Status::Playing)),
         )
         .set((
             games::status.eq(status),
@@ -480,11 +493,12 @@ impl Store {
     /// Every game still in play, with its moves: what a restart picks up.
     pub fn games_in_play(&self) -> Result<Vec<GameInPlay>, StoreError> {
         let mut conn = self.conn()?;
-        let rows: Vec<GameRow> = games::table
-            .filter(games::status.eq("playing"))
+        let rows = games::table
+            .filter(games::status.eq(Status::Playing))
             .order(games::started_at.asc())
             .select(GameRow::as_select())
-            .load(&mut *conn)?;
+            .load_iter::<GameRow, diesel::connection::DefaultLoadingMode>(&mut *conn)?;
+        let rows = column::readable(rows, "a game in play")?;
         let ids: Vec<&str> = rows.iter().map(|g| g.id.as_str()).collect();
         let all: Vec<(String, i32)> = moves::table
             .filter(moves::game_id.eq_any(&ids))

@@ -52,7 +52,7 @@ impl Store {
     pub fn finish_game_with(
         &self,
         game_id: &str,
-        status: &str,
+        status: crate::ayo::Status,
         end_reason: &str,
         win: Option<&Win>,
         day_of: impl Fn(NaiveDateTime) -> NaiveDate,
@@ -65,7 +65,7 @@ impl Store {
             let changed = diesel::update(
                 games::table
                     .find(game_id)
-                    .filter(games::status.eq("playing")),
+                    .filter(games::status.eq(crate::ayo::Status::Playing)),
             )
             .set((
                 games::status.eq(status),
@@ -200,7 +200,9 @@ impl Store {
         Ok(games::table
             .filter(games::ended_at.ge(from))
             .filter(games::ended_at.lt(to))
-            .filter(games::status.eq_any(["south_won", "north_won"]))
+            .filter(
+                games::status.eq_any([crate::ayo::Status::SouthWon, crate::ayo::Status::NorthWon]),
+            )
             .filter(games::id.ne_all(with_result))
             .order(games::ended_at.asc())
             .select(super::GameRow::as_select())

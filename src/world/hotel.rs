@@ -1,45 +1,13 @@
 //! What operators and owners change in a live room: its tables, its door, whether it closes.
 
 use std::collections::HashSet;
-use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::ayo::Rules;
+pub use crate::common::Door;
 use crate::store::StoreError;
-
-/// An apartment's door.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Door {
-    /// Only the owner and the guests they invited come in.
-    #[default]
-    Invited,
-    /// Anyone comes in.
-    Open,
-}
-
-impl Door {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Door::Invited => "invited",
-            Door::Open => "open",
-        }
-    }
-}
-
-impl FromStr for Door {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "invited" => Ok(Door::Invited),
-            "open" => Ok(Door::Open),
-            other => Err(format!("`{other}` is not a door: invited or open")),
-        }
-    }
-}
 
 /// Who may come into a room: everyone, unless it is an apartment whose door is `invited`.
 #[derive(Debug, Clone, Default)]

@@ -23,8 +23,7 @@ pub use room::{
 };
 pub use table::Refusal;
 
-use crate::ayo::Rules;
-use crate::common::{RoomId, RoomKind, TableId, UserId};
+use crate::common::{RoomId, TableId, UserId};
 use crate::store::{blocking, Store, StoreError, StoredRoom};
 use protocol::RoomInfo;
 
@@ -88,7 +87,6 @@ pub struct World {
     /// user id → (room id, connection): so a second connection can take the first one over.
     presence: Arc<Mutex<HashMap<UserId, (RoomId, u64)>>>,
     store: Store,
-    default_rules: Rules,
     config: RoomConfig,
     /// One room opens at a time, so two visitors never start two tasks for one room.
     opening: Arc<tokio::sync::Mutex<()>>,
@@ -102,7 +100,6 @@ impl World {
         rooms: Vec<StoredRoom>,
         matches: Vec<ResumedMatch>,
         store: Store,
-        default_rules: Rules,
         mut config: RoomConfig,
     ) -> World {
         config.registry = Registry::default();
@@ -110,7 +107,6 @@ impl World {
             registry: config.registry.clone(),
             presence: Arc::default(),
             store,
-            default_rules,
             config,
             opening: Arc::default(),
             stopped: Arc::default(),
@@ -162,34 +158,19 @@ impl World {
 
     /// Starts a room's task and puts it in the registry.
     fn spawn(&self, stored: StoredRoom, matches: Vec<ResumedMatch>) -> RoomHandle {
-        let kind = stored.room.kind.parse().unwrap_or_else(|e| {
-            // Only the three kinds are ever written; a room of another is shown as talk,
-            // without tables, rather than guessed at.
-            tracing::error!(room = %stored.room.id, error = %e, "a stored room of an unknown kind");
-            RoomKind::Talk
-        });
         let info = RoomInfo {
             id: RoomId::from(stored.room.id.clone()),
             name: stored.room.name.clone(),
-            kind,
+            kind: stored.room.kind,
             owner: stored.room.owner_id.clone().map(UserId::from),
         };
         let tables = stored
             .tables
             .iter()
-            .filter_map(|t| match serde_json::from_str::<Rules>(&t.rules) {
-                Ok(rules) => Some((TableId::from(t.id.clone()), rules)),
-                Err(e) => {
-                    // Refused, not guessed: a table whose rules do not read stays out of play.
-                    tracing::error!(table = %t.id, error = %e, "a table's stored rules do not read; it is left out");
-                    None
-                }
-            })
+            // A table whose stored rules do not read was left out by the store, logged.
+            .map(|t| (TableId::from(t.id.clone()), t.rules))
             .collect();
-        let door = hotel::DoorState::new(
-            stored.door.as_deref().and_then(|d| d.parse().ok()),
-            stored.guests,
-        );
+        let door = hotel::DoorState::new(stored.door, stored.guests);
         let opening = room::Opening {
             info,
             tables,
@@ -213,11 +194,7 @@ impl World {
             return Ok(Some(handle));
         }
         let (store, room_id) = (self.store.clone(), id.to_owned());
-        let (default_rules, clock, results) = (
-            self.default_rules,
-            self.config.clock.clone(),
-            self.config.results.clone(),
-        );
+        let (clock, results) = (self.config.clock.clone(), self.config.results.clone());
         let found = blocking(move || {
             let stored = match store.open_room(&room_id)? {
                 Some(stored) => Some(stored),
@@ -235,7 +212,7 @@ impl World {
                 .iter()
                 .map(|t| TableId::from(t.id.clone()))
                 .collect();
-            let matches = resume::resumable_at(&store, default_rules, &clock, &results, &tables)?;
+            let matches = resume::resumable_at(&store, &clock, &results, &tables)?;
             Ok::<_, StoreError>(Some((stored, matches)))
         })
         .await?;

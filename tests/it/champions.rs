@@ -737,9 +737,9 @@ async fn wins_against_baba_ayo_go_on_the_house_board_by_level_never_on_the_wall(
             table_id: "surulere-games-lounge-3".into(),
             south_id: me.clone(),
             north_id: house.clone(),
-            rules: "{}".into(),
+            rules: Default::default(),
             house: true,
-            status: "playing".into(),
+            status: lounge::ayo::Status::Playing,
             end_reason: None,
             started_at: lounge::store::now(),
             ended_at: None,
@@ -756,7 +756,14 @@ async fn wins_against_baba_ayo_go_on_the_house_board_by_level_never_on_the_wall(
             plies: 40,
         };
         let finished = store
-            .finish_game_with(&game.id, "south_won", "majority", Some(&won), |_| today, 3)
+            .finish_game_with(
+                &game.id,
+                lounge::ayo::Status::SouthWon,
+                "majority",
+                Some(&won),
+                |_| today,
+                3,
+            )
             .unwrap();
         assert!(finished.finished && !finished.counts);
     }

@@ -237,7 +237,7 @@ async fn a_best_of_three_swaps_the_first_move_and_ends_once_decided() {
         .match_record(done["match_id"].as_str().unwrap())
         .unwrap()
         .unwrap();
-    assert_eq!(record.row.status, "won");
+    assert_eq!(record.row.status, lounge::store::MatchStatus::Won);
     assert_eq!(
         record.row.winner_id.as_deref(),
         Some(ps[first].user.id.as_str())
@@ -767,7 +767,7 @@ fn stored_lounge(db: &TestDb) -> (lounge::world::User, lounge::world::User) {
     let room = lounge::store::RoomRow {
         id: "lounge".into(),
         name: "Lounge".into(),
-        kind: "lounge".into(),
+        kind: lounge::common::RoomKind::Lounge,
         owner_id: None,
         created_at: lounge::store::now(),
     };
@@ -775,7 +775,7 @@ fn stored_lounge(db: &TestDb) -> (lounge::world::User, lounge::world::User) {
         id: "t1".into(),
         room_id: "lounge".into(),
         position: 1,
-        rules: "{}".into(),
+        rules: Default::default(),
     };
     db.store().ensure_room(&room, &[table]).unwrap();
     (user(db, "Ade"), user(db, "Bisi"))
@@ -792,7 +792,6 @@ fn a_game_its_last_stored_move_ended_is_finished_as_it_ended_at_the_next_start()
     // and the service stopped before that end was stored.
     let mut rules = lounge::ayo::Preset::Lagos.rules();
     rules.set("no_capture_limit", "1").unwrap();
-    let rules = serde_json::to_string(&rules).unwrap();
     let m = MatchRow {
         id: lounge::store::ordered_id(),
         table_id: "t1".into(),
@@ -800,9 +799,9 @@ fn a_game_its_last_stored_move_ended_is_finished_as_it_ended_at_the_next_start()
         second_id: b.id.to_string(),
         house: false,
         best_of: 1,
-        clock: "none".into(),
-        rules: rules.clone(),
-        status: "playing".into(),
+        clock: lounge::ayo::clock::TimeControl::None,
+        rules,
+        status: lounge::store::MatchStatus::Playing,
         winner_id: None,
         end_reason: None,
         first_halves: 0,
@@ -818,7 +817,7 @@ fn a_game_its_last_stored_move_ended_is_finished_as_it_ended_at_the_next_start()
         north_id: b.id.to_string(),
         rules,
         house: false,
-        status: "playing".into(),
+        status: lounge::ayo::Status::Playing,
         end_reason: None,
         started_at: now(),
         ended_at: None,
@@ -828,19 +827,14 @@ fn a_game_its_last_stored_move_ended_is_finished_as_it_ended_at_the_next_start()
     };
     store.insert_game(&g).unwrap();
     store.record_move(&g.id, 1, 1).unwrap();
-    let resumed = lounge::world::resumable(
-        store,
-        Default::default(),
-        &world_config.clock,
-        &world_config.results,
-    )
-    .unwrap();
+    let resumed =
+        lounge::world::resumable(store, &world_config.clock, &world_config.results).unwrap();
     assert!(resumed.is_empty(), "nothing left in play");
     let game = store.game(&g.id).unwrap().unwrap();
     assert_eq!(game.end_reason.as_deref(), Some("no_capture_limit"));
-    assert_ne!(game.status, "playing");
+    assert_ne!(game.status, lounge::ayo::Status::Playing);
     let record = store.match_record(&m.id).unwrap().unwrap();
-    assert_ne!(record.row.status, "playing");
+    assert_ne!(record.row.status, lounge::store::MatchStatus::Playing);
     assert_eq!(record.row.end_reason.as_deref(), Some("games"));
 }
 
@@ -855,9 +849,9 @@ fn an_outage_recorded_again_by_a_start_that_failed_is_not_refunded_twice() {
         table_id: "t1".into(),
         south_id: a.id.into_string(),
         north_id: b.id.into_string(),
-        rules: "{}".into(),
+        rules: Default::default(),
         house: false,
-        status: "playing".into(),
+        status: lounge::ayo::Status::Playing,
         end_reason: None,
         started_at: now(),
         ended_at: None,

@@ -16,13 +16,7 @@ pub(crate) fn lounge_world(db: &TestDb, config: RoomConfig) -> World {
 
 /// The lounge again after a restart: its matches in play picked up from the store.
 pub(crate) fn lounge_world_resumed(db: &TestDb, config: RoomConfig) -> World {
-    let matches = lounge::world::resumable(
-        db.store(),
-        Default::default(),
-        &config.clock,
-        &config.results,
-    )
-    .unwrap();
+    let matches = lounge::world::resumable(db.store(), &config.clock, &config.results).unwrap();
     lounge_world_with(db, config, matches)
 }
 
@@ -35,7 +29,7 @@ fn lounge_world_with(
     let room = lounge::store::RoomRow {
         id: "lounge".into(),
         name: "Lounge".into(),
-        kind: "lounge".into(),
+        kind: lounge::common::RoomKind::Lounge,
         owner_id: None,
         created_at: now(),
     };
@@ -43,7 +37,7 @@ fn lounge_world_with(
         id: "t1".into(),
         room_id: "lounge".into(),
         position: 1,
-        rules: "{}".into(),
+        rules: Default::default(),
     };
     store
         .ensure_room(&room, std::slice::from_ref(&table))
@@ -58,7 +52,6 @@ fn lounge_world_with(
         }],
         matches,
         store,
-        Default::default(),
         config,
     )
 }

@@ -585,7 +585,10 @@ async fn a_whole_game_at_a_home_board_between_the_owner_and_a_visitor() {
             .unwrap();
         assert_eq!(stored.table_id, table);
         assert!(!stored.house);
-        assert_eq!(stored.status, a["result"].as_str().unwrap());
+        assert_eq!(
+            lounge::store::status_word(stored.status),
+            a["result"].as_str().unwrap()
+        );
     })
     .await;
 }

@@ -4,6 +4,8 @@ use lounge::store::{
     new_id, now, Backend, DatabaseUrl, GameRow, RoomRow, StoreError, TableRow, UserRow,
 };
 
+use lounge::ayo::{Preset, Status};
+
 use crate::support::TestDb;
 
 fn user(name: &str) -> UserRow {
@@ -19,7 +21,7 @@ fn lounge_room() -> (RoomRow, Vec<TableRow>) {
     let room = RoomRow {
         id: "surulere-games-lounge".into(),
         name: "Surulere Games Lounge".into(),
-        kind: "lounge".into(),
+        kind: lounge::common::RoomKind::Lounge,
         owner_id: None,
         created_at: now(),
     };
@@ -28,7 +30,7 @@ fn lounge_room() -> (RoomRow, Vec<TableRow>) {
             id: format!("surulere-games-lounge-{n}"),
             room_id: room.id.clone(),
             position: n,
-            rules: "{\"preset\":\"lagos\"}".into(),
+            rules: Preset::Lagos.rules(),
         })
         .collect();
     (room, tables)
@@ -40,9 +42,9 @@ fn game(table: &str, south: &UserRow, north: &UserRow) -> GameRow {
         table_id: table.into(),
         south_id: south.id.clone(),
         north_id: north.id.clone(),
-        rules: "{\"preset\":\"lagos\"}".into(),
+        rules: Preset::Lagos.rules(),
         house: false,
-        status: "playing".into(),
+        status: Status::Playing,
         end_reason: None,
         started_at: now(),
         ended_at: None,
@@ -150,15 +152,19 @@ fn moves_are_stored_in_order_once_and_only_while_the_game_is_in_play() {
         assert_eq!(in_play[0].game, g);
         assert_eq!(in_play[0].moves, [3, 1, 6]);
 
-        assert!(store.finish_game(&g.id, "south_won", "resigned").unwrap());
+        assert!(store
+            .finish_game(&g.id, Status::SouthWon, "resigned")
+            .unwrap());
         assert!(
-            !store.finish_game(&g.id, "north_won", "timeout").unwrap(),
+            !store
+                .finish_game(&g.id, Status::NorthWon, "timeout")
+                .unwrap(),
             "over stays over"
         );
         let over = store.game(&g.id).unwrap().unwrap();
         assert_eq!(
-            (over.status.as_str(), over.end_reason.as_deref()),
-            ("south_won", Some("resigned"))
+            (over.status, over.end_reason.as_deref()),
+            (Status::SouthWon, Some("resigned"))
         );
         assert!(over.ended_at.is_some());
         assert!(matches!(

@@ -178,9 +178,9 @@ fn store_one(store: &Store, write: &Write, results: &ResultsConfig) -> Result<bo
                 second_id: players[1].id.to_string(),
                 house: players.iter().any(|p| p.house),
                 best_of: i32::from(u8::from(settings.best_of)),
-                clock: settings.clock.to_string(),
-                rules: rules_json(rules),
-                status: "playing".into(),
+                clock: settings.clock,
+                rules: *rules,
+                status: store::MatchStatus::Playing,
                 winner_id: None,
                 end_reason: None,
                 first_halves: 0,
@@ -191,7 +191,7 @@ fn store_one(store: &Store, write: &Write, results: &ResultsConfig) -> Result<bo
         }
         Write::NewGame(game) => store.insert_game(&game_row(game))?,
         Write::UnstartedGame { game, result } => store.insert_game(&GameRow {
-            status: json_word(result),
+            status: *result,
             end_reason: Some("not_started".into()),
             ended_at: Some(store::now()),
             ..game_row(game)
@@ -217,7 +217,7 @@ fn store_one(store: &Store, write: &Write, results: &ResultsConfig) -> Result<bo
             let day = results.clock;
             let finished = store.finish_game_with(
                 game.as_str(),
-                &json_word(status),
+                *status,
                 &json_word(reason),
                 win.as_ref().map(stored_win).as_ref(),
                 |ended| day.day_of(ended.and_utc()),
@@ -233,10 +233,6 @@ fn store_one(store: &Store, write: &Write, results: &ResultsConfig) -> Result<bo
     Ok(false)
 }
 
-fn rules_json(rules: &crate::ayo::Rules) -> String {
-    serde_json::to_string(rules).unwrap_or_default()
-}
-
 /// The stored row of a game in play from now.
 fn game_row(game: &NewGame) -> GameRow {
     GameRow {
@@ -244,9 +240,9 @@ fn game_row(game: &NewGame) -> GameRow {
         table_id: game.table.to_string(),
         south_id: game.south.id.to_string(),
         north_id: game.north.id.to_string(),
-        rules: rules_json(&game.rules),
+        rules: game.rules,
         house: game.south.house || game.north.house,
-        status: json_word(&Status::Playing),
+        status: Status::Playing,
         end_reason: None,
         started_at: store::now(),
         ended_at: None,
@@ -271,11 +267,10 @@ pub fn stored_win(win: &Win) -> store::Win {
 pub fn stored_result(result: &MatchResult) -> store::MatchResult {
     store::MatchResult {
         status: if result.winner.is_some() {
-            "won"
+            store::MatchStatus::Won
         } else {
-            "draw"
-        }
-        .into(),
+            store::MatchStatus::Draw
+        },
         winner_id: result.winner.as_ref().map(ToString::to_string),
         end_reason: result.end_reason.word().into(),
         halves: result.halves,

@@ -65,10 +65,8 @@ impl Room {
                 let (store, id) = (self.store.clone(), self.info.id.clone());
                 match blocking(move || store.door(id.as_str())).await {
                     Ok((door, guests)) => {
-                        self.door = DoorState::new(
-                            door.parse().ok(),
-                            guests.into_iter().map(|g| g.id).collect(),
-                        );
+                        self.door =
+                            DoorState::new(Some(door), guests.into_iter().map(|g| g.id).collect());
                     }
                     Err(e) => tracing::error!(error = %e, room = %self.info.id, "reading a door"),
                 }
@@ -347,11 +345,10 @@ impl Room {
                 if board.is_some() && self.tables.len() >= self.config.max_boards {
                     return Err(HotelError::TooManyBoards(self.config.max_boards));
                 }
-                let rules_json = serde_json::to_string(&rules).unwrap_or_default();
                 let room = self.info.id.clone();
                 let placing = board.clone();
                 let row = blocking(move || {
-                    store.add_table(&actor, room.as_str(), &rules_json, placing.as_deref())
+                    store.add_table(&actor, room.as_str(), rules, placing.as_deref())
                 })
                 .await
                 .map_err(|e| match (e, board) {
@@ -393,8 +390,7 @@ impl Room {
                 if self.tables[t].table.match_in_play() {
                     return Err(HotelError::TableBusy(table));
                 }
-                let rules_json = serde_json::to_string(&rules).unwrap_or_default();
-                blocking(move || store.set_table_rules(&actor, id.as_str(), &rules_json)).await?;
+                blocking(move || store.set_table_rules(&actor, id.as_str(), rules)).await?;
                 if let Some(refusal) = self.apply(t, Command::SetRules { rules }).await {
                     return Err(HotelError::TableBusy(refusal.message));
                 }
