@@ -317,6 +317,35 @@ text_column!(
     super::ItemKind
 );
 
+/// Typed ids: stored as they are.
+macro_rules! id_column {
+    ($($ty:ident),*) => {$(
+        impl TextColumn for crate::common::$ty {
+            const WHAT: &'static str = stringify!($ty);
+
+            fn to_text(&self) -> Cow<'_, str> {
+                Cow::Borrowed(self.as_str())
+            }
+
+            fn from_text(s: &str) -> Result<Self, String> {
+                Ok(crate::common::$ty::from(s))
+            }
+        }
+
+        text_column!(crate::common::$ty);
+    )*};
+}
+
+id_column!(
+    UserId,
+    RoomId,
+    TableId,
+    GameId,
+    MatchId,
+    InvitationId,
+    ItemId
+);
+
 /// Rows read one by one: a row that does not read is logged and left out (`what` names
 /// them), the others kept; any other error fails the read.
 pub(super) fn readable<T>(
@@ -435,6 +464,21 @@ mod tests {
             .map(|r| r.room.id)
             .collect();
         assert_eq!(open, ["b"]);
+        let _ = std::fs::remove_file(path);
+    }
+
+    #[test]
+    fn typed_ids_query_text_columns() {
+        use super::super::schema::rooms;
+        use crate::common::RoomId;
+        let (store, path) = sqlite();
+        lounge(&store, "l", 1);
+        let id: RoomId = rooms::table
+            .filter(rooms::id.eq(RoomId::from("l")))
+            .select(rooms::id)
+            .first(&mut *store.conn().unwrap())
+            .unwrap();
+        assert_eq!(id, RoomId::from("l"));
         let _ = std::fs::remove_file(path);
     }
 
