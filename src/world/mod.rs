@@ -2,6 +2,7 @@
 //! one task; the world reaches a room only through its handle in the registry, so a room could
 //! later live on another instance.
 
+pub mod apartment;
 mod hotel;
 pub mod matches;
 pub mod protocol;
@@ -15,7 +16,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
 pub use crate::common::{NameError, ServerClock, User, UserName};
-pub use hotel::{CloseGames, Door, DoorState, HotelError, TableChange};
+pub use hotel::{
+    new_room, operator_may_add_table, operator_may_close, CloseGames, Door, DoorState, HotelError,
+    TableChange, MAX_TABLES,
+};
 pub use resume::resumable;
 pub use room::{
     Outbox, ResultsConfig, ResumedGame, ResumedMatch, RoomCommand, RoomConfig, RoomHandle,
