@@ -11,6 +11,7 @@ use utoipa_actix_web::AppExt;
 use crate::ayo::house::Level;
 use crate::ayo::Rules;
 use crate::champions::{Champions, MemoryWall, RedisWall, Wall};
+use crate::common::{RoomId, TableId};
 use crate::config::{Settings, DEVELOPMENT_SECRET};
 use crate::house::House;
 use crate::http::{self, auth::Auth, AppState};
@@ -85,7 +86,7 @@ impl Application {
                 Level::ALL.into_iter().try_for_each(|level| {
                     let user = House::user(level);
                     store.ensure_user(&store::UserRow {
-                        id: user.id.into_string(),
+                        id: user.id,
                         name: user.name,
                         house: true,
                         created_at: store::now(),
@@ -282,7 +283,7 @@ fn seed_hotel(
 ) -> Result<Vec<store::StoredRoom>, StoreError> {
     for seed in seeds {
         let room = RoomRow {
-            id: seed.id.clone(),
+            id: RoomId::from(seed.id.as_str()),
             name: seed.name.clone(),
             kind: seed.kind,
             owner_id: None,
@@ -290,8 +291,8 @@ fn seed_hotel(
         };
         let tables: Vec<TableRow> = (1..=seed.tables)
             .map(|n| TableRow {
-                id: format!("{}-{n}", seed.id),
-                room_id: seed.id.clone(),
+                id: TableId::from(format!("{}-{n}", seed.id)),
+                room_id: room.id.clone(),
                 position: i32::try_from(n).unwrap_or(i32::MAX),
                 rules,
             })

@@ -380,7 +380,7 @@ impl Champions {
             }
             let replayed = Game::replay(game.rules, moves.iter().filter_map(|&n| Pit::new(n)))
                 .map_err(|(ply, e)| {
-                    RebuildError::Replay(game.id.clone(), format!("ply {ply}: {e}"))
+                    RebuildError::Replay(game.id.to_string(), format!("ply {ply}: {e}"))
                 })?;
             let (winner, loser) = match game.status {
                 Status::SouthWon => (Side::South, Side::North),
@@ -389,14 +389,14 @@ impl Champions {
             let ids = [game.south_id.clone(), game.north_id.clone()];
             let house_level = ids
                 .iter()
-                .find_map(|id| House::level_of(id))
+                .find_map(|id| House::level_of(id.as_str()))
                 .map(|l| l.name().to_owned());
             let ended = game.ended_at.unwrap_or(from.naive_utc());
             let result = GameResult {
-                game_id: game.id.clone(),
+                game_id: game.id.to_string(),
                 day: report.date.clone(),
-                winner_id: ids[winner.index()].clone(),
-                loser_id: ids[loser.index()].clone(),
+                winner_id: ids[winner.index()].to_string(),
+                loser_id: ids[loser.index()].to_string(),
                 seeds: i32::from(replayed.position().stores()[winner.index()]),
                 // Decided below with the cap; until then nothing waits for the wall.
                 counts: false,

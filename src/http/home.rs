@@ -9,6 +9,7 @@ use super::auth::Player;
 use super::error::{ApiError, ErrorBody};
 use super::input::{Body, RulesSpec};
 use super::AppState;
+use crate::common::{RoomId, TableId, UserId};
 use crate::store::{self, Actor, RoomRow, ShopItem};
 use crate::world::apartment::{self, Apartment};
 use crate::world::{Door, HotelError, RoomCommand, TableChange, User};
@@ -141,13 +142,15 @@ pub struct OwnedView {
 #[derive(Serialize, ToSchema)]
 pub struct ApartmentView {
     /// The room id: `enter` it over the WebSocket.
-    pub room: String,
+    #[schema(value_type = String)]
+    pub room: RoomId,
     pub name: String,
     pub door: Door,
     #[schema(value_type = Vec<Object>)]
     pub guests: Vec<User>,
     /// The tables the placed boards make.
-    pub tables: Vec<String>,
+    #[schema(value_type = Vec<String>)]
+    pub tables: Vec<TableId>,
     pub max_boards: usize,
 }
 
@@ -170,10 +173,10 @@ pub async fn me(
     let store = state.store.clone();
     let max_boards = state.max_boards;
     let me = web::block(move || -> Result<MeBody, ApiError> {
-        let user = apartment::known_user(&store, &claims.sub)?;
-        let coins = store.coins(&user.id)?.unwrap_or(0);
+        let user = apartment::known_user(&store, &UserId::from(claims.sub))?;
+        let coins = store.coins(user.id.as_str())?.unwrap_or(0);
         let inventory = store
-            .inventory(&user.id)?
+            .inventory(user.id.as_str())?
             .into_iter()
             .map(|(owned, item)| OwnedView {
                 id: owned.id,
@@ -258,7 +261,8 @@ pub async fn add_guest(
 ) -> Result<HttpResponse, ApiError> {
     let room = my_apartment(&state, &claims.sub).await?;
     let (store, row) = (state.store.clone(), room.clone());
-    web::block(move || apartment::invite(&store, &row, &claims.sub, &body.user)).await??;
+    web::block(move || apartment::invite(&store, &row, &claims.sub.into(), &body.user.into()))
+        .await??;
     door_changed(&state, &room).await
 }
 
@@ -281,7 +285,8 @@ pub async fn remove_guest(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let room = my_apartment(&state, &claims.sub).await?;
-    let (store, row, guest) = (state.store.clone(), room.clone(), path.into_inner());
+    let (store, row) = (state.store.clone(), room.clone());
+    let guest = UserId::from(path.into_inner());
     web::block(move || apartment::uninvite(&store, &row, &guest)).await??;
     door_changed(&state, &room).await
 }
@@ -327,13 +332,14 @@ pub async fn place_board(
         None => state.default_rules,
     };
     let room = my_apartment(&state, &claims.sub).await?;
-    let (store, user, board) = (state.store.clone(), claims.sub.clone(), body.board.clone());
+    let (store, board) = (state.store.clone(), body.board.clone());
+    let user = UserId::from(claims.sub.as_str());
     web::block(move || apartment::may_place(&store, &user, &board)).await??;
     let change = TableChange::Add {
         rules,
         board: Some(body.board),
     };
-    let table = change_tables(&state, &room.id, Actor::Owner(claims.sub), change)
+    let table = change_tables(&state, room.id.as_str(), Actor::Owner(claims.sub), change)
         .await?
         .ok_or(HotelError::Gone)?;
     Ok(HttpResponse::Created().json(TableBody { table }))
@@ -362,7 +368,7 @@ pub async fn take_up_board(
     let change = TableChange::Remove {
         table: path.into_inner(),
     };
-    change_tables(&state, &room.id, Actor::Owner(claims.sub), change).await?;
+    change_tables(&state, room.id.as_str(), Actor::Owner(claims.sub), change).await?;
     Ok(HttpResponse::NoContent().finish())
 }
 
@@ -394,7 +400,7 @@ pub(super) async fn change_tables(
 
 /// The player's apartment, made on first need.
 async fn my_apartment(state: &AppState, user_id: &str) -> Result<RoomRow, ApiError> {
-    let (store, id) = (state.store.clone(), user_id.to_owned());
+    let (store, id) = (state.store.clone(), UserId::from(user_id));
     Ok(web::block(move || apartment::apartment_of(&store, &id)).await??)
 }
 
@@ -402,7 +408,7 @@ async fn my_apartment(state: &AppState, user_id: &str) -> Result<RoomRow, ApiErr
 async fn door_changed(state: &AppState, room: &RoomRow) -> Result<HttpResponse, ApiError> {
     let (store, row, max) = (state.store.clone(), room.clone(), state.max_boards);
     let view = web::block(move || apartment::apartment(&store, &row)).await??;
-    state.world.door_changed(&room.id).await;
+    state.world.door_changed(room.id.as_str()).await;
     Ok(HttpResponse::Ok().json(apartment_view(view, max)))
 }
 

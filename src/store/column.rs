@@ -396,7 +396,7 @@ mod tests {
         };
         let tables: Vec<TableRow> = (1..=tables)
             .map(|n| TableRow {
-                id: format!("{id}-{n}"),
+                id: format!("{id}-{n}").into(),
                 room_id: id.into(),
                 position: n,
                 rules: Preset::Kontest.rules(),
@@ -423,7 +423,10 @@ mod tests {
         assert_eq!(words[0].word, "lounge");
         let rules: Rules = serde_json::from_str(&words[1].word).unwrap();
         assert_eq!(rules, Preset::Kontest.rules());
-        assert_eq!(store.tables("l").unwrap()[0].rules, Preset::Kontest.rules());
+        assert_eq!(
+            store.tables(&"l".into()).unwrap()[0].rules,
+            Preset::Kontest.rules()
+        );
         let _ = std::fs::remove_file(path);
     }
 
@@ -436,10 +439,10 @@ mod tests {
             "UPDATE ayo_tables SET rules = '{}' WHERE id = 'l-2'",
         );
         let ids: Vec<String> = store
-            .tables("l")
+            .tables(&"l".into())
             .unwrap()
             .into_iter()
-            .map(|t| t.id)
+            .map(|t| t.id.into_string())
             .collect();
         assert_eq!(ids, ["l-1", "l-3"]);
         let _ = std::fs::remove_file(path);
@@ -452,7 +455,7 @@ mod tests {
         lounge(&store, "b", 1);
         raw(&store, "UPDATE rooms SET kind = 'ballroom' WHERE id = 'a'");
         assert!(matches!(
-            store.room("a"),
+            store.room(&"a".into()),
             Err(StoreError::Query(
                 diesel::result::Error::DeserializationError(_)
             ))
@@ -461,7 +464,7 @@ mod tests {
             .rooms_to_open()
             .unwrap()
             .into_iter()
-            .map(|r| r.room.id)
+            .map(|r| r.room.id.into_string())
             .collect();
         assert_eq!(open, ["b"]);
         let _ = std::fs::remove_file(path);

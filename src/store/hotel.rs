@@ -15,7 +15,7 @@ use super::schema::{
 use super::shop::{Owned, ShopItem};
 use super::{now, ordered_id, Db, RoomRow, Store, StoreError, TableRow, UserRow};
 use crate::ayo::{Rules, Status};
-use crate::common::{Door, RoomKind};
+use crate::common::{Door, RoomId, RoomKind, TableId, UserId};
 
 /// Who changes the hotel: an operator (audited) or an apartment's owner.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,12 +52,12 @@ pub struct StoredRoom {
     pub closing: bool,
     /// An apartment's door; `None` for rooms without one.
     pub door: Option<Door>,
-    pub guests: Vec<String>,
+    pub guests: Vec<UserId>,
 }
 
 /// The id of a user's apartment.
-pub fn apartment_id(user_id: &str) -> String {
-    format!("apartment-{user_id}")
+pub fn apartment_id(user_id: &UserId) -> RoomId {
+    RoomId::from(format!("apartment-{user_id}"))
 }
 
 impl Store {
@@ -165,7 +165,7 @@ impl Store {
     }
 
     /// An open room by id with what a room task needs, or `None`.
-    pub fn open_room(&self, id: &str) -> Result<Option<StoredRoom>, StoreError> {
+    pub fn open_room(&self, id: &RoomId) -> Result<Option<StoredRoom>, StoreError> {
         let room: Option<RoomRow> = rooms::table
             .find(id)
             .filter(rooms::closed_at.is_null())
@@ -197,7 +197,7 @@ impl Store {
     }
 
     /// Any room, open or closed, with whether it is closed.
-    pub fn room(&self, id: &str) -> Result<Option<(RoomRow, bool)>, StoreError> {
+    pub fn room(&self, id: &RoomId) -> Result<Option<(RoomRow, bool)>, StoreError> {
         let row: Option<(RoomRow, Option<NaiveDateTime>)> = rooms::table
             .find(id)
             .select((RoomRow::as_select(), rooms::closed_at))
@@ -226,14 +226,14 @@ impl Store {
                 conn,
                 actor,
                 "room.create",
-                &room.id,
+                room.id.as_str(),
                 &serde_json::json!({"name": room.name, "kind": room.kind, "tables": tables.len()}),
             )
         })
     }
 
     /// Renames an open room, audited.
-    pub fn rename_room(&self, actor: &str, id: &str, name: &str) -> Result<(), StoreError> {
+    pub fn rename_room(&self, actor: &str, id: &RoomId, name: &str) -> Result<(), StoreError> {
         self.write(|conn| {
             let changed = diesel::update(rooms::table.find(id).filter(rooms::closed_at.is_null()))
                 .set(rooms::name.eq(name))
@@ -245,14 +245,14 @@ impl Store {
                 conn,
                 actor,
                 "room.rename",
-                id,
+                id.as_str(),
                 &serde_json::json!({"name": name}),
             )
         })
     }
 
     /// Marks a room closed, audited; `games` says what happens to games in play.
-    pub fn close_room(&self, actor: &str, id: &str, games: &str) -> Result<(), StoreError> {
+    pub fn close_room(&self, actor: &str, id: &RoomId, games: &str) -> Result<(), StoreError> {
         self.write(|conn| {
             // Closing again (to end the games a first close let finish) keeps the first time.
             diesel::update(rooms::table.find(id).filter(rooms::closed_at.is_null()))
@@ -266,7 +266,7 @@ impl Store {
                 conn,
                 actor,
                 "room.close",
-                id,
+                id.as_str(),
                 &serde_json::json!({"games": games}),
             )
         })
@@ -276,7 +276,7 @@ impl Store {
     pub fn add_table(
         &self,
         actor: &Actor,
-        room_id: &str,
+        room_id: &RoomId,
         rules: Rules,
         board: Option<&str>,
     ) -> Result<TableRow, StoreError> {
@@ -287,8 +287,8 @@ impl Store {
                 .first(conn)?;
             let position = last.unwrap_or(0).saturating_add(1);
             let table = TableRow {
-                id: format!("{room_id}-{position}"),
-                room_id: room_id.to_owned(),
+                id: TableId::from(format!("{room_id}-{position}")),
+                room_id: room_id.clone(),
                 position,
                 rules,
             };
@@ -313,7 +313,7 @@ impl Store {
                 conn,
                 actor,
                 "table.add",
-                &table.id,
+                table.id.as_str(),
                 &serde_json::json!({"room": room_id, "rules": rules}),
             )?;
             Ok(table)
@@ -321,7 +321,7 @@ impl Store {
     }
 
     /// Takes a table away (a board placed there goes back to its owner's inventory).
-    pub fn remove_table(&self, actor: &Actor, table_id: &str) -> Result<(), StoreError> {
+    pub fn remove_table(&self, actor: &Actor, table_id: &TableId) -> Result<(), StoreError> {
         self.write(|conn| {
             let changed = diesel::update(
                 ayo_tables::table
@@ -340,7 +340,7 @@ impl Store {
                 conn,
                 actor,
                 "table.remove",
-                table_id,
+                table_id.as_str(),
                 &serde_json::json!({}),
             )
         })
@@ -350,7 +350,7 @@ impl Store {
     pub fn set_table_rules(
         &self,
         actor: &Actor,
-        table_id: &str,
+        table_id: &TableId,
         rules: Rules,
     ) -> Result<(), StoreError> {
         self.write(|conn| {
@@ -368,7 +368,7 @@ impl Store {
                 conn,
                 actor,
                 "table.rules",
-                table_id,
+                table_id.as_str(),
                 &serde_json::json!({"rules": rules}),
             )
         })
@@ -400,7 +400,7 @@ impl Store {
     }
 
     /// An apartment's door and guests.
-    pub fn door(&self, room_id: &str) -> Result<(Door, Vec<UserRow>), StoreError> {
+    pub fn door(&self, room_id: &RoomId) -> Result<(Door, Vec<UserRow>), StoreError> {
         let mut conn = self.conn()?;
         let door: Option<Door> = rooms::table
             .find(room_id)
@@ -416,7 +416,7 @@ impl Store {
         Ok((door.unwrap_or_default(), guests))
     }
 
-    pub fn set_door(&self, room_id: &str, door: Door) -> Result<(), StoreError> {
+    pub fn set_door(&self, room_id: &RoomId, door: Door) -> Result<(), StoreError> {
         diesel::update(rooms::table.find(room_id))
             .set(rooms::door.eq(door))
             .execute(&mut *self.conn()?)?;
@@ -424,7 +424,7 @@ impl Store {
     }
 
     /// Adds a guest to an apartment's list; already there is fine.
-    pub fn add_guest(&self, room_id: &str, user_id: &str) -> Result<(), StoreError> {
+    pub fn add_guest(&self, room_id: &RoomId, user_id: &UserId) -> Result<(), StoreError> {
         let added = diesel::insert_into(apartment_guests::table)
             .values((
                 apartment_guests::room_id.eq(room_id),
@@ -439,7 +439,7 @@ impl Store {
     }
 
     /// Takes a guest off the list; true when they were on it.
-    pub fn remove_guest(&self, room_id: &str, user_id: &str) -> Result<bool, StoreError> {
+    pub fn remove_guest(&self, room_id: &RoomId, user_id: &UserId) -> Result<bool, StoreError> {
         let removed = diesel::delete(
             apartment_guests::table
                 .filter(apartment_guests::room_id.eq(room_id))

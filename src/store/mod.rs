@@ -35,7 +35,7 @@ use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
 use thiserror::Error;
 
 use crate::ayo::{Rules, Status};
-use crate::common::RoomKind;
+use crate::common::{GameId, MatchId, RoomId, RoomKind, TableId, UserId};
 use schema::{ayo_tables, games, moves, rooms, users};
 
 const POSTGRES_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/postgres");
@@ -168,7 +168,7 @@ impl ManageConnection for Manager {
 #[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable)]
 #[diesel(table_name = users)]
 pub struct UserRow {
-    pub id: String,
+    pub id: UserId,
     pub name: String,
     pub house: bool,
     pub created_at: NaiveDateTime,
@@ -178,10 +178,10 @@ pub struct UserRow {
 #[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable)]
 #[diesel(table_name = rooms)]
 pub struct RoomRow {
-    pub id: String,
+    pub id: RoomId,
     pub name: String,
     pub kind: RoomKind,
-    pub owner_id: Option<String>,
+    pub owner_id: Option<UserId>,
     pub created_at: NaiveDateTime,
 }
 
@@ -189,8 +189,8 @@ pub struct RoomRow {
 #[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable)]
 #[diesel(table_name = ayo_tables)]
 pub struct TableRow {
-    pub id: String,
-    pub room_id: String,
+    pub id: TableId,
+    pub room_id: RoomId,
     pub position: i32,
     pub rules: Rules,
 }
@@ -199,10 +199,10 @@ pub struct TableRow {
 #[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable)]
 #[diesel(table_name = games)]
 pub struct GameRow {
-    pub id: String,
-    pub table_id: String,
-    pub south_id: String,
-    pub north_id: String,
+    pub id: GameId,
+    pub table_id: TableId,
+    pub south_id: UserId,
+    pub north_id: UserId,
     pub rules: Rules,
     pub house: bool,
     pub status: Status,
@@ -210,7 +210,7 @@ pub struct GameRow {
     pub started_at: NaiveDateTime,
     pub ended_at: Option<NaiveDateTime>,
     /// The match it is a game of, and its number there (from 1).
-    pub match_id: Option<String>,
+    pub match_id: Option<MatchId>,
     pub number: Option<i32>,
     /// When its first clock started (server milliseconds), without a clock `None`.
     pub clock_started_ms: Option<i64>,
@@ -343,7 +343,7 @@ impl Store {
         Ok(())
     }
 
-    pub fn user(&self, id: &str) -> Result<Option<UserRow>, StoreError> {
+    pub fn user(&self, id: &UserId) -> Result<Option<UserRow>, StoreError> {
         Ok(users::table
             .find(id)
             .select(UserRow::as_select())
@@ -383,7 +383,7 @@ impl Store {
     /// A room's tables in place (not removed), in order.
     ///
     /// A table whose stored rules do not read is logged and left out: it stays out of play.
-    pub fn tables(&self, room_id: &str) -> Result<Vec<TableRow>, StoreError> {
+    pub fn tables(&self, room_id: &RoomId) -> Result<Vec<TableRow>, StoreError> {
         let mut conn = self.conn()?;
         let rows = ayo_tables::table
             .filter(ayo_tables::room_id.eq(room_id))
@@ -401,7 +401,7 @@ impl Store {
         Ok(())
     }
 
-    pub fn game(&self, id: &str) -> Result<Option<GameRow>, StoreError> {
+    pub fn game(&self, id: &GameId) -> Result<Option<GameRow>, StoreError> {
         Ok(games::table
             .find(id)
             .select(GameRow::as_select())
@@ -416,7 +416,7 @@ impl Store {
     /// transaction's upgrade to a writer under concurrent writers ("database is locked") instead
     /// of waiting. The status check before it is a guard; the room task that owns the game is
     /// the one that ends it, so nothing races it.
-    pub fn record_move(&self, game_id: &str, ply: u32, pit: u8) -> Result<(), StoreError> {
+    pub fn record_move(&self, game_id: &GameId, ply: u32, pit: u8) -> Result<(), StoreError> {
         self.record_move_with(game_id, ply, pit, None)
     }
 
@@ -424,7 +424,7 @@ impl Store {
     /// neither.
     pub fn record_move_with(
         &self,
-        game_id: &str,
+        game_id: &GameId,
         ply: u32,
         pit: u8,
         clock: Option<MoveClock>,
@@ -442,7 +442,7 @@ impl Store {
             Some(_) => return Err(StoreError::Conflict(format!("game {game_id} is over"))),
         }
         let row = NewMove {
-            game_id,
+            game_id: game_id.as_str(),
             ply,
             pit: pit.into(),
             played_at: now(),
@@ -459,7 +459,7 @@ impl Store {
     /// Marks a game in play as over; a game already over is left as it is (false).
     pub fn finish_game(
         &self,
-        game_id: &str,
+        game_id: &GameId,
         status: Status,
         end_reason: &str,
     ) -> Result<bool, StoreError> {
@@ -478,7 +478,7 @@ impl Store {
     }
 
     /// The moves of a game, in order.
-    pub fn moves(&self, game_id: &str) -> Result<Vec<u8>, StoreError> {
+    pub fn moves(&self, game_id: &GameId) -> Result<Vec<u8>, StoreError> {
         let pits: Vec<i32> = moves::table
             .filter(moves::game_id.eq(game_id))
             .order(moves::ply.asc())
@@ -515,7 +515,7 @@ impl Store {
         Ok(rows
             .into_iter()
             .map(|game| GameInPlay {
-                moves: by_game.remove(&game.id).unwrap_or_default(),
+                moves: by_game.remove(game.id.as_str()).unwrap_or_default(),
                 game,
             })
             .collect())

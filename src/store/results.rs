@@ -6,6 +6,7 @@ use diesel::prelude::*;
 
 use super::schema::{game_results, games, users};
 use super::{now, Db, Store, StoreError, UserRow};
+use crate::common::GameId;
 
 /// A stored result.
 #[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable)]
@@ -51,7 +52,7 @@ impl Store {
     /// winner already has `cap` counted wins against this loser that day.
     pub fn finish_game_with(
         &self,
-        game_id: &str,
+        game_id: &GameId,
         status: crate::ayo::Status,
         end_reason: &str,
         win: Option<&Win>,
@@ -87,7 +88,7 @@ impl Store {
                 && Store::counted_against(conn, &day, &win.winner_id, &win.loser_id)?
                     < i64::from(cap);
             let result = GameResult {
-                game_id: game_id.to_owned(),
+                game_id: game_id.to_string(),
                 day,
                 winner_id: win.winner_id.clone(),
                 loser_id: win.loser_id.clone(),

@@ -296,7 +296,7 @@ impl Store {
             if grant > 0 {
                 Store::move_coins(
                     conn,
-                    &user.id,
+                    user.id.as_str(),
                     grant,
                     "welcome",
                     "welcome to Lagos Hotel",

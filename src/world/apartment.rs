@@ -3,7 +3,7 @@
 //!
 //! Calls block on the store: async callers run them on the blocking pool.
 
-use crate::common::{Door, User};
+use crate::common::{Door, TableId, User, UserId};
 use crate::store::{RoomRow, Store, UserRow};
 
 use super::hotel::HotelError;
@@ -15,17 +15,17 @@ pub struct Apartment {
     pub door: Door,
     pub guests: Vec<User>,
     /// Its tables: the boards placed.
-    pub tables: Vec<String>,
+    pub tables: Vec<TableId>,
 }
 
 /// The user behind a player token, or [`HotelError::UnknownUser`] when this service does not
 /// know them.
-pub fn known_user(store: &Store, id: &str) -> Result<UserRow, HotelError> {
+pub fn known_user(store: &Store, id: &UserId) -> Result<UserRow, HotelError> {
     store.user(id)?.ok_or(HotelError::UnknownUser)
 }
 
 /// A user's apartment, made on first need.
-pub fn apartment_of(store: &Store, user_id: &str) -> Result<RoomRow, HotelError> {
+pub fn apartment_of(store: &Store, user_id: &UserId) -> Result<RoomRow, HotelError> {
     let user = known_user(store, user_id)?;
     Ok(store.ensure_apartment(&user)?)
 }
@@ -40,7 +40,7 @@ pub fn apartment(store: &Store, room: &RoomRow) -> Result<Apartment, HotelError>
         guests: guests
             .into_iter()
             .map(|g| User {
-                id: g.id.into(),
+                id: g.id,
                 name: g.name,
                 house: false,
             })
@@ -56,7 +56,12 @@ pub fn set_door(store: &Store, room: &RoomRow, door: Door) -> Result<(), HotelEr
 
 /// Puts `guest` on the guest list of `owner`'s apartment: a person this service knows, not
 /// the owner (who lives there) and not Baba Ayo.
-pub fn invite(store: &Store, room: &RoomRow, owner: &str, guest: &str) -> Result<(), HotelError> {
+pub fn invite(
+    store: &Store,
+    room: &RoomRow,
+    owner: &UserId,
+    guest: &UserId,
+) -> Result<(), HotelError> {
     if guest == owner {
         return Err(HotelError::Invalid {
             field: "user",
@@ -65,12 +70,12 @@ pub fn invite(store: &Store, room: &RoomRow, owner: &str, guest: &str) -> Result
     }
     match store.user(guest)? {
         Some(guest) if !guest.house => Ok(store.add_guest(&room.id, &guest.id)?),
-        _ => Err(HotelError::NoSuchUser(guest.to_owned())),
+        _ => Err(HotelError::NoSuchUser(guest.to_string())),
     }
 }
 
 /// Takes `guest` off the guest list.
-pub fn uninvite(store: &Store, room: &RoomRow, guest: &str) -> Result<(), HotelError> {
+pub fn uninvite(store: &Store, room: &RoomRow, guest: &UserId) -> Result<(), HotelError> {
     if store.remove_guest(&room.id, guest)? {
         Ok(())
     } else {
@@ -80,8 +85,8 @@ pub fn uninvite(store: &Store, room: &RoomRow, guest: &str) -> Result<(), HotelE
 
 /// Whether `owner` may place `board` at home: an Ayo board they own, not placed yet. (How
 /// many boards an apartment holds the room decides, as it places it.)
-pub fn may_place(store: &Store, owner: &str, board: &str) -> Result<(), HotelError> {
-    match store.owned(owner, board)? {
+pub fn may_place(store: &Store, owner: &UserId, board: &str) -> Result<(), HotelError> {
+    match store.owned(owner.as_str(), board)? {
         None => Err(HotelError::NoSuchBoard(board.to_owned())),
         Some((_, item)) if !item.is_board() => Err(HotelError::NotABoard(item.name)),
         Some((owned, _)) if owned.table_id.is_some() => Err(HotelError::BoardPlaced(owned.id)),

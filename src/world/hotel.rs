@@ -7,7 +7,7 @@ use thiserror::Error;
 
 use crate::ayo::Rules;
 pub use crate::common::Door;
-use crate::common::RoomKind;
+use crate::common::{RoomId, RoomKind, TableId, UserId};
 use crate::store::{self, RoomRow, StoreError, TableRow};
 
 /// Who may come into a room: everyone, unless it is an apartment whose door is `invited`.
@@ -15,11 +15,11 @@ use crate::store::{self, RoomRow, StoreError, TableRow};
 pub struct DoorState {
     /// `None` for rooms without a door (the lounge, talk rooms).
     pub door: Option<Door>,
-    pub guests: HashSet<String>,
+    pub guests: HashSet<UserId>,
 }
 
 impl DoorState {
-    pub fn new(door: Option<Door>, guests: Vec<String>) -> DoorState {
+    pub fn new(door: Option<Door>, guests: Vec<UserId>) -> DoorState {
         DoorState {
             door,
             guests: guests.into_iter().collect(),
@@ -152,14 +152,14 @@ pub fn new_room(
     }
     let tables = (1..=tables)
         .map(|n| TableRow {
-            id: format!("{id}-{n}"),
-            room_id: id.clone(),
+            id: TableId::from(format!("{id}-{n}")),
+            room_id: RoomId::from(id.clone()),
             position: n as i32,
             rules,
         })
         .collect();
     let room = RoomRow {
-        id,
+        id: RoomId::from(id),
         name,
         kind,
         owner_id: None,

@@ -197,7 +197,7 @@ impl World {
         if let Some(handle) = self.registry.get(id) {
             return Ok(Some(handle));
         }
-        let (store, room_id) = (self.store.clone(), id.to_owned());
+        let (store, room_id) = (self.store.clone(), RoomId::from(id));
         let (clock, results) = (self.config.clock.clone(), self.config.results.clone());
         let found = blocking(move || {
             let stored = match store.open_room(&room_id)? {

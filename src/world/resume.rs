@@ -12,7 +12,7 @@ use super::matches::{LiveMatch, MatchSettings, PlayedGame};
 use super::room::{ResultsConfig, ResumedGame, ResumedMatch};
 use super::series::BestOf;
 use super::table::{json_word, result_of, win_of};
-use crate::common::{GameId, MatchId, ServerClock, TableId, User, UserId};
+use crate::common::{MatchId, ServerClock, TableId, User, UserId};
 
 /// Every match in play, ready for its room.
 pub fn resumable(
@@ -64,7 +64,7 @@ fn resume(
             best_of,
         };
         let players = [people.get(&row.first_id)?, people.get(&row.second_id)?];
-        let mut m = LiveMatch::new(MatchId::from(row.id.clone()), settings, players);
+        let mut m = LiveMatch::new(row.id.clone(), settings, players);
         let mut game = None;
         for g in in_play.games {
             if g.status != Status::Playing {
@@ -98,7 +98,7 @@ fn resume(
                 Replayed::InPlay(replayed) => {
                     let clocks = clocks_of(store, &g, &replayed, settings, stopped, now)?;
                     game = Some(ResumedGame {
-                        game_id: GameId::from(g.id.clone()),
+                        game_id: g.id.clone(),
                         game: replayed,
                         players,
                         number: g.number.and_then(|n| u8::try_from(n).ok()).unwrap_or(1),
@@ -123,7 +123,7 @@ fn resume(
         // Games finished here count in the stored score too.
         store.set_match_points(&row.id, m.series.halves())?;
         resumed.push(ResumedMatch {
-            table_id: TableId::from(row.table_id),
+            table_id: row.table_id,
             r#match: m,
             game,
         });
@@ -197,10 +197,10 @@ fn clocks_of(
 
 fn played(g: &GameRow) -> PlayedGame {
     PlayedGame {
-        game_id: GameId::from(g.id.clone()),
+        game_id: g.id.clone(),
         number: g.number.and_then(|n| u8::try_from(n).ok()).unwrap_or(1),
-        south: UserId::from(g.south_id.clone()),
-        north: UserId::from(g.north_id.clone()),
+        south: g.south_id.clone(),
+        north: g.north_id.clone(),
         result: g.status,
         reason: g.end_reason.clone().unwrap_or_default(),
     }
@@ -215,7 +215,7 @@ fn adopt_lone_games(store: &Store, people: &mut People) -> Result<(), StoreError
         }
         people.get(&g.south_id)?;
         let row = MatchRow {
-            id: store::ordered_id(),
+            id: MatchId::from(store::ordered_id()),
             table_id: g.table_id.clone(),
             first_id: g.south_id.clone(),
             second_id: g.north_id.clone(),
@@ -240,7 +240,7 @@ fn adopt_lone_games(store: &Store, people: &mut People) -> Result<(), StoreError
 /// Users by id, each read once.
 struct People<'a> {
     store: &'a Store,
-    known: HashMap<String, User>,
+    known: HashMap<UserId, User>,
 }
 
 impl<'a> People<'a> {
@@ -251,7 +251,7 @@ impl<'a> People<'a> {
         }
     }
 
-    fn get(&mut self, id: &str) -> Result<User, StoreError> {
+    fn get(&mut self, id: &UserId) -> Result<User, StoreError> {
         if let Some(user) = self.known.get(id) {
             return Ok(user.clone());
         }
@@ -260,11 +260,11 @@ impl<'a> People<'a> {
             .user(id)?
             .ok_or_else(|| StoreError::NotFound(format!("user {id}")))?;
         let user = User {
-            id: UserId::from(row.id),
+            id: row.id,
             name: row.name,
             house: row.house,
         };
-        self.known.insert(id.to_owned(), user.clone());
+        self.known.insert(id.clone(), user.clone());
         Ok(user)
     }
 }

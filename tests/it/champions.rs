@@ -733,10 +733,10 @@ async fn wins_against_baba_ayo_go_on_the_house_board_by_level_never_on_the_wall(
     for (level, seeds) in [("normal", 27u8), ("normal", 30), ("champion", 25)] {
         let house = format!("baba-ayo-{level}");
         let game = lounge::store::GameRow {
-            id: lounge::store::new_id(),
+            id: lounge::store::new_id().into(),
             table_id: "surulere-games-lounge-3".into(),
-            south_id: me.clone(),
-            north_id: house.clone(),
+            south_id: me.clone().into(),
+            north_id: house.clone().into(),
             rules: Default::default(),
             house: true,
             status: lounge::ayo::Status::Playing,

@@ -234,12 +234,12 @@ async fn a_best_of_three_swaps_the_first_move_and_ends_once_decided() {
     // Stored as it was played.
     let record = db
         .store()
-        .match_record(done["match_id"].as_str().unwrap())
+        .match_record(&done["match_id"].as_str().unwrap().into())
         .unwrap()
         .unwrap();
     assert_eq!(record.row.status, lounge::store::MatchStatus::Won);
     assert_eq!(
-        record.row.winner_id.as_deref(),
+        record.row.winner_id.as_ref().map(|w| w.as_str()),
         Some(ps[first].user.id.as_str())
     );
     assert_eq!((record.row.first_halves, record.row.second_halves), (4, 0));
@@ -413,7 +413,7 @@ async fn against_baba_ayo_the_first_move_swaps_too_and_he_is_always_ready() {
     let house = lounge::house::House::user(lounge::ayo::house::Level::Easy);
     db.store()
         .ensure_user(&lounge::store::UserRow {
-            id: house.id.into_string(),
+            id: house.id,
             name: house.name,
             house: true,
             created_at: lounge::store::now(),
@@ -600,7 +600,7 @@ async fn a_timed_game_resumes_after_a_restart_with_its_clocks_as_they_stood() {
     // The outages are on the game's record.
     let record = db
         .store()
-        .match_record(started["match"]["id"].as_str().unwrap())
+        .match_record(&started["match"]["id"].as_str().unwrap().into())
         .unwrap()
         .unwrap();
     let outages = &record.games[0].outages;
@@ -793,10 +793,10 @@ fn a_game_its_last_stored_move_ended_is_finished_as_it_ended_at_the_next_start()
     let mut rules = lounge::ayo::Preset::Lagos.rules();
     rules.set("no_capture_limit", "1").unwrap();
     let m = MatchRow {
-        id: lounge::store::ordered_id(),
+        id: lounge::store::ordered_id().into(),
         table_id: "t1".into(),
-        first_id: a.id.to_string(),
-        second_id: b.id.to_string(),
+        first_id: a.id.clone(),
+        second_id: b.id.clone(),
         house: false,
         best_of: 1,
         clock: lounge::ayo::clock::TimeControl::None,
@@ -811,10 +811,10 @@ fn a_game_its_last_stored_move_ended_is_finished_as_it_ended_at_the_next_start()
     };
     store.insert_match(&m).unwrap();
     let g = GameRow {
-        id: lounge::store::new_id(),
+        id: lounge::store::new_id().into(),
         table_id: "t1".into(),
-        south_id: a.id.to_string(),
-        north_id: b.id.to_string(),
+        south_id: a.id.clone(),
+        north_id: b.id.clone(),
         rules,
         house: false,
         status: lounge::ayo::Status::Playing,
@@ -845,10 +845,10 @@ fn an_outage_recorded_again_by_a_start_that_failed_is_not_refunded_twice() {
     let store = db.store();
     let (a, b) = stored_lounge(&db);
     let g = GameRow {
-        id: lounge::store::new_id(),
+        id: lounge::store::new_id().into(),
         table_id: "t1".into(),
-        south_id: a.id.into_string(),
-        north_id: b.id.into_string(),
+        south_id: a.id,
+        north_id: b.id,
         rules: Default::default(),
         house: false,
         status: lounge::ayo::Status::Playing,

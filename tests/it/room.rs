@@ -84,7 +84,7 @@ pub(crate) fn config() -> RoomConfig {
 
 pub(crate) fn user(db: &TestDb, name: &str) -> User {
     let row = UserRow {
-        id: lounge::store::new_id(),
+        id: lounge::store::new_id().into(),
         name: name.into(),
         house: false,
         created_at: now(),

@@ -580,7 +580,7 @@ async fn a_whole_game_at_a_home_board_between_the_owner_and_a_visitor() {
         let stored = app
             .db
             .store()
-            .game(a["game_id"].as_str().unwrap())
+            .game(&a["game_id"].as_str().unwrap().into())
             .unwrap()
             .unwrap();
         assert_eq!(stored.table_id, table);

@@ -16,7 +16,7 @@ use super::error::{ApiError, ErrorBody};
 use super::home::{change_tables, TableBody};
 use super::input::{display_name, slug, Body, RulesSpec};
 use super::AppState;
-use crate::common::ErrorCode;
+use crate::common::{ErrorCode, RoomId};
 use crate::store::{self, Actor, AuditEntry, StoredRoom};
 use crate::world::{self as hotel, CloseGames, HotelError, RoomCommand, TableChange};
 
@@ -148,8 +148,8 @@ pub async fn rename_room(
     Body(body): Body<RoomChange>,
 ) -> Result<HttpResponse, ApiError> {
     let name = display_name("name", &body.name, 48)?;
-    let id = path.into_inner();
-    let handle = live_room(&state, &id)?;
+    let id = RoomId::from(path.into_inner());
+    let handle = live_room(&state, id.as_str())?;
     let (store, new_name) = (state.store.clone(), name.clone());
     web::block(move || store.rename_room(&claims.sub, &id, &new_name)).await??;
     handle.send(RoomCommand::Rename { name }).await;
@@ -204,7 +204,7 @@ pub async fn close_room(
     };
     let handle = live_room(&state, &id)?;
     hotel::operator_may_close(handle.info.kind)?;
-    let (store, room) = (state.store.clone(), id.clone());
+    let (store, room) = (state.store.clone(), RoomId::from(id.as_str()));
     web::block(move || store.close_room(&claims.sub, &room, games.as_str())).await??;
     let (reply, answer) = tokio::sync::oneshot::channel();
     if !handle.send(RoomCommand::Shut { games, reply }).await {
