@@ -163,16 +163,16 @@ impl World {
     /// Starts a room's task and puts it in the registry.
     fn spawn(&self, stored: StoredRoom, matches: Vec<ResumedMatch>) -> RoomHandle {
         let info = RoomInfo {
-            id: RoomId::from(stored.room.id.clone()),
+            id: stored.room.id.clone(),
             name: stored.room.name.clone(),
             kind: stored.room.kind,
-            owner: stored.room.owner_id.clone().map(UserId::from),
+            owner: stored.room.owner_id.clone(),
         };
         let tables = stored
             .tables
             .iter()
             // A table whose stored rules do not read was left out by the store, logged.
-            .map(|t| (TableId::from(t.id.clone()), t.rules))
+            .map(|t| (t.id.clone(), t.rules))
             .collect();
         let door = hotel::DoorState::new(stored.door, stored.guests);
         let opening = room::Opening {
@@ -211,11 +211,7 @@ impl World {
             let Some(stored) = stored else {
                 return Ok(None);
             };
-            let tables: Vec<TableId> = stored
-                .tables
-                .iter()
-                .map(|t| TableId::from(t.id.clone()))
-                .collect();
+            let tables: Vec<TableId> = stored.tables.iter().map(|t| t.id.clone()).collect();
             let matches = resume::resumable_at(&store, &clock, &results, &tables)?;
             Ok::<_, StoreError>(Some((stored, matches)))
         })
