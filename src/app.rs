@@ -11,6 +11,7 @@ use utoipa_actix_web::AppExt;
 use crate::ayo::house::Level;
 use crate::ayo::Rules;
 use crate::champions::{Champions, MemoryWall, RedisWall, Wall};
+use crate::common::{RoomId, TableId};
 use crate::config::{Settings, DEVELOPMENT_SECRET};
 use crate::house::House;
 use crate::http::{self, auth::Auth, AppState};
@@ -85,7 +86,7 @@ impl Application {
                 Level::ALL.into_iter().try_for_each(|level| {
                     let user = House::user(level);
                     store.ensure_user(&store::UserRow {
-                        id: user.id.into_string(),
+                        id: user.id,
                         name: user.name,
                         house: true,
                         created_at: store::now(),
@@ -126,16 +127,14 @@ impl Application {
                 room_config.clock.clone(),
                 room_config.results.clone(),
             );
-            tokio::task::spawn_blocking(move || {
-                crate::world::resumable(&store, default_rules, &clock, &results)
-            })
-            .await
-            .map_err(|e| StoreError::Task(e.to_string()))??
+            tokio::task::spawn_blocking(move || crate::world::resumable(&store, &clock, &results))
+                .await
+                .map_err(|e| StoreError::Task(e.to_string()))??
         };
         if !matches.is_empty() {
             tracing::info!(matches = matches.len(), "resuming the matches in play");
         }
-        let world = World::start(rooms, matches, store.clone(), default_rules, room_config);
+        let world = World::start(rooms, matches, store.clone(), room_config);
         let rooms_world = world.clone();
         let state = web::Data::new(AppState {
             store: store.clone(),
@@ -260,7 +259,7 @@ fn seed_shop(store: &Store, items: &[crate::config::ItemSeed]) -> Result<(), Sto
         let item = store::ShopItem {
             id: seed.id.clone(),
             name: seed.name.clone(),
-            kind: seed.kind.as_str().to_owned(),
+            kind: seed.kind,
             wood: seed.wood.clone(),
             finish: seed.finish.clone(),
             price: seed.price,
@@ -282,21 +281,20 @@ fn seed_hotel(
     seeds: &[crate::config::RoomSeed],
     rules: Rules,
 ) -> Result<Vec<store::StoredRoom>, StoreError> {
-    let rules_json = serde_json::to_string(&rules).unwrap_or_default();
     for seed in seeds {
         let room = RoomRow {
-            id: seed.id.clone(),
+            id: RoomId::from(seed.id.as_str()),
             name: seed.name.clone(),
-            kind: seed.kind.clone(),
+            kind: seed.kind,
             owner_id: None,
             created_at: store::now(),
         };
         let tables: Vec<TableRow> = (1..=seed.tables)
             .map(|n| TableRow {
-                id: format!("{}-{n}", seed.id),
-                room_id: seed.id.clone(),
+                id: TableId::from(format!("{}-{n}", seed.id)),
+                room_id: room.id.clone(),
                 position: i32::try_from(n).unwrap_or(i32::MAX),
-                rules: rules_json.clone(),
+                rules,
             })
             .collect();
         if store.ensure_room(&room, &tables)? {

@@ -161,7 +161,7 @@ pub struct HotelSettings {
 pub struct RoomSeed {
     pub id: String,
     pub name: String,
-    pub kind: String,
+    pub kind: crate::common::RoomKind,
     pub tables: u32,
 }
 
@@ -248,7 +248,7 @@ impl Settings {
             });
         }
         for room in &self.hotel.rooms {
-            if !matches!(room.kind.as_str(), "lounge" | "talk") {
+            if room.kind == crate::common::RoomKind::Apartment {
                 return Err(ConfigError::Invalid {
                     key: "hotel.rooms.kind",
                     message: format!("`{}` is not lounge or talk", room.kind),

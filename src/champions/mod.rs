@@ -15,7 +15,7 @@ use tokio::sync::{broadcast, Notify};
 
 pub use wall::{MemoryWall, Recorded, RedisWall, Standing, Wall, WallError, WinRecord};
 
-use crate::ayo::{Game, Pit, Rules, Side};
+use crate::ayo::{Game, Pit, Side, Status};
 pub use crate::common::HotelDay;
 use crate::common::User;
 use crate::house::House;
@@ -378,25 +378,25 @@ impl Champions {
             if moves.is_empty() {
                 continue;
             }
-            let rules: Rules = serde_json::from_str(&game.rules).unwrap_or_default();
-            let replayed = Game::replay(rules, moves.iter().filter_map(|&n| Pit::new(n))).map_err(
-                |(ply, e)| RebuildError::Replay(game.id.clone(), format!("ply {ply}: {e}")),
-            )?;
-            let (winner, loser) = match game.status.as_str() {
-                "south_won" => (Side::South, Side::North),
+            let replayed = Game::replay(game.rules, moves.iter().filter_map(|&n| Pit::new(n)))
+                .map_err(|(ply, e)| {
+                    RebuildError::Replay(game.id.to_string(), format!("ply {ply}: {e}"))
+                })?;
+            let (winner, loser) = match game.status {
+                Status::SouthWon => (Side::South, Side::North),
                 _ => (Side::North, Side::South),
             };
             let ids = [game.south_id.clone(), game.north_id.clone()];
             let house_level = ids
                 .iter()
-                .find_map(|id| House::level_of(id))
+                .find_map(|id| House::level_of(id.as_str()))
                 .map(|l| l.name().to_owned());
             let ended = game.ended_at.unwrap_or(from.naive_utc());
             let result = GameResult {
-                game_id: game.id.clone(),
+                game_id: game.id.to_string(),
                 day: report.date.clone(),
-                winner_id: ids[winner.index()].clone(),
-                loser_id: ids[loser.index()].clone(),
+                winner_id: ids[winner.index()].to_string(),
+                loser_id: ids[loser.index()].to_string(),
                 seeds: i32::from(replayed.position().stores()[winner.index()]),
                 // Decided below with the cap; until then nothing waits for the wall.
                 counts: false,

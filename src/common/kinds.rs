@@ -50,3 +50,42 @@ impl FromStr for RoomKind {
         }
     }
 }
+
+/// An apartment's door.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, utoipa::ToSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Door {
+    /// Only the owner and the guests they invited come in.
+    #[default]
+    Invited,
+    /// Anyone comes in.
+    Open,
+}
+
+impl Door {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Door::Invited => "invited",
+            Door::Open => "open",
+        }
+    }
+}
+
+impl FromStr for Door {
+    type Err = UnknownDoor;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "invited" => Ok(Door::Invited),
+            "open" => Ok(Door::Open),
+            other => Err(UnknownDoor(other.to_owned())),
+        }
+    }
+}
+
+/// A door that is not one of ours.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{0}` is not a door: invited or open")]
+pub struct UnknownDoor(pub String);

@@ -13,5 +13,5 @@ pub use clock::ServerClock;
 pub use codes::ErrorCode;
 pub use day::HotelDay;
 pub use ids::{GameId, InvitationId, ItemId, MatchId, RoomId, TableId, UserId};
-pub use kinds::RoomKind;
+pub use kinds::{Door, RoomKind};
 pub use user::{NameError, User, UserName};

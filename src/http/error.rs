@@ -102,6 +102,12 @@ impl From<HotelError> for ApiError {
             HotelError::NotABoard(_) => ApiError::conflict(ErrorCode::NotABoard, message),
             HotelError::BoardPlaced(_) => ApiError::conflict(ErrorCode::BoardPlaced, message),
             HotelError::Gone => ApiError::NotFound("the room is closed".into()),
+            HotelError::Invalid { field, message } => ApiError::invalid(field, message),
+            HotelError::TalkRoom => ApiError::conflict(ErrorCode::TalkRoom, message),
+            HotelError::Apartment(_) => ApiError::conflict(ErrorCode::Apartment, message),
+            HotelError::NoSuchUser(_) | HotelError::NotAGuest | HotelError::UnknownUser => {
+                ApiError::NotFound(message)
+            }
             HotelError::Store(e) => e.into(),
         }
     }

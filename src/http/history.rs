@@ -9,26 +9,30 @@ use utoipa::{IntoParams, ToSchema};
 use super::error::{ApiError, ErrorBody};
 use super::AppState;
 use crate::ayo::clock::TimeControl;
+use crate::common::{MatchId, TableId, UserId};
 use crate::store::{GameRecord, MatchRecord, Tally, UserRow};
 use crate::world::User;
 
 /// A match as the history shows it.
 #[derive(Serialize, ToSchema)]
 pub struct MatchBody {
-    id: String,
-    table: String,
+    #[schema(value_type = String)]
+    id: MatchId,
+    #[schema(value_type = String)]
+    table: TableId,
     best_of: i32,
     #[schema(value_type = Object)]
     clock: TimeControl,
     #[schema(value_type = Object)]
-    rules: serde_json::Value,
+    rules: crate::ayo::Rules,
     /// Baba Ayo played in it.
     house: bool,
     /// The match's first player (South in its first game) and second.
     #[schema(value_type = Vec<Object>)]
     players: [User; 2],
     /// `playing`, `won` or `draw`.
-    status: String,
+    #[schema(value_type = String)]
+    status: crate::store::MatchStatus,
     #[schema(value_type = Option<Object>)]
     winner: Option<User>,
     /// `games`, `resigned`, `agreed_draw`, `no_start`, `abandoned` or `called_off`.
@@ -58,14 +62,14 @@ impl From<MatchRecord> for MatchBody {
         let winner = r
             .row
             .winner_id
-            .as_deref()
-            .and_then(|w| players.iter().find(|p| p.id == w).cloned());
+            .as_ref()
+            .and_then(|w| players.iter().find(|p| p.id == *w).cloned());
         MatchBody {
             id: r.row.id,
             table: r.row.table_id,
             best_of: r.row.best_of,
-            clock: r.row.clock.parse().unwrap_or_default(),
-            rules: serde_json::from_str(&r.row.rules).unwrap_or_default(),
+            clock: r.row.clock,
+            rules: r.row.rules,
             house: r.row.house,
             players,
             status: r.row.status,
@@ -86,7 +90,8 @@ struct History {
     /// Newest first.
     matches: Vec<MatchBody>,
     /// Pass as `before` for the page after this one; `null` on the last page.
-    next: Option<String>,
+    #[schema(value_type = Option<String>)]
+    next: Option<MatchId>,
 }
 
 #[derive(Deserialize, IntoParams)]
@@ -99,7 +104,7 @@ pub struct Page {
 }
 
 async fn known_user(state: &AppState, id: &str) -> Result<UserRow, ApiError> {
-    let (store, id) = (state.store.clone(), id.to_owned());
+    let (store, id) = (state.store.clone(), UserId::from(id));
     let found = web::block(move || store.user(&id)).await??;
     found.ok_or_else(|| ApiError::NotFound("no such user".into()))
 }
@@ -119,10 +124,11 @@ pub async fn matches_of(
 ) -> Result<HttpResponse, ApiError> {
     let limit = super::input::limit(query.limit.as_deref(), 20)? as i64;
     let row = known_user(&state, &path).await?;
-    let (store, id, before) = (state.store.clone(), row.id.clone(), query.before.clone());
+    let before = query.before.clone().map(MatchId::from);
+    let (store, id) = (state.store.clone(), row.id.clone());
     // One more than asked says whether there is a next page.
     let mut records =
-        web::block(move || store.matches_of(&id, limit + 1, before.as_deref())).await??;
+        web::block(move || store.matches_of(&id, limit + 1, before.as_ref())).await??;
     let more = records.len() as i64 > limit;
     records.truncate(limit as usize);
     let next = more
@@ -146,7 +152,7 @@ pub async fn one_match(
     state: web::Data<AppState>,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let (store, id) = (state.store.clone(), path.into_inner());
+    let (store, id) = (state.store.clone(), MatchId::from(path.into_inner()));
     let record = web::block(move || store.match_record(&id)).await??;
     let record = record.ok_or_else(|| ApiError::NotFound("no such match".into()))?;
     Ok(HttpResponse::Ok().json(MatchBody::from(record)))

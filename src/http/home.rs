@@ -9,7 +9,9 @@ use super::auth::Player;
 use super::error::{ApiError, ErrorBody};
 use super::input::{Body, RulesSpec};
 use super::AppState;
-use crate::store::{self, Actor, RoomRow, ShopItem, UserRow};
+use crate::common::{RoomId, TableId, UserId};
+use crate::store::{self, Actor, RoomRow, ShopItem};
+use crate::world::apartment::{self, Apartment};
 use crate::world::{Door, HotelError, RoomCommand, TableChange, User};
 
 #[derive(Serialize, ToSchema)]
@@ -140,13 +142,15 @@ pub struct OwnedView {
 #[derive(Serialize, ToSchema)]
 pub struct ApartmentView {
     /// The room id: `enter` it over the WebSocket.
-    pub room: String,
+    #[schema(value_type = String)]
+    pub room: RoomId,
     pub name: String,
     pub door: Door,
     #[schema(value_type = Vec<Object>)]
     pub guests: Vec<User>,
     /// The tables the placed boards make.
-    pub tables: Vec<String>,
+    #[schema(value_type = Vec<String>)]
+    pub tables: Vec<TableId>,
     pub max_boards: usize,
 }
 
@@ -169,10 +173,10 @@ pub async fn me(
     let store = state.store.clone();
     let max_boards = state.max_boards;
     let me = web::block(move || -> Result<MeBody, ApiError> {
-        let user = known_user(&store, &claims.sub)?;
-        let coins = store.coins(&user.id)?.unwrap_or(0);
+        let user = apartment::known_user(&store, &UserId::from(claims.sub))?;
+        let coins = store.coins(user.id.as_str())?.unwrap_or(0);
         let inventory = store
-            .inventory(&user.id)?
+            .inventory(user.id.as_str())?
             .into_iter()
             .map(|(owned, item)| OwnedView {
                 id: owned.id,
@@ -182,7 +186,7 @@ pub async fn me(
             })
             .collect();
         let room = store.ensure_apartment(&user)?;
-        let apartment = apartment_view(&store, &room, max_boards)?;
+        let apartment = apartment_view(apartment::apartment(&store, &room)?, max_boards);
         Ok(MeBody {
             user: User {
                 id: user.id.into(),
@@ -224,8 +228,8 @@ pub async fn set_door(
     Body(body): Body<DoorRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let room = my_apartment(&state, &claims.sub).await?;
-    let (store, id) = (state.store.clone(), room.id.clone());
-    web::block(move || store.set_door(&id, body.door.as_str())).await??;
+    let (store, row) = (state.store.clone(), room.clone());
+    web::block(move || apartment::set_door(&store, &row, body.door)).await??;
     door_changed(&state, &room).await
 }
 
@@ -255,24 +259,10 @@ pub async fn add_guest(
     state: web::Data<AppState>,
     Body(body): Body<GuestRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    if body.user == claims.sub {
-        return Err(ApiError::invalid(
-            "user",
-            "you live here: no need to invite yourself",
-        ));
-    }
     let room = my_apartment(&state, &claims.sub).await?;
-    let (store, id) = (state.store.clone(), room.id.clone());
-    web::block(move || -> Result<(), ApiError> {
-        match store.user(&body.user)? {
-            Some(guest) if !guest.house => Ok(store.add_guest(&id, &guest.id)?),
-            _ => Err(ApiError::NotFound(format!(
-                "there is no user `{}`",
-                body.user
-            ))),
-        }
-    })
-    .await??;
+    let (store, row) = (state.store.clone(), room.clone());
+    web::block(move || apartment::invite(&store, &row, &claims.sub.into(), &body.user.into()))
+        .await??;
     door_changed(&state, &room).await
 }
 
@@ -295,12 +285,9 @@ pub async fn remove_guest(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let room = my_apartment(&state, &claims.sub).await?;
-    let (store, id, guest) = (state.store.clone(), room.id.clone(), path.into_inner());
-    if !web::block(move || store.remove_guest(&id, &guest)).await?? {
-        return Err(ApiError::NotFound(
-            "that user is not on your guest list".into(),
-        ));
-    }
+    let (store, row) = (state.store.clone(), room.clone());
+    let guest = UserId::from(path.into_inner());
+    web::block(move || apartment::uninvite(&store, &row, &guest)).await??;
     door_changed(&state, &room).await
 }
 
@@ -345,21 +332,14 @@ pub async fn place_board(
         None => state.default_rules,
     };
     let room = my_apartment(&state, &claims.sub).await?;
-    let (store, user, board) = (state.store.clone(), claims.sub.clone(), body.board.clone());
-    let owned = web::block(move || store.owned(&user, &board)).await??;
-    match owned {
-        None => return Err(HotelError::NoSuchBoard(body.board).into()),
-        Some((_, item)) if !item.is_board() => return Err(HotelError::NotABoard(item.name).into()),
-        Some((owned, _)) if owned.table_id.is_some() => {
-            return Err(HotelError::BoardPlaced(owned.id).into())
-        }
-        Some(_) => {}
-    }
+    let (store, board) = (state.store.clone(), body.board.clone());
+    let user = UserId::from(claims.sub.as_str());
+    web::block(move || apartment::may_place(&store, &user, &board)).await??;
     let change = TableChange::Add {
         rules,
         board: Some(body.board),
     };
-    let table = change_tables(&state, &room.id, Actor::Owner(claims.sub), change)
+    let table = change_tables(&state, room.id.as_str(), Actor::Owner(claims.sub), change)
         .await?
         .ok_or(HotelError::Gone)?;
     Ok(HttpResponse::Created().json(TableBody { table }))
@@ -388,7 +368,7 @@ pub async fn take_up_board(
     let change = TableChange::Remove {
         table: path.into_inner(),
     };
-    change_tables(&state, &room.id, Actor::Owner(claims.sub), change).await?;
+    change_tables(&state, room.id.as_str(), Actor::Owner(claims.sub), change).await?;
     Ok(HttpResponse::NoContent().finish())
 }
 
@@ -418,53 +398,29 @@ pub(super) async fn change_tables(
     Ok(answer.await.map_err(|_| HotelError::Gone)??)
 }
 
-/// The user behind a player token, or 404 when this service does not know them.
-fn known_user(store: &store::Store, id: &str) -> Result<UserRow, ApiError> {
-    store
-        .user(id)?
-        .ok_or_else(|| ApiError::NotFound("your user is not known here: sign in again".into()))
-}
-
 /// The player's apartment, made on first need.
 async fn my_apartment(state: &AppState, user_id: &str) -> Result<RoomRow, ApiError> {
-    let (store, id) = (state.store.clone(), user_id.to_owned());
-    web::block(move || -> Result<RoomRow, ApiError> {
-        let user = known_user(&store, &id)?;
-        Ok(store.ensure_apartment(&user)?)
-    })
-    .await?
+    let (store, id) = (state.store.clone(), UserId::from(user_id));
+    Ok(web::block(move || apartment::apartment_of(&store, &id)).await??)
 }
 
 /// Tells the apartment (if open) its new door and guests; answers the apartment as it is.
 async fn door_changed(state: &AppState, room: &RoomRow) -> Result<HttpResponse, ApiError> {
     let (store, row, max) = (state.store.clone(), room.clone(), state.max_boards);
-    let view = web::block(move || apartment_view(&store, &row, max)).await??;
-    state.world.door_changed(&room.id).await;
-    Ok(HttpResponse::Ok().json(view))
+    let view = web::block(move || apartment::apartment(&store, &row)).await??;
+    state.world.door_changed(room.id.as_str()).await;
+    Ok(HttpResponse::Ok().json(apartment_view(view, max)))
 }
 
-fn apartment_view(
-    store: &store::Store,
-    room: &RoomRow,
-    max_boards: usize,
-) -> Result<ApartmentView, ApiError> {
-    let (door, guests) = store.door(&room.id)?;
-    let tables = store.tables(&room.id)?.into_iter().map(|t| t.id).collect();
-    Ok(ApartmentView {
-        room: room.id.clone(),
-        name: room.name.clone(),
-        door: door.parse().unwrap_or_default(),
-        guests: guests
-            .into_iter()
-            .map(|g| User {
-                id: g.id.into(),
-                name: g.name,
-                house: false,
-            })
-            .collect(),
-        tables,
+fn apartment_view(apartment: Apartment, max_boards: usize) -> ApartmentView {
+    ApartmentView {
+        room: apartment.room.id,
+        name: apartment.room.name,
+        door: apartment.door,
+        guests: apartment.guests,
+        tables: apartment.tables,
         max_boards,
-    })
+    }
 }
 
 /// A stored UTC time as RFC 3339.

@@ -216,7 +216,7 @@ async fn guest(
         message: e.to_string(),
     })?;
     let row = UserRow {
-        id: store::new_id(),
+        id: store::new_id().into(),
         name: name.to_string(),
         house: false,
         created_at: store::now(),
@@ -229,9 +229,11 @@ async fn guest(
         store.ensure_apartment(&stored).map(|_| ())
     })
     .await??;
-    let token = state.auth.issue(&row.id, &row.name, Role::Player, None)?;
+    let token = state
+        .auth
+        .issue(row.id.as_str(), &row.name, Role::Player, None)?;
     let user = User {
-        id: row.id.into(),
+        id: row.id,
         name: row.name,
         house: false,
     };

@@ -8,11 +8,14 @@ use diesel::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
 
+use super::column::{readable, MatchStatus};
 use super::schema::{
     apartment_guests, audit_log, ayo_tables, games, inventory, matches, rooms, users,
 };
 use super::shop::{Owned, ShopItem};
 use super::{now, ordered_id, Db, RoomRow, Store, StoreError, TableRow, UserRow};
+use crate::ayo::{Rules, Status};
+use crate::common::{Door, RoomId, RoomKind, TableId, UserId};
 
 /// Who changes the hotel: an operator (audited) or an apartment's owner.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,13 +50,14 @@ pub struct StoredRoom {
     pub room: RoomRow,
     pub tables: Vec<TableRow>,
     pub closing: bool,
-    pub door: Option<String>,
-    pub guests: Vec<String>,
+    /// An apartment's door; `None` for rooms without one.
+    pub door: Option<Door>,
+    pub guests: Vec<UserId>,
 }
 
 /// The id of a user's apartment.
-pub fn apartment_id(user_id: &str) -> String {
-    format!("apartment-{user_id}")
+pub fn apartment_id(user_id: &UserId) -> RoomId {
+    RoomId::from(format!("apartment-{user_id}"))
 }
 
 impl Store {
@@ -116,40 +120,52 @@ impl Store {
         let mut conn = self.conn()?;
         let mut busy: Vec<String> = ayo_tables::table
             .inner_join(games::table)
-            .filter(games::status.eq("playing"))
+            .filter(games::status.eq(Status::Playing))
             .select(ayo_tables::room_id)
             .distinct()
             .load(&mut *conn)?;
         // A match between games has no game in play, and its room opens too.
         let matched: Vec<String> = ayo_tables::table
             .inner_join(matches::table.on(matches::table_id.eq(ayo_tables::id)))
-            .filter(matches::status.eq("playing"))
+            .filter(matches::status.eq(MatchStatus::Playing))
             .select(ayo_tables::room_id)
             .distinct()
             .load(&mut *conn)?;
         busy.extend(matched);
-        let rows: Vec<(RoomRow, Option<NaiveDateTime>)> = rooms::table
+        // A room that does not read (an unknown kind) is logged and left closed.
+        let rows = rooms::table
             .filter(
                 rooms::closed_at
                     .is_null()
-                    .and(rooms::kind.ne("apartment"))
+                    .and(rooms::kind.ne(RoomKind::Apartment))
                     .or(rooms::id.eq_any(&busy)),
             )
             .order((rooms::created_at.asc(), rooms::id.asc()))
             .select((RoomRow::as_select(), rooms::closed_at))
-            .load(&mut *conn)?;
+            .load_iter::<(RoomRow, Option<NaiveDateTime>), diesel::connection::DefaultLoadingMode>(
+                &mut *conn,
+            )?;
+        let rows = readable(rows, "a room to open")?;
         drop(conn);
-        rows.into_iter()
-            .map(|(room, closed)| {
-                let mut stored = self.stored_room(room)?;
-                stored.closing = closed.is_some();
-                Ok(stored)
-            })
-            .collect()
+        let mut stored = Vec::with_capacity(rows.len());
+        for (room, closed) in rows {
+            let id = room.id.clone();
+            match self.stored_room(room) {
+                Ok(mut room) => {
+                    room.closing = closed.is_some();
+                    stored.push(room);
+                }
+                Err(StoreError::Query(diesel::result::Error::DeserializationError(e))) => {
+                    tracing::error!(room = %id, error = %e, "a room to open does not read; it is left closed");
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(stored)
     }
 
     /// An open room by id with what a room task needs, or `None`.
-    pub fn open_room(&self, id: &str) -> Result<Option<StoredRoom>, StoreError> {
+    pub fn open_room(&self, id: &RoomId) -> Result<Option<StoredRoom>, StoreError> {
         let room: Option<RoomRow> = rooms::table
             .find(id)
             .filter(rooms::closed_at.is_null())
@@ -162,7 +178,7 @@ impl Store {
     fn stored_room(&self, room: RoomRow) -> Result<StoredRoom, StoreError> {
         let tables = self.tables(&room.id)?;
         let mut conn = self.conn()?;
-        let door: Option<String> = rooms::table
+        let door: Option<Door> = rooms::table
             .find(&room.id)
             .select(rooms::door)
             .first(&mut *conn)?;
@@ -181,7 +197,7 @@ impl Store {
     }
 
     /// Any room, open or closed, with whether it is closed.
-    pub fn room(&self, id: &str) -> Result<Option<(RoomRow, bool)>, StoreError> {
+    pub fn room(&self, id: &RoomId) -> Result<Option<(RoomRow, bool)>, StoreError> {
         let row: Option<(RoomRow, Option<NaiveDateTime>)> = rooms::table
             .find(id)
             .select((RoomRow::as_select(), rooms::closed_at))
@@ -210,14 +226,14 @@ impl Store {
                 conn,
                 actor,
                 "room.create",
-                &room.id,
+                room.id.as_str(),
                 &serde_json::json!({"name": room.name, "kind": room.kind, "tables": tables.len()}),
             )
         })
     }
 
     /// Renames an open room, audited.
-    pub fn rename_room(&self, actor: &str, id: &str, name: &str) -> Result<(), StoreError> {
+    pub fn rename_room(&self, actor: &str, id: &RoomId, name: &str) -> Result<(), StoreError> {
         self.write(|conn| {
             let changed = diesel::update(rooms::table.find(id).filter(rooms::closed_at.is_null()))
                 .set(rooms::name.eq(name))
@@ -229,14 +245,14 @@ impl Store {
                 conn,
                 actor,
                 "room.rename",
-                id,
+                id.as_str(),
                 &serde_json::json!({"name": name}),
             )
         })
     }
 
     /// Marks a room closed, audited; `games` says what happens to games in play.
-    pub fn close_room(&self, actor: &str, id: &str, games: &str) -> Result<(), StoreError> {
+    pub fn close_room(&self, actor: &str, id: &RoomId, games: &str) -> Result<(), StoreError> {
         self.write(|conn| {
             // Closing again (to end the games a first close let finish) keeps the first time.
             diesel::update(rooms::table.find(id).filter(rooms::closed_at.is_null()))
@@ -250,7 +266,7 @@ impl Store {
                 conn,
                 actor,
                 "room.close",
-                id,
+                id.as_str(),
                 &serde_json::json!({"games": games}),
             )
         })
@@ -260,8 +276,8 @@ impl Store {
     pub fn add_table(
         &self,
         actor: &Actor,
-        room_id: &str,
-        rules: &str,
+        room_id: &RoomId,
+        rules: Rules,
         board: Option<&str>,
     ) -> Result<TableRow, StoreError> {
         self.write(|conn| {
@@ -271,10 +287,10 @@ impl Store {
                 .first(conn)?;
             let position = last.unwrap_or(0).saturating_add(1);
             let table = TableRow {
-                id: format!("{room_id}-{position}"),
-                room_id: room_id.to_owned(),
+                id: TableId::from(format!("{room_id}-{position}")),
+                room_id: room_id.clone(),
                 position,
-                rules: rules.to_owned(),
+                rules,
             };
             diesel::insert_into(ayo_tables::table)
                 .values(&table)
@@ -288,22 +304,24 @@ impl Store {
                 .set(inventory::table_id.eq(&table.id))
                 .execute(conn)?;
                 if placed == 0 {
-                    return Err(StoreError::Conflict(format!("board `{board}` is already placed")));
+                    return Err(StoreError::Conflict(format!(
+                        "board `{board}` is already placed"
+                    )));
                 }
             }
             Store::audit_by(
                 conn,
                 actor,
                 "table.add",
-                &table.id,
-                &serde_json::json!({"room": room_id, "rules": serde_json::from_str::<Value>(rules).unwrap_or(Value::Null)}),
+                table.id.as_str(),
+                &serde_json::json!({"room": room_id, "rules": rules}),
             )?;
             Ok(table)
         })
     }
 
     /// Takes a table away (a board placed there goes back to its owner's inventory).
-    pub fn remove_table(&self, actor: &Actor, table_id: &str) -> Result<(), StoreError> {
+    pub fn remove_table(&self, actor: &Actor, table_id: &TableId) -> Result<(), StoreError> {
         self.write(|conn| {
             let changed = diesel::update(
                 ayo_tables::table
@@ -322,7 +340,7 @@ impl Store {
                 conn,
                 actor,
                 "table.remove",
-                table_id,
+                table_id.as_str(),
                 &serde_json::json!({}),
             )
         })
@@ -332,8 +350,8 @@ impl Store {
     pub fn set_table_rules(
         &self,
         actor: &Actor,
-        table_id: &str,
-        rules: &str,
+        table_id: &TableId,
+        rules: Rules,
     ) -> Result<(), StoreError> {
         self.write(|conn| {
             let changed = diesel::update(
@@ -350,8 +368,8 @@ impl Store {
                 conn,
                 actor,
                 "table.rules",
-                table_id,
-                &serde_json::json!({"rules": serde_json::from_str::<Value>(rules).unwrap_or(Value::Null)}),
+                table_id.as_str(),
+                &serde_json::json!({"rules": rules}),
             )
         })
     }
@@ -366,12 +384,12 @@ impl Store {
         let room = RoomRow {
             id: id.clone(),
             name: format!("{}'s apartment", user.name),
-            kind: "apartment".into(),
+            kind: RoomKind::Apartment,
             owner_id: Some(user.id.clone()),
             created_at: now(),
         };
         let made = diesel::insert_into(rooms::table)
-            .values((&room, rooms::door.eq("invited")))
+            .values((&room, rooms::door.eq(Door::Invited)))
             .execute(&mut *self.conn()?);
         match made.map_err(StoreError::from) {
             // Made meanwhile by another request: that one is the apartment.
@@ -382,9 +400,9 @@ impl Store {
     }
 
     /// An apartment's door and guests.
-    pub fn door(&self, room_id: &str) -> Result<(String, Vec<UserRow>), StoreError> {
+    pub fn door(&self, room_id: &RoomId) -> Result<(Door, Vec<UserRow>), StoreError> {
         let mut conn = self.conn()?;
-        let door: Option<String> = rooms::table
+        let door: Option<Door> = rooms::table
             .find(room_id)
             .select(rooms::door)
             .first(&mut *conn)?;
@@ -394,10 +412,11 @@ impl Store {
             .order(apartment_guests::invited_at.asc())
             .select(UserRow::as_select())
             .load(&mut *conn)?;
-        Ok((door.unwrap_or_else(|| "invited".into()), guests))
+        // An apartment made before doors were stored: invited guests only.
+        Ok((door.unwrap_or_default(), guests))
     }
 
-    pub fn set_door(&self, room_id: &str, door: &str) -> Result<(), StoreError> {
+    pub fn set_door(&self, room_id: &RoomId, door: Door) -> Result<(), StoreError> {
         diesel::update(rooms::table.find(room_id))
             .set(rooms::door.eq(door))
             .execute(&mut *self.conn()?)?;
@@ -405,7 +424,7 @@ impl Store {
     }
 
     /// Adds a guest to an apartment's list; already there is fine.
-    pub fn add_guest(&self, room_id: &str, user_id: &str) -> Result<(), StoreError> {
+    pub fn add_guest(&self, room_id: &RoomId, user_id: &UserId) -> Result<(), StoreError> {
         let added = diesel::insert_into(apartment_guests::table)
             .values((
                 apartment_guests::room_id.eq(room_id),
@@ -420,7 +439,7 @@ impl Store {
     }
 
     /// Takes a guest off the list; true when they were on it.
-    pub fn remove_guest(&self, room_id: &str, user_id: &str) -> Result<bool, StoreError> {
+    pub fn remove_guest(&self, room_id: &RoomId, user_id: &UserId) -> Result<bool, StoreError> {
         let removed = diesel::delete(
             apartment_guests::table
                 .filter(apartment_guests::room_id.eq(room_id))

@@ -8,23 +8,27 @@ use chrono::NaiveDateTime;
 use diesel::prelude::*;
 use serde::Serialize;
 
+use super::column::{readable, MatchStatus};
 use super::schema::{clock_pauses, games, heartbeats, matches, moves, users};
 use super::{now, GameRow, Store, StoreError, UserRow};
+use crate::ayo::clock::TimeControl;
+use crate::ayo::{Rules, Status};
+use crate::common::{GameId, MatchId, TableId, UserId};
 
-/// A match row. `status` is `playing`, `won` or `draw`.
+/// A match row.
 #[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable)]
 #[diesel(table_name = matches)]
 pub struct MatchRow {
-    pub id: String,
-    pub table_id: String,
-    pub first_id: String,
-    pub second_id: String,
+    pub id: MatchId,
+    pub table_id: TableId,
+    pub first_id: UserId,
+    pub second_id: UserId,
     pub house: bool,
     pub best_of: i32,
-    pub clock: String,
-    pub rules: String,
-    pub status: String,
-    pub winner_id: Option<String>,
+    pub clock: TimeControl,
+    pub rules: Rules,
+    pub status: MatchStatus,
+    pub winner_id: Option<UserId>,
     pub end_reason: Option<String>,
     pub first_halves: i32,
     pub second_halves: i32,
@@ -35,9 +39,9 @@ pub struct MatchRow {
 /// How a match ended, as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MatchResult {
-    /// `won` or `draw`.
-    pub status: String,
-    pub winner_id: Option<String>,
+    /// `Won` or `Draw`.
+    pub status: MatchStatus,
+    pub winner_id: Option<UserId>,
     pub end_reason: String,
     pub halves: [u32; 2],
 }
@@ -53,12 +57,16 @@ pub struct MoveClock {
 /// A game of a match as the history shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct GameRecord {
-    pub id: String,
+    #[schema(value_type = String)]
+    pub id: GameId,
     pub number: Option<i32>,
-    pub south_id: String,
-    pub north_id: String,
+    #[schema(value_type = String)]
+    pub south_id: UserId,
+    #[schema(value_type = String)]
+    pub north_id: UserId,
     /// `playing`, `south_won`, `north_won` or `draw`.
-    pub status: String,
+    #[schema(value_type = String)]
+    pub status: Status,
     pub end_reason: Option<String>,
     pub plies: i64,
     #[schema(value_type = String, format = DateTime)]
@@ -133,7 +141,7 @@ impl Store {
     }
 
     /// The score of a match in play after a game.
-    pub fn set_match_points(&self, id: &str, halves: [u32; 2]) -> Result<(), StoreError> {
+    pub fn set_match_points(&self, id: &MatchId, halves: [u32; 2]) -> Result<(), StoreError> {
         diesel::update(matches::table.find(id))
             .set((
                 matches::first_halves.eq(halves[0] as i32),
@@ -144,7 +152,7 @@ impl Store {
     }
 
     /// Makes a game stored without a match the first game of `match_id`.
-    pub fn adopt_game(&self, game_id: &str, match_id: &str) -> Result<(), StoreError> {
+    pub fn adopt_game(&self, game_id: &GameId, match_id: &MatchId) -> Result<(), StoreError> {
         diesel::update(games::table.find(game_id))
             .set((games::match_id.eq(match_id), games::number.eq(1)))
             .execute(&mut *self.conn()?)?;
@@ -152,14 +160,14 @@ impl Store {
     }
 
     /// Ends a match in play; a match already over is left as it is (false).
-    pub fn finish_match(&self, id: &str, result: &MatchResult) -> Result<bool, StoreError> {
+    pub fn finish_match(&self, id: &MatchId, result: &MatchResult) -> Result<bool, StoreError> {
         let changed = diesel::update(
             matches::table
                 .find(id)
-                .filter(matches::status.eq("playing")),
+                .filter(matches::status.eq(MatchStatus::Playing)),
         )
         .set((
-            matches::status.eq(&result.status),
+            matches::status.eq(result.status),
             matches::winner_id.eq(&result.winner_id),
             matches::end_reason.eq(&result.end_reason),
             matches::first_halves.eq(result.halves[0] as i32),
@@ -171,33 +179,33 @@ impl Store {
     }
 
     /// Every match still in play with its games in order: what a restart picks up.
+    ///
+    /// A match whose row or any of whose games does not read (an unknown word, rules that do
+    /// not parse) is logged and left out: refused, not resumed on a guess.
     pub fn matches_in_play(&self) -> Result<Vec<MatchInPlay>, StoreError> {
         let mut conn = self.conn()?;
-        let rows: Vec<MatchRow> = matches::table
-            .filter(matches::status.eq("playing"))
+        let rows = matches::table
+            .filter(matches::status.eq(MatchStatus::Playing))
             .order(matches::id.asc())
             .select(MatchRow::as_select())
-            .load(&mut *conn)?;
-        let ids: Vec<&str> = rows.iter().map(|m| m.id.as_str()).collect();
-        let all: Vec<GameRow> = games::table
-            .filter(games::match_id.eq_any(&ids))
-            .order((games::match_id.asc(), games::number.asc()))
-            .select(GameRow::as_select())
-            .load(&mut *conn)?;
-        let mut by_match: HashMap<String, Vec<GameRow>> = HashMap::new();
-        for game in all {
-            by_match
-                .entry(game.match_id.clone().unwrap_or_default())
-                .or_default()
-                .push(game);
+            .load_iter::<MatchRow, diesel::connection::DefaultLoadingMode>(&mut *conn)?;
+        let rows = readable(rows, "a match in play")?;
+        let mut in_play = Vec::with_capacity(rows.len());
+        for row in rows {
+            let games = games::table
+                .filter(games::match_id.eq(&row.id))
+                .order(games::number.asc())
+                .select(GameRow::as_select())
+                .load(&mut *conn);
+            match games {
+                Ok(games) => in_play.push(MatchInPlay { row, games }),
+                Err(diesel::result::Error::DeserializationError(e)) => {
+                    tracing::error!(r#match = %row.id, error = %e, "a game of a match in play does not read; the match is left out");
+                }
+                Err(e) => return Err(e.into()),
+            }
         }
-        Ok(rows
-            .into_iter()
-            .map(|row| MatchInPlay {
-                games: by_match.remove(&row.id).unwrap_or_default(),
-                row,
-            })
-            .collect())
+        Ok(in_play)
     }
 
     /// A game in play's clocks as last stored, with the outages it lived through before
@@ -237,7 +245,7 @@ impl Store {
     /// Records an outage a game in play lived through.
     pub fn record_outage(
         &self,
-        game_id: &str,
+        game_id: &GameId,
         stopped_ms: u64,
         resumed_ms: u64,
     ) -> Result<(), StoreError> {
@@ -263,7 +271,7 @@ impl Store {
     }
 
     /// Takes back a match that never had a game (its first could not be stored).
-    pub fn delete_match(&self, id: &str) -> Result<(), StoreError> {
+    pub fn delete_match(&self, id: &MatchId) -> Result<(), StoreError> {
         diesel::delete(matches::table.find(id)).execute(&mut *self.conn()?)?;
         Ok(())
     }
@@ -297,7 +305,7 @@ impl Store {
     }
 
     /// A match with its players and games.
-    pub fn match_record(&self, id: &str) -> Result<Option<MatchRecord>, StoreError> {
+    pub fn match_record(&self, id: &MatchId) -> Result<Option<MatchRecord>, StoreError> {
         let row: Option<MatchRow> = matches::table
             .find(id)
             .select(MatchRow::as_select())
@@ -309,9 +317,9 @@ impl Store {
     /// `user_id`'s matches, newest first: `limit` of them older than the match `before`.
     pub fn matches_of(
         &self,
-        user_id: &str,
+        user_id: &UserId,
         limit: i64,
-        before: Option<&str>,
+        before: Option<&MatchId>,
     ) -> Result<Vec<MatchRecord>, StoreError> {
         let mut query = matches::table
             .filter(
@@ -362,14 +370,14 @@ impl Store {
                 resumed_ms,
             });
         }
-        let mut games_of: HashMap<String, Vec<GameRecord>> = HashMap::new();
+        let mut games_of: HashMap<MatchId, Vec<GameRecord>> = HashMap::new();
         for g in game_rows {
             games_of
                 .entry(g.match_id.clone().unwrap_or_default())
                 .or_default()
                 .push(GameRecord {
-                    plies: plies.get(&g.id).copied().unwrap_or(0),
-                    outages: outages.remove(&g.id).unwrap_or_default(),
+                    plies: plies.get(g.id.as_str()).copied().unwrap_or(0),
+                    outages: outages.remove(g.id.as_str()).unwrap_or_default(),
                     id: g.id,
                     number: g.number,
                     south_id: g.south_id,
@@ -384,7 +392,7 @@ impl Store {
             .iter()
             .flat_map(|m| [m.first_id.as_str(), m.second_id.as_str()])
             .collect();
-        let people: HashMap<String, UserRow> = users::table
+        let people: HashMap<UserId, UserRow> = users::table
             .filter(users::id.eq_any(&user_ids))
             .select(UserRow::as_select())
             .load(&mut *conn)?
@@ -393,7 +401,7 @@ impl Store {
             .collect();
         rows.into_iter()
             .map(|row| {
-                let person = |id: &str| {
+                let person = |id: &UserId| {
                     people
                         .get(id)
                         .cloned()
@@ -411,21 +419,21 @@ impl Store {
 
     /// How `a` and `b` have done against each other: over matches that are over, and over
     /// their games that are over.
-    pub fn head_to_head(&self, a: &str, b: &str) -> Result<(Tally, Tally), StoreError> {
+    pub fn head_to_head(&self, a: &UserId, b: &UserId) -> Result<(Tally, Tally), StoreError> {
         let mut conn = self.conn()?;
         let between = matches::first_id
             .eq(a)
             .and(matches::second_id.eq(b))
             .or(matches::first_id.eq(b).and(matches::second_id.eq(a)));
-        let results: Vec<Option<String>> = matches::table
+        let results: Vec<Option<UserId>> = matches::table
             .filter(between)
-            .filter(matches::status.ne("playing"))
+            .filter(matches::status.ne(MatchStatus::Playing))
             .select(matches::winner_id)
             .load(&mut *conn)?;
         let mut over_matches = Tally::default();
         for winner in results {
             over_matches.played += 1;
-            match winner.as_deref() {
+            match winner.as_ref() {
                 Some(w) if w == a => over_matches.won[0] += 1,
                 Some(w) if w == b => over_matches.won[1] += 1,
                 _ => over_matches.drawn += 1,
@@ -435,20 +443,20 @@ impl Store {
             .eq(a)
             .and(games::north_id.eq(b))
             .or(games::south_id.eq(b).and(games::north_id.eq(a)));
-        let played: Vec<(String, String, String)> = games::table
+        let played: Vec<(UserId, UserId, Status)> = games::table
             .filter(pair)
-            .filter(games::status.ne("playing"))
+            .filter(games::status.ne(Status::Playing))
             .select((games::south_id, games::north_id, games::status))
             .load(&mut *conn)?;
         let mut over_games = Tally::default();
         for (south, north, status) in played {
-            let winner = match status.as_str() {
-                "south_won" => Some(south),
-                "north_won" => Some(north),
-                _ => None,
+            let winner = match status {
+                Status::SouthWon => Some(south),
+                Status::NorthWon => Some(north),
+                Status::Playing | Status::Draw => None,
             };
             over_games.played += 1;
-            match winner.as_deref() {
+            match winner.as_ref() {
                 Some(w) if w == a => over_games.won[0] += 1,
                 Some(_) => over_games.won[1] += 1,
                 None => over_games.drawn += 1,

@@ -3,12 +3,14 @@
 //!
 //! Calls block: async callers run them on the blocking pool.
 
+mod column;
 mod hotel;
 mod matches;
 mod results;
 mod schema;
 mod shop;
 
+pub use column::{status_word, MatchStatus, TextColumn, Unreadable};
 pub use hotel::{apartment_id, Actor, AuditEntry, StoredRoom};
 pub use matches::{
     GameRecord, MatchInPlay, MatchRecord, MatchResult, MatchRow, MoveClock, Outage, StoredClock,
@@ -32,6 +34,8 @@ use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
 use thiserror::Error;
 
+use crate::ayo::{Rules, Status};
+use crate::common::{GameId, MatchId, RoomId, RoomKind, TableId, UserId};
 use schema::{ayo_tables, games, moves, rooms, users};
 
 const POSTGRES_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/postgres");
@@ -115,6 +119,11 @@ impl From<DieselError> for StoreError {
                 StoreError::Conflict(info.message().to_owned())
             }
             DieselError::NotFound => StoreError::NotFound("no such row".into()),
+            DieselError::DeserializationError(e) => {
+                // A stored value that does not read is refused, never guessed at.
+                tracing::error!(error = %e, "a stored row does not read");
+                StoreError::Query(DieselError::DeserializationError(e))
+            }
             e => StoreError::Query(e),
         }
     }
@@ -159,49 +168,49 @@ impl ManageConnection for Manager {
 #[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable)]
 #[diesel(table_name = users)]
 pub struct UserRow {
-    pub id: String,
+    pub id: UserId,
     pub name: String,
     pub house: bool,
     pub created_at: NaiveDateTime,
 }
 
-/// A room row; `kind` is `lounge`, `talk` or `apartment`.
+/// A room row.
 #[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable)]
 #[diesel(table_name = rooms)]
 pub struct RoomRow {
-    pub id: String,
+    pub id: RoomId,
     pub name: String,
-    pub kind: String,
-    pub owner_id: Option<String>,
+    pub kind: RoomKind,
+    pub owner_id: Option<UserId>,
     pub created_at: NaiveDateTime,
 }
 
-/// A table row; `rules` is the rule set as JSON.
+/// A table row; `rules` is stored as JSON.
 #[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable)]
 #[diesel(table_name = ayo_tables)]
 pub struct TableRow {
-    pub id: String,
-    pub room_id: String,
+    pub id: TableId,
+    pub room_id: RoomId,
     pub position: i32,
-    pub rules: String,
+    pub rules: Rules,
 }
 
 /// A game row.
 #[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable)]
 #[diesel(table_name = games)]
 pub struct GameRow {
-    pub id: String,
-    pub table_id: String,
-    pub south_id: String,
-    pub north_id: String,
-    pub rules: String,
+    pub id: GameId,
+    pub table_id: TableId,
+    pub south_id: UserId,
+    pub north_id: UserId,
+    pub rules: Rules,
     pub house: bool,
-    pub status: String,
+    pub status: Status,
     pub end_reason: Option<String>,
     pub started_at: NaiveDateTime,
     pub ended_at: Option<NaiveDateTime>,
     /// The match it is a game of, and its number there (from 1).
-    pub match_id: Option<String>,
+    pub match_id: Option<MatchId>,
     pub number: Option<i32>,
     /// When its first clock started (server milliseconds), without a clock `None`.
     pub clock_started_ms: Option<i64>,
@@ -334,7 +343,7 @@ impl Store {
         Ok(())
     }
 
-    pub fn user(&self, id: &str) -> Result<Option<UserRow>, StoreError> {
+    pub fn user(&self, id: &UserId) -> Result<Option<UserRow>, StoreError> {
         Ok(users::table
             .find(id)
             .select(UserRow::as_select())
@@ -372,13 +381,17 @@ impl Store {
     }
 
     /// A room's tables in place (not removed), in order.
-    pub fn tables(&self, room_id: &str) -> Result<Vec<TableRow>, StoreError> {
-        Ok(ayo_tables::table
+    ///
+    /// A table whose stored rules do not read is logged and left out: it stays out of play.
+    pub fn tables(&self, room_id: &RoomId) -> Result<Vec<TableRow>, StoreError> {
+        let mut conn = self.conn()?;
+        let rows = ayo_tables::table
             .filter(ayo_tables::room_id.eq(room_id))
             .filter(ayo_tables::removed_at.is_null())
             .order(ayo_tables::position.asc())
             .select(TableRow::as_select())
-            .load(&mut *self.conn()?)?)
+            .load_iter::<TableRow, diesel::connection::DefaultLoadingMode>(&mut *conn)?;
+        column::readable(rows, &format!("a table of room `{room_id}`"))
     }
 
     pub fn insert_game(&self, game: &GameRow) -> Result<(), StoreError> {
@@ -388,7 +401,7 @@ impl Store {
         Ok(())
     }
 
-    pub fn game(&self, id: &str) -> Result<Option<GameRow>, StoreError> {
+    pub fn game(&self, id: &GameId) -> Result<Option<GameRow>, StoreError> {
         Ok(games::table
             .find(id)
             .select(GameRow::as_select())
@@ -403,7 +416,7 @@ impl Store {
     /// transaction's upgrade to a writer under concurrent writers ("database is locked") instead
     /// of waiting. The status check before it is a guard; the room task that owns the game is
     /// the one that ends it, so nothing races it.
-    pub fn record_move(&self, game_id: &str, ply: u32, pit: u8) -> Result<(), StoreError> {
+    pub fn record_move(&self, game_id: &GameId, ply: u32, pit: u8) -> Result<(), StoreError> {
         self.record_move_with(game_id, ply, pit, None)
     }
 
@@ -411,25 +424,25 @@ impl Store {
     /// neither.
     pub fn record_move_with(
         &self,
-        game_id: &str,
+        game_id: &GameId,
         ply: u32,
         pit: u8,
         clock: Option<MoveClock>,
     ) -> Result<(), StoreError> {
         let ply = i32::try_from(ply).map_err(|_| StoreError::Conflict(format!("ply {ply}")))?;
         let mut conn = self.conn()?;
-        let status: Option<String> = games::table
+        let status: Option<Status> = games::table
             .find(game_id)
             .select(games::status)
             .first(&mut *conn)
             .optional()?;
-        match status.as_deref() {
+        match status {
             None => return Err(StoreError::NotFound(format!("game {game_id}"))),
-            Some("playing") => {}
+            Some(Status::Playing) => {}
             Some(_) => return Err(StoreError::Conflict(format!("game {game_id} is over"))),
         }
         let row = NewMove {
-            game_id,
+            game_id: game_id.as_str(),
             ply,
             pit: pit.into(),
             played_at: now(),
@@ -446,14 +459,14 @@ impl Store {
     /// Marks a game in play as over; a game already over is left as it is (false).
     pub fn finish_game(
         &self,
-        game_id: &str,
-        status: &str,
+        game_id: &GameId,
+        status: Status,
         end_reason: &str,
     ) -> Result<bool, StoreError> {
         let changed = diesel::update(
             games::table
                 .find(game_id)
-                .filter(games::status.eq("playing")),
+                .filter(games::status.eq(Status::Playing)),
         )
         .set((
             games::status.eq(status),
@@ -465,7 +478,7 @@ impl Store {
     }
 
     /// The moves of a game, in order.
-    pub fn moves(&self, game_id: &str) -> Result<Vec<u8>, StoreError> {
+    pub fn moves(&self, game_id: &GameId) -> Result<Vec<u8>, StoreError> {
         let pits: Vec<i32> = moves::table
             .filter(moves::game_id.eq(game_id))
             .order(moves::ply.asc())
@@ -480,11 +493,12 @@ impl Store {
     /// Every game still in play, with its moves: what a restart picks up.
     pub fn games_in_play(&self) -> Result<Vec<GameInPlay>, StoreError> {
         let mut conn = self.conn()?;
-        let rows: Vec<GameRow> = games::table
-            .filter(games::status.eq("playing"))
+        let rows = games::table
+            .filter(games::status.eq(Status::Playing))
             .order(games::started_at.asc())
             .select(GameRow::as_select())
-            .load(&mut *conn)?;
+            .load_iter::<GameRow, diesel::connection::DefaultLoadingMode>(&mut *conn)?;
+        let rows = column::readable(rows, "a game in play")?;
         let ids: Vec<&str> = rows.iter().map(|g| g.id.as_str()).collect();
         let all: Vec<(String, i32)> = moves::table
             .filter(moves::game_id.eq_any(&ids))
@@ -501,7 +515,7 @@ impl Store {
         Ok(rows
             .into_iter()
             .map(|game| GameInPlay {
-                moves: by_game.remove(&game.id).unwrap_or_default(),
+                moves: by_game.remove(game.id.as_str()).unwrap_or_default(),
                 game,
             })
             .collect())

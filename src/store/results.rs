@@ -6,6 +6,7 @@ use diesel::prelude::*;
 
 use super::schema::{game_results, games, users};
 use super::{now, Db, Store, StoreError, UserRow};
+use crate::common::GameId;
 
 /// A stored result.
 #[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable)]
@@ -51,8 +52,8 @@ impl Store {
     /// winner already has `cap` counted wins against this loser that day.
     pub fn finish_game_with(
         &self,
-        game_id: &str,
-        status: &str,
+        game_id: &GameId,
+        status: crate::ayo::Status,
         end_reason: &str,
         win: Option<&Win>,
         day_of: impl Fn(NaiveDateTime) -> NaiveDate,
@@ -65,7 +66,7 @@ impl Store {
             let changed = diesel::update(
                 games::table
                     .find(game_id)
-                    .filter(games::status.eq("playing")),
+                    .filter(games::status.eq(crate::ayo::Status::Playing)),
             )
             .set((
                 games::status.eq(status),
@@ -87,7 +88,7 @@ impl Store {
                 && Store::counted_against(conn, &day, &win.winner_id, &win.loser_id)?
                     < i64::from(cap);
             let result = GameResult {
-                game_id: game_id.to_owned(),
+                game_id: game_id.to_string(),
                 day,
                 winner_id: win.winner_id.clone(),
                 loser_id: win.loser_id.clone(),
@@ -200,7 +201,9 @@ impl Store {
         Ok(games::table
             .filter(games::ended_at.ge(from))
             .filter(games::ended_at.lt(to))
-            .filter(games::status.eq_any(["south_won", "north_won"]))
+            .filter(
+                games::status.eq_any([crate::ayo::Status::SouthWon, crate::ayo::Status::NorthWon]),
+            )
             .filter(games::id.ne_all(with_result))
             .order(games::ended_at.asc())
             .select(super::GameRow::as_select())

@@ -21,8 +21,8 @@ use super::{new_id, now, ordered_id, Db, Store, StoreError, UserRow};
 pub struct ShopItem {
     pub id: String,
     pub name: String,
-    /// `ayo_board` or `furniture`.
-    pub kind: String,
+    #[schema(value_type = String)]
+    pub kind: ItemKind,
     pub wood: Option<String>,
     pub finish: Option<String>,
     pub price: i64,
@@ -37,7 +37,7 @@ pub struct ShopItem {
 
 impl ShopItem {
     pub fn is_board(&self) -> bool {
-        self.kind == ItemKind::AyoBoard.as_str()
+        self.kind == ItemKind::AyoBoard
     }
 }
 
@@ -87,8 +87,8 @@ pub struct PurchaseRow {
 pub struct SoldItem {
     pub id: String,
     pub name: String,
-    /// `ayo_board` or `furniture`.
-    pub kind: String,
+    #[schema(value_type = String)]
+    pub kind: ItemKind,
     pub wood: Option<String>,
     pub finish: Option<String>,
     /// The price paid.
@@ -296,7 +296,7 @@ impl Store {
             if grant > 0 {
                 Store::move_coins(
                     conn,
-                    &user.id,
+                    user.id.as_str(),
                     grant,
                     "welcome",
                     "welcome to Lagos Hotel",
@@ -530,7 +530,7 @@ impl Purchase {
             item: SoldItem {
                 id: item.id.clone(),
                 name: purchase.item_name.clone(),
-                kind: item.kind.clone(),
+                kind: item.kind,
                 wood: item.wood.clone(),
                 finish: item.finish.clone(),
                 price: purchase.price,

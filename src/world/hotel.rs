@@ -1,56 +1,25 @@
 //! What operators and owners change in a live room: its tables, its door, whether it closes.
 
 use std::collections::HashSet;
-use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::ayo::Rules;
-use crate::store::StoreError;
-
-/// An apartment's door.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Door {
-    /// Only the owner and the guests they invited come in.
-    #[default]
-    Invited,
-    /// Anyone comes in.
-    Open,
-}
-
-impl Door {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Door::Invited => "invited",
-            Door::Open => "open",
-        }
-    }
-}
-
-impl FromStr for Door {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "invited" => Ok(Door::Invited),
-            "open" => Ok(Door::Open),
-            other => Err(format!("`{other}` is not a door: invited or open")),
-        }
-    }
-}
+pub use crate::common::Door;
+use crate::common::{RoomId, RoomKind, TableId, UserId};
+use crate::store::{self, RoomRow, StoreError, TableRow};
 
 /// Who may come into a room: everyone, unless it is an apartment whose door is `invited`.
 #[derive(Debug, Clone, Default)]
 pub struct DoorState {
     /// `None` for rooms without a door (the lounge, talk rooms).
     pub door: Option<Door>,
-    pub guests: HashSet<String>,
+    pub guests: HashSet<UserId>,
 }
 
 impl DoorState {
-    pub fn new(door: Option<Door>, guests: Vec<String>) -> DoorState {
+    pub fn new(door: Option<Door>, guests: Vec<UserId>) -> DoorState {
         DoorState {
             door,
             guests: guests.into_iter().collect(),
@@ -118,6 +87,104 @@ pub enum HotelError {
     BoardPlaced(String),
     #[error("the room is gone")]
     Gone,
+    /// An input the hotel's rules do not allow; `field` names it.
+    #[error("`{field}`: {message}")]
+    Invalid {
+        field: &'static str,
+        message: String,
+    },
+    #[error("a talk room has no tables")]
+    TalkRoom,
+    /// An apartment is its owner's: operators neither close it nor set its tables.
+    #[error("{0}")]
+    Apartment(&'static str),
+    #[error("there is no user `{0}`")]
+    NoSuchUser(String),
+    #[error("that user is not on your guest list")]
+    NotAGuest,
+    #[error("your user is not known here: sign in again")]
+    UnknownUser,
     #[error(transparent)]
     Store(#[from] StoreError),
+}
+
+impl HotelError {
+    fn invalid(field: &'static str, message: impl Into<String>) -> HotelError {
+        HotelError::Invalid {
+            field,
+            message: message.into(),
+        }
+    }
+}
+
+/// The most tables an operator puts in one room.
+pub const MAX_TABLES: u32 = 24;
+
+/// A room an operator makes, checked against the hotel's rules: ids starting `apartment-`
+/// are the players'; a room is a lounge (3 tables unless told) or a talk room (none); at
+/// most [`MAX_TABLES`] tables, every one playing `rules`.
+pub fn new_room(
+    id: String,
+    name: String,
+    kind: Option<&str>,
+    tables: Option<u32>,
+    rules: Rules,
+) -> Result<(RoomRow, Vec<TableRow>), HotelError> {
+    if id.starts_with("apartment-") {
+        return Err(HotelError::invalid(
+            "id",
+            "`apartment-` ids are the players' apartments",
+        ));
+    }
+    let kind = match kind.unwrap_or("lounge").parse() {
+        Ok(kind @ (RoomKind::Lounge | RoomKind::Talk)) => kind,
+        _ => return Err(HotelError::invalid("kind", "`lounge` or `talk`")),
+    };
+    let tables = match kind {
+        RoomKind::Talk => tables.unwrap_or(0),
+        _ => tables.unwrap_or(3),
+    };
+    if tables > MAX_TABLES || (kind == RoomKind::Talk && tables > 0) {
+        return Err(HotelError::invalid(
+            "tables",
+            format!("0 to {MAX_TABLES}, and none in a talk room"),
+        ));
+    }
+    let tables = (1..=tables)
+        .map(|n| TableRow {
+            id: TableId::from(format!("{id}-{n}")),
+            room_id: RoomId::from(id.clone()),
+            position: n as i32,
+            rules,
+        })
+        .collect();
+    let room = RoomRow {
+        id: RoomId::from(id),
+        name,
+        kind,
+        owner_id: None,
+        created_at: store::now(),
+    };
+    Ok((room, tables))
+}
+
+/// Whether an operator may close a room of `kind`: not an apartment.
+pub fn operator_may_close(kind: RoomKind) -> Result<(), HotelError> {
+    match kind {
+        RoomKind::Apartment => Err(HotelError::Apartment(
+            "an apartment is its owner's: it cannot be closed",
+        )),
+        RoomKind::Lounge | RoomKind::Talk => Ok(()),
+    }
+}
+
+/// Whether an operator may add a table to a room of `kind`: only to a lounge.
+pub fn operator_may_add_table(kind: RoomKind) -> Result<(), HotelError> {
+    match kind {
+        RoomKind::Talk => Err(HotelError::TalkRoom),
+        RoomKind::Apartment => Err(HotelError::Apartment(
+            "an apartment's tables are its owner's boards",
+        )),
+        RoomKind::Lounge => Ok(()),
+    }
 }

@@ -2,6 +2,7 @@
 //! one task; the world reaches a room only through its handle in the registry, so a room could
 //! later live on another instance.
 
+pub mod apartment;
 mod hotel;
 pub mod matches;
 pub mod protocol;
@@ -15,7 +16,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
 pub use crate::common::{NameError, ServerClock, User, UserName};
-pub use hotel::{CloseGames, Door, DoorState, HotelError, TableChange};
+pub use hotel::{
+    new_room, operator_may_add_table, operator_may_close, CloseGames, Door, DoorState, HotelError,
+    TableChange, MAX_TABLES,
+};
 pub use resume::resumable;
 pub use room::{
     Outbox, ResultsConfig, ResumedGame, ResumedMatch, RoomCommand, RoomConfig, RoomHandle,
@@ -23,8 +27,7 @@ pub use room::{
 };
 pub use table::Refusal;
 
-use crate::ayo::Rules;
-use crate::common::{RoomId, RoomKind, TableId, UserId};
+use crate::common::{RoomId, TableId, UserId};
 use crate::store::{blocking, Store, StoreError, StoredRoom};
 use protocol::RoomInfo;
 
@@ -88,7 +91,6 @@ pub struct World {
     /// user id → (room id, connection): so a second connection can take the first one over.
     presence: Arc<Mutex<HashMap<UserId, (RoomId, u64)>>>,
     store: Store,
-    default_rules: Rules,
     config: RoomConfig,
     /// One room opens at a time, so two visitors never start two tasks for one room.
     opening: Arc<tokio::sync::Mutex<()>>,
@@ -102,7 +104,6 @@ impl World {
         rooms: Vec<StoredRoom>,
         matches: Vec<ResumedMatch>,
         store: Store,
-        default_rules: Rules,
         mut config: RoomConfig,
     ) -> World {
         config.registry = Registry::default();
@@ -110,7 +111,6 @@ impl World {
             registry: config.registry.clone(),
             presence: Arc::default(),
             store,
-            default_rules,
             config,
             opening: Arc::default(),
             stopped: Arc::default(),
@@ -162,34 +162,19 @@ impl World {
 
     /// Starts a room's task and puts it in the registry.
     fn spawn(&self, stored: StoredRoom, matches: Vec<ResumedMatch>) -> RoomHandle {
-        let kind = stored.room.kind.parse().unwrap_or_else(|e| {
-            // Only the three kinds are ever written; a room of another is shown as talk,
-            // without tables, rather than guessed at.
-            tracing::error!(room = %stored.room.id, error = %e, "a stored room of an unknown kind");
-            RoomKind::Talk
-        });
         let info = RoomInfo {
-            id: RoomId::from(stored.room.id.clone()),
+            id: stored.room.id.clone(),
             name: stored.room.name.clone(),
-            kind,
-            owner: stored.room.owner_id.clone().map(UserId::from),
+            kind: stored.room.kind,
+            owner: stored.room.owner_id.clone(),
         };
         let tables = stored
             .tables
             .iter()
-            .filter_map(|t| match serde_json::from_str::<Rules>(&t.rules) {
-                Ok(rules) => Some((TableId::from(t.id.clone()), rules)),
-                Err(e) => {
-                    // Refused, not guessed: a table whose rules do not read stays out of play.
-                    tracing::error!(table = %t.id, error = %e, "a table's stored rules do not read; it is left out");
-                    None
-                }
-            })
+            // A table whose stored rules do not read was left out by the store, logged.
+            .map(|t| (t.id.clone(), t.rules))
             .collect();
-        let door = hotel::DoorState::new(
-            stored.door.as_deref().and_then(|d| d.parse().ok()),
-            stored.guests,
-        );
+        let door = hotel::DoorState::new(stored.door, stored.guests);
         let opening = room::Opening {
             info,
             tables,
@@ -212,22 +197,14 @@ impl World {
         if let Some(handle) = self.registry.get(id) {
             return Ok(Some(handle));
         }
-        let (store, room_id) = (self.store.clone(), id.to_owned());
-        let (default_rules, clock, results) = (
-            self.default_rules,
-            self.config.clock.clone(),
-            self.config.results.clone(),
-        );
+        let (store, room_id) = (self.store.clone(), RoomId::from(id));
+        let (clock, results) = (self.config.clock.clone(), self.config.results.clone());
         let found = blocking(move || {
             let Some(stored) = store.open_room(&room_id)? else {
                 return Ok(None);
             };
-            let tables: Vec<TableId> = stored
-                .tables
-                .iter()
-                .map(|t| TableId::from(t.id.clone()))
-                .collect();
-            let matches = resume::resumable_at(&store, default_rules, &clock, &results, &tables)?;
+            let tables: Vec<TableId> = stored.tables.iter().map(|t| t.id.clone()).collect();
+            let matches = resume::resumable_at(&store, &clock, &results, &tables)?;
             Ok::<_, StoreError>(Some((stored, matches)))
         })
         .await?;

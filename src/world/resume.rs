@@ -4,40 +4,37 @@
 
 use std::collections::HashMap;
 
-use crate::ayo::clock::Clocks;
-use crate::ayo::{Game, Pit, Rules, Status};
+use crate::ayo::clock::{Clocks, TimeControl};
+use crate::ayo::{Game, Pit, Status};
 use crate::store::{self, GameRow, MatchRow, Store, StoreError};
 
 use super::matches::{LiveMatch, MatchSettings, PlayedGame};
 use super::room::{ResultsConfig, ResumedGame, ResumedMatch};
 use super::series::BestOf;
 use super::table::{json_word, result_of, win_of};
-use crate::common::{GameId, MatchId, ServerClock, TableId, User, UserId};
+use crate::common::{MatchId, ServerClock, TableId, User, UserId};
 
 /// Every match in play, ready for its room.
 pub fn resumable(
     store: &Store,
-    default_rules: Rules,
     clock: &ServerClock,
     results: &ResultsConfig,
 ) -> Result<Vec<ResumedMatch>, StoreError> {
-    resume(store, default_rules, clock, results, None)
+    resume(store, clock, results, None)
 }
 
 /// The matches in play at `tables`, for a room opened again after its task failed.
 pub fn resumable_at(
     store: &Store,
-    default_rules: Rules,
     clock: &ServerClock,
     results: &ResultsConfig,
     tables: &[TableId],
 ) -> Result<Vec<ResumedMatch>, StoreError> {
-    resume(store, default_rules, clock, results, Some(tables))
+    resume(store, clock, results, Some(tables))
 }
 
 fn resume(
     store: &Store,
-    default_rules: Rules,
     clock: &ServerClock,
     results: &ResultsConfig,
     only: Option<&[TableId]>,
@@ -54,32 +51,36 @@ fn resume(
         if only.is_some_and(|tables| !tables.iter().any(|t| *t == row.table_id.as_str())) {
             continue;
         }
+        let Some(best_of) = u8::try_from(row.best_of)
+            .ok()
+            .and_then(|n| BestOf::try_from(n).ok())
+        else {
+            // Refused, not guessed: a match of no length is left out of play.
+            tracing::error!(r#match = %row.id, best_of = row.best_of, "a stored match's length does not read; it is left out");
+            continue;
+        };
         let settings = MatchSettings {
-            clock: row.clock.parse().unwrap_or_default(),
-            best_of: u8::try_from(row.best_of)
-                .ok()
-                .and_then(|n| BestOf::try_from(n).ok())
-                .unwrap_or_default(),
+            clock: row.clock,
+            best_of,
         };
         let players = [people.get(&row.first_id)?, people.get(&row.second_id)?];
-        let mut m = LiveMatch::new(MatchId::from(row.id.clone()), settings, players);
+        let mut m = LiveMatch::new(row.id.clone(), settings, players);
         let mut game = None;
         for g in in_play.games {
-            if g.status != "playing" {
+            if g.status != Status::Playing {
                 m.record(played(&g));
                 continue;
             }
             let players = [people.get(&g.south_id)?, people.get(&g.north_id)?];
-            match replay(store, &g, default_rules)? {
+            match replay(store, &g)? {
                 Replayed::Over(over) => {
                     // Its last move ended it, and the service stopped before that was stored.
-                    let (status, reason) =
-                        (json_word(&over.status()), json_word(&over.end_reason()));
+                    let (status, reason) = (over.status(), json_word(&over.end_reason()));
                     let win = win_of(&over, &players).map(|w| super::room::stored_win(&w));
                     let clock = results.clock;
                     let finished = store.finish_game_with(
                         &g.id,
-                        &status,
+                        status,
                         &reason,
                         win.as_ref(),
                         |ended| clock.day_of(ended.and_utc()),
@@ -97,7 +98,7 @@ fn resume(
                 Replayed::InPlay(replayed) => {
                     let clocks = clocks_of(store, &g, &replayed, settings, stopped, now)?;
                     game = Some(ResumedGame {
-                        game_id: GameId::from(g.id.clone()),
+                        game_id: g.id.clone(),
                         game: replayed,
                         players,
                         number: g.number.and_then(|n| u8::try_from(n).ok()).unwrap_or(1),
@@ -122,7 +123,7 @@ fn resume(
         // Games finished here count in the stored score too.
         store.set_match_points(&row.id, m.series.halves())?;
         resumed.push(ResumedMatch {
-            table_id: TableId::from(row.table_id),
+            table_id: row.table_id,
             r#match: m,
             game,
         });
@@ -139,18 +140,17 @@ enum Replayed {
     Broken,
 }
 
-fn replay(store: &Store, g: &GameRow, default_rules: Rules) -> Result<Replayed, StoreError> {
-    let rules: Rules = serde_json::from_str(&g.rules).unwrap_or(default_rules);
+fn replay(store: &Store, g: &GameRow) -> Result<Replayed, StoreError> {
     let stored = store.moves(&g.id)?;
     let moves = stored.iter().filter_map(|&n| Pit::new(n));
-    match Game::replay(rules, moves) {
+    match Game::replay(g.rules, moves) {
         Ok(game) if game.moves().len() == stored.len() && game.is_over() => {
             Ok(Replayed::Over(game))
         }
         Ok(game) if game.moves().len() == stored.len() => Ok(Replayed::InPlay(game)),
         _ => {
             tracing::error!(game = %g.id, "a stored game does not replay; marking it abandoned");
-            store.finish_game(&g.id, "draw", "abandoned")?;
+            store.finish_game(&g.id, Status::Draw, "abandoned")?;
             Ok(Replayed::Broken)
         }
     }
@@ -197,12 +197,11 @@ fn clocks_of(
 
 fn played(g: &GameRow) -> PlayedGame {
     PlayedGame {
-        game_id: GameId::from(g.id.clone()),
+        game_id: g.id.clone(),
         number: g.number.and_then(|n| u8::try_from(n).ok()).unwrap_or(1),
-        south: UserId::from(g.south_id.clone()),
-        north: UserId::from(g.north_id.clone()),
-        result: serde_json::from_value(serde_json::Value::String(g.status.clone()))
-            .unwrap_or(Status::Draw),
+        south: g.south_id.clone(),
+        north: g.north_id.clone(),
+        result: g.status,
         reason: g.end_reason.clone().unwrap_or_default(),
     }
 }
@@ -216,15 +215,15 @@ fn adopt_lone_games(store: &Store, people: &mut People<'_>) -> Result<(), StoreE
         }
         people.get(&g.south_id)?;
         let row = MatchRow {
-            id: store::ordered_id(),
+            id: MatchId::from(store::ordered_id()),
             table_id: g.table_id.clone(),
             first_id: g.south_id.clone(),
             second_id: g.north_id.clone(),
             house: g.house,
             best_of: 1,
-            clock: "none".into(),
-            rules: g.rules.clone(),
-            status: "playing".into(),
+            clock: TimeControl::None,
+            rules: g.rules,
+            status: store::MatchStatus::Playing,
             winner_id: None,
             end_reason: None,
             first_halves: 0,
@@ -241,7 +240,7 @@ fn adopt_lone_games(store: &Store, people: &mut People<'_>) -> Result<(), StoreE
 /// Users by id, each read once.
 struct People<'a> {
     store: &'a Store,
-    known: HashMap<String, User>,
+    known: HashMap<UserId, User>,
 }
 
 impl<'a> People<'a> {
@@ -252,7 +251,7 @@ impl<'a> People<'a> {
         }
     }
 
-    fn get(&mut self, id: &str) -> Result<User, StoreError> {
+    fn get(&mut self, id: &UserId) -> Result<User, StoreError> {
         if let Some(user) = self.known.get(id) {
             return Ok(user.clone());
         }
@@ -261,11 +260,11 @@ impl<'a> People<'a> {
             .user(id)?
             .ok_or_else(|| StoreError::NotFound(format!("user {id}")))?;
         let user = User {
-            id: UserId::from(row.id),
+            id: row.id,
             name: row.name,
             house: row.house,
         };
-        self.known.insert(id.to_owned(), user.clone());
+        self.known.insert(id.clone(), user.clone());
         Ok(user)
     }
 }

@@ -726,13 +726,13 @@ async fn wins_against_baba_ayo_go_on_the_house_board_by_level_never_on_the_wall(
     for (level, seeds) in [("normal", 27u8), ("normal", 30), ("champion", 25)] {
         let house = format!("baba-ayo-{level}");
         let game = lounge::store::GameRow {
-            id: lounge::store::new_id(),
+            id: lounge::store::new_id().into(),
             table_id: "surulere-games-lounge-3".into(),
-            south_id: me.clone(),
-            north_id: house.clone(),
-            rules: "{}".into(),
+            south_id: me.clone().into(),
+            north_id: house.clone().into(),
+            rules: Default::default(),
             house: true,
-            status: "playing".into(),
+            status: lounge::ayo::Status::Playing,
             end_reason: None,
             started_at: lounge::store::now(),
             ended_at: None,
@@ -749,7 +749,14 @@ async fn wins_against_baba_ayo_go_on_the_house_board_by_level_never_on_the_wall(
             plies: 40,
         };
         let finished = store
-            .finish_game_with(&game.id, "south_won", "majority", Some(&won), |_| today, 3)
+            .finish_game_with(
+                &game.id,
+                lounge::ayo::Status::SouthWon,
+                "majority",
+                Some(&won),
+                |_| today,
+                3,
+            )
             .unwrap();
         assert!(finished.finished && !finished.counts);
     }

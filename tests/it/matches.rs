@@ -234,12 +234,12 @@ async fn a_best_of_three_swaps_the_first_move_and_ends_once_decided() {
     // Stored as it was played.
     let record = db
         .store()
-        .match_record(done["match_id"].as_str().unwrap())
+        .match_record(&done["match_id"].as_str().unwrap().into())
         .unwrap()
         .unwrap();
-    assert_eq!(record.row.status, "won");
+    assert_eq!(record.row.status, lounge::store::MatchStatus::Won);
     assert_eq!(
-        record.row.winner_id.as_deref(),
+        record.row.winner_id.as_ref().map(|w| w.as_str()),
         Some(ps[first].user.id.as_str())
     );
     assert_eq!((record.row.first_halves, record.row.second_halves), (4, 0));
@@ -413,7 +413,7 @@ async fn against_baba_ayo_the_first_move_swaps_too_and_he_is_always_ready() {
     let house = lounge::house::House::user(lounge::ayo::house::Level::Easy);
     db.store()
         .ensure_user(&lounge::store::UserRow {
-            id: house.id.into_string(),
+            id: house.id,
             name: house.name,
             house: true,
             created_at: lounge::store::now(),
@@ -600,7 +600,7 @@ async fn a_timed_game_resumes_after_a_restart_with_its_clocks_as_they_stood() {
     // The outages are on the game's record.
     let record = db
         .store()
-        .match_record(started["match"]["id"].as_str().unwrap())
+        .match_record(&started["match"]["id"].as_str().unwrap().into())
         .unwrap()
         .unwrap();
     let outages = &record.games[0].outages;
@@ -751,7 +751,7 @@ fn stored_lounge(db: &TestDb) -> (lounge::world::User, lounge::world::User) {
     let room = lounge::store::RoomRow {
         id: "lounge".into(),
         name: "Lounge".into(),
-        kind: "lounge".into(),
+        kind: lounge::common::RoomKind::Lounge,
         owner_id: None,
         created_at: lounge::store::now(),
     };
@@ -759,7 +759,7 @@ fn stored_lounge(db: &TestDb) -> (lounge::world::User, lounge::world::User) {
         id: "t1".into(),
         room_id: "lounge".into(),
         position: 1,
-        rules: "{}".into(),
+        rules: Default::default(),
     };
     db.store().ensure_room(&room, &[table]).unwrap();
     (user(db, "Ade"), user(db, "Bisi"))
@@ -776,17 +776,16 @@ fn a_game_its_last_stored_move_ended_is_finished_as_it_ended_at_the_next_start()
     // and the service stopped before that end was stored.
     let mut rules = lounge::ayo::Preset::Lagos.rules();
     rules.set("no_capture_limit", "1").unwrap();
-    let rules = serde_json::to_string(&rules).unwrap();
     let m = MatchRow {
-        id: lounge::store::ordered_id(),
+        id: lounge::store::ordered_id().into(),
         table_id: "t1".into(),
-        first_id: a.id.to_string(),
-        second_id: b.id.to_string(),
+        first_id: a.id.clone(),
+        second_id: b.id.clone(),
         house: false,
         best_of: 1,
-        clock: "none".into(),
-        rules: rules.clone(),
-        status: "playing".into(),
+        clock: lounge::ayo::clock::TimeControl::None,
+        rules,
+        status: lounge::store::MatchStatus::Playing,
         winner_id: None,
         end_reason: None,
         first_halves: 0,
@@ -796,13 +795,13 @@ fn a_game_its_last_stored_move_ended_is_finished_as_it_ended_at_the_next_start()
     };
     store.insert_match(&m).unwrap();
     let g = GameRow {
-        id: lounge::store::new_id(),
+        id: lounge::store::new_id().into(),
         table_id: "t1".into(),
-        south_id: a.id.to_string(),
-        north_id: b.id.to_string(),
+        south_id: a.id.clone(),
+        north_id: b.id.clone(),
         rules,
         house: false,
-        status: "playing".into(),
+        status: lounge::ayo::Status::Playing,
         end_reason: None,
         started_at: now(),
         ended_at: None,
@@ -812,19 +811,14 @@ fn a_game_its_last_stored_move_ended_is_finished_as_it_ended_at_the_next_start()
     };
     store.insert_game(&g).unwrap();
     store.record_move(&g.id, 1, 1).unwrap();
-    let resumed = lounge::world::resumable(
-        store,
-        Default::default(),
-        &world_config.clock,
-        &world_config.results,
-    )
-    .unwrap();
+    let resumed =
+        lounge::world::resumable(store, &world_config.clock, &world_config.results).unwrap();
     assert!(resumed.is_empty(), "nothing left in play");
     let game = store.game(&g.id).unwrap().unwrap();
     assert_eq!(game.end_reason.as_deref(), Some("no_capture_limit"));
-    assert_ne!(game.status, "playing");
+    assert_ne!(game.status, lounge::ayo::Status::Playing);
     let record = store.match_record(&m.id).unwrap().unwrap();
-    assert_ne!(record.row.status, "playing");
+    assert_ne!(record.row.status, lounge::store::MatchStatus::Playing);
     assert_eq!(record.row.end_reason.as_deref(), Some("games"));
 }
 
@@ -835,13 +829,13 @@ fn an_outage_recorded_again_by_a_start_that_failed_is_not_refunded_twice() {
     let store = db.store();
     let (a, b) = stored_lounge(&db);
     let g = GameRow {
-        id: lounge::store::new_id(),
+        id: lounge::store::new_id().into(),
         table_id: "t1".into(),
-        south_id: a.id.into_string(),
-        north_id: b.id.into_string(),
-        rules: "{}".into(),
+        south_id: a.id,
+        north_id: b.id,
+        rules: Default::default(),
         house: false,
-        status: "playing".into(),
+        status: lounge::ayo::Status::Playing,
         end_reason: None,
         started_at: now(),
         ended_at: None,

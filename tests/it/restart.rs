@@ -119,7 +119,14 @@ async fn killed_mid_game_and_back(db: TestDb) {
         .send(json!({"type": "move", "table": table, "pit": pit}))
         .await;
     assert_eq!(south.next_of("game_state").await["state"]["ply"], 3);
-    assert_eq!(app.db.store().moves(&game_id).unwrap().len(), 3);
+    assert_eq!(
+        app.db
+            .store()
+            .moves(&game_id.as_str().into())
+            .unwrap()
+            .len(),
+        3
+    );
     second.kill().unwrap();
     second.wait().unwrap();
 }
@@ -197,7 +204,7 @@ async fn a_timed_game_killed_and_back(db: TestDb) {
     let record = app
         .db
         .store()
-        .match_record(started["match"]["id"].as_str().unwrap())
+        .match_record(&started["match"]["id"].as_str().unwrap().into())
         .unwrap()
         .unwrap();
     let outage = record.games[0].outages[0];

@@ -155,10 +155,18 @@ async fn two_players_meet_in_the_lounge_and_play_a_whole_game_an_onlooker_sees_e
         assert_eq!(over["result"], state["status"]);
         // A win between two people counts (their first over each other today); a draw not.
         assert_eq!(over["counts_for_champions"], over["result"] != "draw");
-        let stored = app.db.store().moves(&game_id).unwrap();
+        let stored = app.db.store().moves(&game_id.as_str().into()).unwrap();
         assert_eq!(stored.len(), moves, "every move is stored");
-        let row = app.db.store().game(&game_id).unwrap().unwrap();
-        assert_eq!(row.status, state["status"].as_str().unwrap());
+        let row = app
+            .db
+            .store()
+            .game(&game_id.as_str().into())
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            lounge::store::status_word(row.status),
+            state["status"].as_str().unwrap()
+        );
     })
     .await;
 }
@@ -299,7 +307,7 @@ async fn a_player_who_drops_keeps_the_seat_for_the_grace_then_loses_as_abandoned
     let stored = app
         .db
         .store()
-        .game(over["game_id"].as_str().unwrap())
+        .game(&over["game_id"].as_str().unwrap().into())
         .unwrap()
         .unwrap();
     assert_eq!(stored.end_reason.as_deref(), Some("abandoned"));
@@ -388,7 +396,7 @@ async fn a_move_sent_again_after_a_lost_reply_is_played_once() {
             .send(json!({"type": "move", "table": table, "pit": 3, "version": version}))
             .await;
         assert_eq!(south.next_of("game_state").await, reply);
-        assert_eq!(app.db.store().moves(&game_id).unwrap(), [3]);
+        assert_eq!(app.db.store().moves(&game_id.as_str().into()).unwrap(), [3]);
         // A different move from an old version is refused with the table as it is now.
         south
             .send(
@@ -531,10 +539,13 @@ async fn a_game_against_baba_ayo_is_played_to_the_end_and_never_counts() {
         let seen = onlooker.next_of("game_over").await;
         assert_eq!(seen["game_id"], over["game_id"]);
         let game_id = over["game_id"].as_str().unwrap();
-        let stored = app.db.store().game(game_id).unwrap().unwrap();
+        let stored = app.db.store().game(&game_id.into()).unwrap().unwrap();
         assert!(stored.house);
-        assert_eq!(stored.status, over["result"].as_str().unwrap());
-        let moves = app.db.store().moves(game_id).unwrap();
+        assert_eq!(
+            lounge::store::status_word(stored.status),
+            over["result"].as_str().unwrap()
+        );
+        let moves = app.db.store().moves(&game_id.into()).unwrap();
         assert_eq!(moves.len() as u64, over["state"]["ply"].as_u64().unwrap());
     })
     .await;
@@ -710,7 +721,12 @@ async fn a_move_resent_after_baba_ayo_answered_is_not_played_again() {
     if !mine_reply["state"]["to_move"].is_null() {
         ws.next_of("game_state").await;
     }
-    let stored = app.db.store().moves(&game_id).unwrap().len();
+    let stored = app
+        .db
+        .store()
+        .moves(&game_id.as_str().into())
+        .unwrap()
+        .len();
     ws.send(first).await;
     let again = loop {
         let m = ws.next().await;
@@ -720,5 +736,12 @@ async fn a_move_resent_after_baba_ayo_answered_is_not_played_again() {
         }
     };
     assert_eq!(again, mine_reply);
-    assert_eq!(app.db.store().moves(&game_id).unwrap().len(), stored);
+    assert_eq!(
+        app.db
+            .store()
+            .moves(&game_id.as_str().into())
+            .unwrap()
+            .len(),
+        stored
+    );
 }

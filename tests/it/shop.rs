@@ -412,12 +412,15 @@ async fn a_whole_game_at_a_home_board_between_the_owner_and_a_visitor() {
         let stored = app
             .db
             .store()
-            .game(a["game_id"].as_str().unwrap())
+            .game(&a["game_id"].as_str().unwrap().into())
             .unwrap()
             .unwrap();
         assert_eq!(stored.table_id, table);
         assert!(!stored.house);
-        assert_eq!(stored.status, a["result"].as_str().unwrap());
+        assert_eq!(
+            lounge::store::status_word(stored.status),
+            a["result"].as_str().unwrap()
+        );
     })
     .await;
 }

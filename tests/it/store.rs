@@ -4,11 +4,13 @@ use lounge::store::{
     new_id, now, Backend, DatabaseUrl, GameRow, RoomRow, StoreError, TableRow, UserRow,
 };
 
+use lounge::ayo::{Preset, Status};
+
 use crate::helpers::TestDb;
 
 fn user(name: &str) -> UserRow {
     UserRow {
-        id: new_id(),
+        id: new_id().into(),
         name: name.into(),
         house: false,
         created_at: now(),
@@ -19,16 +21,16 @@ fn lounge_room() -> (RoomRow, Vec<TableRow>) {
     let room = RoomRow {
         id: "surulere-games-lounge".into(),
         name: "Surulere Games Lounge".into(),
-        kind: "lounge".into(),
+        kind: lounge::common::RoomKind::Lounge,
         owner_id: None,
         created_at: now(),
     };
     let tables = (1..=3)
         .map(|n| TableRow {
-            id: format!("surulere-games-lounge-{n}"),
+            id: format!("surulere-games-lounge-{n}").into(),
             room_id: room.id.clone(),
             position: n,
-            rules: "{\"preset\":\"lagos\"}".into(),
+            rules: Preset::Lagos.rules(),
         })
         .collect();
     (room, tables)
@@ -36,13 +38,13 @@ fn lounge_room() -> (RoomRow, Vec<TableRow>) {
 
 fn game(table: &str, south: &UserRow, north: &UserRow) -> GameRow {
     GameRow {
-        id: new_id(),
+        id: new_id().into(),
         table_id: table.into(),
         south_id: south.id.clone(),
         north_id: north.id.clone(),
-        rules: "{\"preset\":\"lagos\"}".into(),
+        rules: Preset::Lagos.rules(),
         house: false,
-        status: "playing".into(),
+        status: Status::Playing,
         end_reason: None,
         started_at: now(),
         ended_at: None,
@@ -99,7 +101,7 @@ fn users_are_stored_and_found() {
         let tunde = user("Tunde");
         db.store().insert_user(&tunde).unwrap();
         assert_eq!(db.store().user(&tunde.id).unwrap(), Some(tunde.clone()));
-        assert_eq!(db.store().user("nobody").unwrap(), None);
+        assert_eq!(db.store().user(&"nobody".into()).unwrap(), None);
         assert!(matches!(
             db.store().insert_user(&tunde),
             Err(StoreError::Conflict(_))
@@ -130,7 +132,7 @@ fn moves_are_stored_in_order_once_and_only_while_the_game_is_in_play() {
         let (a, b) = (user("Ada"), user("Bayo"));
         store.insert_user(&a).unwrap();
         store.insert_user(&b).unwrap();
-        let g = game(&tables[0].id, &a, &b);
+        let g = game(tables[0].id.as_str(), &a, &b);
         store.insert_game(&g).unwrap();
         for (ply, pit) in [(1, 3), (2, 1), (3, 6)] {
             store.record_move(&g.id, ply, pit).unwrap();
@@ -141,7 +143,7 @@ fn moves_are_stored_in_order_once_and_only_while_the_game_is_in_play() {
         );
         assert_eq!(store.moves(&g.id).unwrap(), [3, 1, 6]);
         assert!(matches!(
-            store.record_move("nope", 1, 1),
+            store.record_move(&"nope".into(), 1, 1),
             Err(StoreError::NotFound(_))
         ));
 
@@ -150,15 +152,19 @@ fn moves_are_stored_in_order_once_and_only_while_the_game_is_in_play() {
         assert_eq!(in_play[0].game, g);
         assert_eq!(in_play[0].moves, [3, 1, 6]);
 
-        assert!(store.finish_game(&g.id, "south_won", "resigned").unwrap());
+        assert!(store
+            .finish_game(&g.id, Status::SouthWon, "resigned")
+            .unwrap());
         assert!(
-            !store.finish_game(&g.id, "north_won", "timeout").unwrap(),
+            !store
+                .finish_game(&g.id, Status::NorthWon, "timeout")
+                .unwrap(),
             "over stays over"
         );
         let over = store.game(&g.id).unwrap().unwrap();
         assert_eq!(
-            (over.status.as_str(), over.end_reason.as_deref()),
-            ("south_won", Some("resigned"))
+            (over.status, over.end_reason.as_deref()),
+            (Status::SouthWon, Some("resigned"))
         );
         assert!(over.ended_at.is_some());
         assert!(matches!(
@@ -205,7 +211,7 @@ fn moves_of_many_games_stored_at_once_all_land() {
                 let (a, b) = (user("Ada"), user("Bayo"));
                 store.insert_user(&a).unwrap();
                 store.insert_user(&b).unwrap();
-                let g = game(&tables[0].id, &a, &b);
+                let g = game(tables[0].id.as_str(), &a, &b);
                 store.insert_game(&g).unwrap();
                 g
             })

@@ -150,7 +150,7 @@ fn store_all(
             }
             Err(e) if write.required() => {
                 for id in begun {
-                    if let Err(e) = store.delete_match(id.as_str()) {
+                    if let Err(e) = store.delete_match(&id) {
                         tracing::error!(error = %e, "taking back a match that could not start");
                     }
                 }
@@ -173,15 +173,15 @@ fn store_one(store: &Store, write: &Write, results: &ResultsConfig) -> Result<bo
             rules,
         } => {
             store.insert_match(&MatchRow {
-                id: id.to_string(),
-                table_id: table.to_string(),
-                first_id: players[0].id.to_string(),
-                second_id: players[1].id.to_string(),
+                id: id.clone(),
+                table_id: table.clone(),
+                first_id: players[0].id.clone(),
+                second_id: players[1].id.clone(),
                 house: players.iter().any(|p| p.house),
                 best_of: i32::from(u8::from(settings.best_of)),
-                clock: settings.clock.to_string(),
-                rules: rules_json(rules),
-                status: "playing".into(),
+                clock: settings.clock,
+                rules: *rules,
+                status: store::MatchStatus::Playing,
                 winner_id: None,
                 end_reason: None,
                 first_halves: 0,
@@ -192,7 +192,7 @@ fn store_one(store: &Store, write: &Write, results: &ResultsConfig) -> Result<bo
         }
         Write::NewGame(game) => store.insert_game(&game_row(game))?,
         Write::UnstartedGame { game, result } => store.insert_game(&GameRow {
-            status: json_word(result),
+            status: *result,
             end_reason: Some("not_started".into()),
             ended_at: Some(store::now()),
             ..game_row(game)
@@ -207,7 +207,7 @@ fn store_one(store: &Store, write: &Write, results: &ResultsConfig) -> Result<bo
                 at_ms: c.at_ms,
                 left: c.left,
             });
-            store.record_move_with(game.as_str(), *ply, pit.number(), clock)?;
+            store.record_move_with(game, *ply, pit.number(), clock)?;
         }
         Write::GameOver {
             game,
@@ -217,8 +217,8 @@ fn store_one(store: &Store, write: &Write, results: &ResultsConfig) -> Result<bo
         } => {
             let day = results.clock;
             let finished = store.finish_game_with(
-                game.as_str(),
-                &json_word(status),
+                game,
+                *status,
                 &json_word(reason),
                 win.as_ref().map(stored_win).as_ref(),
                 |ended| day.day_of(ended.and_utc()),
@@ -226,32 +226,28 @@ fn store_one(store: &Store, write: &Write, results: &ResultsConfig) -> Result<bo
             )?;
             return Ok(finished.counts);
         }
-        Write::MatchPoints { id, halves } => store.set_match_points(id.as_str(), *halves)?,
+        Write::MatchPoints { id, halves } => store.set_match_points(id, *halves)?,
         Write::MatchOver { id, result } => {
-            store.finish_match(id.as_str(), &stored_result(result))?;
+            store.finish_match(id, &stored_result(result))?;
         }
     }
     Ok(false)
 }
 
-fn rules_json(rules: &crate::ayo::Rules) -> String {
-    serde_json::to_string(rules).unwrap_or_default()
-}
-
 /// The stored row of a game in play from now.
 fn game_row(game: &NewGame) -> GameRow {
     GameRow {
-        id: game.id.to_string(),
-        table_id: game.table.to_string(),
-        south_id: game.south.id.to_string(),
-        north_id: game.north.id.to_string(),
-        rules: rules_json(&game.rules),
+        id: game.id.clone(),
+        table_id: game.table.clone(),
+        south_id: game.south.id.clone(),
+        north_id: game.north.id.clone(),
+        rules: game.rules,
         house: game.south.house || game.north.house,
-        status: json_word(&Status::Playing),
+        status: Status::Playing,
         end_reason: None,
         started_at: store::now(),
         ended_at: None,
-        match_id: Some(game.r#match.to_string()),
+        match_id: Some(game.r#match.clone()),
         number: Some(i32::from(game.number)),
         clock_started_ms: game
             .clock_started
@@ -272,12 +268,11 @@ pub fn stored_win(win: &Win) -> store::Win {
 pub fn stored_result(result: &MatchResult) -> store::MatchResult {
     store::MatchResult {
         status: if result.winner.is_some() {
-            "won"
+            store::MatchStatus::Won
         } else {
-            "draw"
-        }
-        .into(),
-        winner_id: result.winner.as_ref().map(ToString::to_string),
+            store::MatchStatus::Draw
+        },
+        winner_id: result.winner.clone(),
         end_reason: result.end_reason.word().into(),
         halves: result.halves,
     }

@@ -63,12 +63,10 @@ impl Room {
             }
             RoomCommand::DoorChanged => {
                 let (store, id) = (self.store.clone(), self.info.id.clone());
-                match blocking(move || store.door(id.as_str())).await {
+                match blocking(move || store.door(&id)).await {
                     Ok((door, guests)) => {
-                        self.door = DoorState::new(
-                            door.parse().ok(),
-                            guests.into_iter().map(|g| g.id).collect(),
-                        );
+                        self.door =
+                            DoorState::new(Some(door), guests.into_iter().map(|g| g.id).collect());
                     }
                     Err(e) => tracing::error!(error = %e, room = %self.info.id, "reading a door"),
                 }
@@ -347,17 +345,17 @@ impl Room {
                 if board.is_some() && self.tables.len() >= self.config.max_boards {
                     return Err(HotelError::TooManyBoards(self.config.max_boards));
                 }
-                let rules_json = serde_json::to_string(&rules).unwrap_or_default();
                 let room = self.info.id.clone();
                 let placing = board.clone();
-                let row = blocking(move || {
-                    store.add_table(&actor, room.as_str(), &rules_json, placing.as_deref())
-                })
-                .await
-                .map_err(|e| match (e, board) {
-                    (StoreError::Conflict(_), Some(board)) => HotelError::BoardPlaced(board),
-                    (e, _) => e.into(),
-                })?;
+                let row =
+                    blocking(move || store.add_table(&actor, &room, rules, placing.as_deref()))
+                        .await
+                        .map_err(|e| match (e, board) {
+                            (StoreError::Conflict(_), Some(board)) => {
+                                HotelError::BoardPlaced(board)
+                            }
+                            (e, _) => e.into(),
+                        })?;
                 let id = TableId::from(row.id);
                 let timing = self.config.timing();
                 let mut table = Table::new(id, self.info.id.clone(), rules, timing, *VERSION_BASE);
@@ -377,7 +375,7 @@ impl Room {
                 if !self.tables[t].table.idle() {
                     return Err(HotelError::TableBusy(table));
                 }
-                blocking(move || store.remove_table(&actor, id.as_str())).await?;
+                blocking(move || store.remove_table(&actor, &id)).await?;
                 // Its invitations end with it.
                 self.apply(t, Command::TakeAway).await;
                 self.tables.remove(t);
@@ -393,8 +391,7 @@ impl Room {
                 if self.tables[t].table.match_in_play() {
                     return Err(HotelError::TableBusy(table));
                 }
-                let rules_json = serde_json::to_string(&rules).unwrap_or_default();
-                blocking(move || store.set_table_rules(&actor, id.as_str(), &rules_json)).await?;
+                blocking(move || store.set_table_rules(&actor, &id, rules)).await?;
                 if let Some(refusal) = self.apply(t, Command::SetRules { rules }).await {
                     return Err(HotelError::TableBusy(refusal.message));
                 }

@@ -17,13 +17,7 @@ pub fn lounge_world(db: &TestDb, config: RoomConfig) -> World {
 
 /// The lounge again after a restart: its matches in play picked up from the store.
 pub fn lounge_world_resumed(db: &TestDb, config: RoomConfig) -> World {
-    let matches = lounge::world::resumable(
-        db.store(),
-        Default::default(),
-        &config.clock,
-        &config.results,
-    )
-    .unwrap();
+    let matches = lounge::world::resumable(db.store(), &config.clock, &config.results).unwrap();
     lounge_world_with(db, config, matches)
 }
 
@@ -36,7 +30,7 @@ fn lounge_world_with(
     let room = lounge::store::RoomRow {
         id: "lounge".into(),
         name: "Lounge".into(),
-        kind: "lounge".into(),
+        kind: lounge::common::RoomKind::Lounge,
         owner_id: None,
         created_at: now(),
     };
@@ -44,7 +38,7 @@ fn lounge_world_with(
         id: "t1".into(),
         room_id: "lounge".into(),
         position: 1,
-        rules: serde_json::to_string(&lounge::ayo::Preset::Lagos.rules()).unwrap(),
+        rules: Default::default(),
     };
     store
         .ensure_room(&room, std::slice::from_ref(&table))
@@ -59,7 +53,6 @@ fn lounge_world_with(
         }],
         matches,
         store,
-        Default::default(),
         config,
     )
 }
@@ -92,7 +85,7 @@ pub fn config() -> RoomConfig {
 
 pub fn user(db: &TestDb, name: &str) -> User {
     let row = UserRow {
-        id: lounge::store::new_id(),
+        id: lounge::store::new_id().into(),
         name: name.into(),
         house: false,
         created_at: now(),
