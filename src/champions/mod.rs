@@ -317,7 +317,7 @@ impl Champions {
             game_id: result.game_id.clone(),
             day,
             winner: User {
-                id: winner.id.clone().into(),
+                id: winner.id.clone(),
                 name: winner.name.clone(),
                 house: false,
             },

@@ -68,8 +68,16 @@ impl ServerClock {
     }
 }
 
+/// The system's time as milliseconds since 1970, read once, then carried on by the monotonic
+/// clock: a step of the wall clock (NTP, an operator) neither ends a grace early nor stops a
+/// game clock.
 fn system_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64)
+    static START: std::sync::LazyLock<(std::time::Instant, u64)> = std::sync::LazyLock::new(|| {
+        let wall = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
+        (std::time::Instant::now(), wall)
+    });
+    let (at, wall) = *START;
+    wall.saturating_add(u64::try_from(at.elapsed().as_millis()).unwrap_or(u64::MAX))
 }

@@ -50,7 +50,7 @@ pub struct MatchBody {
 
 fn user(row: &UserRow) -> User {
     User {
-        id: row.id.clone().into(),
+        id: row.id.clone(),
         name: row.name.clone(),
         house: row.house,
     }

@@ -189,7 +189,7 @@ pub async fn me(
         let apartment = apartment_view(apartment::apartment(&store, &room)?, max_boards);
         Ok(MeBody {
             user: User {
-                id: user.id.into(),
+                id: user.id,
                 name: user.name,
                 house: false,
             },

@@ -301,8 +301,8 @@ pub enum ServerMessage {
         id: InvitationId,
         table: TableId,
         /// Why (an addition): `expired` (its time ran out), `settings_changed` (the host chose
-        /// other match settings), `withdrawn` (the host stood up), `table_changed` (the
-        /// table's rules changed, or it went).
+        /// other match settings), `withdrawn` (the host stood up, or either of the two left
+        /// the room or dropped), `table_changed` (the table's rules changed, or it went).
         reason: &'static str,
     },
     GameStarted {

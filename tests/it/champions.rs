@@ -512,7 +512,7 @@ async fn with_redis_down_games_go_on_their_results_wait_and_the_wall_catches_up(
                 game_id: result.game_id.clone(),
                 day: today,
                 winner: User {
-                    id: winner.id.clone().into(),
+                    id: winner.id.clone(),
                     name: winner.name.clone(),
                     house: false,
                 },

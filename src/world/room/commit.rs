@@ -65,6 +65,13 @@ impl Room {
         if fx.house_to_move {
             self.house_turn(t);
         }
+        if fx.start_next_game {
+            // Its own command: a game that cannot be stored leaves both presses standing.
+            let refused = Box::pin(self.apply(t, Command::NextGame)).await;
+            if fx.refused.is_none() {
+                fx.refused = refused;
+            }
+        }
         if self.closing && !self.closed && self.matches_in_play() == 0 {
             // After this command: shutting applies departures, themselves commits.
             self.shut_after = true;

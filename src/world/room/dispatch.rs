@@ -356,7 +356,7 @@ impl Room {
                             }
                             (e, _) => e.into(),
                         })?;
-                let id = TableId::from(row.id);
+                let id = row.id;
                 let timing = self.config.timing();
                 let mut table = Table::new(id, self.info.id.clone(), rules, timing, *VERSION_BASE);
                 table.closing = self.closing;
@@ -392,8 +392,8 @@ impl Room {
                     return Err(HotelError::TableBusy(table));
                 }
                 blocking(move || store.set_table_rules(&actor, &id, rules)).await?;
-                if let Some(refusal) = self.apply(t, Command::SetRules { rules }).await {
-                    return Err(HotelError::TableBusy(refusal.message));
+                if self.apply(t, Command::SetRules { rules }).await.is_some() {
+                    return Err(HotelError::TableBusy(table));
                 }
                 Ok(Some(self.tables[t].table.view(self.now())))
             }

@@ -34,7 +34,8 @@ pub(super) enum Going {
     Dropped,
     /// The room dropped them for not reading (already out of `members`): as `Dropped`.
     NotReading,
-    /// The room closed for good (they were told `room_closed`): their seats go.
+    /// The room closed for good (they were told `room_closed`, and are already out of
+    /// `members`): their seats go.
     RoomClosed,
     /// The service stops (they were told `server_closing`): seats and matches stay, to
     /// resume at the next start.
@@ -137,7 +138,7 @@ impl Room {
         // Told last, after what became of their seats (a reader dropped was told at once;
         // when the room closes or the service stops, everyone goes and nobody is told).
         let mut told = None;
-        if going != Going::NotReading {
+        if !matches!(going, Going::NotReading | Going::RoomClosed) {
             let Some(member) = self.members.remove(user) else {
                 return;
             };
@@ -226,7 +227,12 @@ impl Room {
         self.broadcast(&ServerMessage::RoomClosed {
             room: self.info.id.clone(),
         });
-        self.everyone_goes(Going::RoomClosed).await;
+        // Out at once, so nothing after `room_closed` reaches them; then their seats go.
+        let everyone: Vec<UserId> = self.members.drain().map(|(id, _)| id).collect();
+        self.count_occupants();
+        for user in everyone {
+            self.depart(&user, Going::RoomClosed).await;
+        }
         self.closed = true;
         tracing::info!(room = %self.info.id, "the room is closed");
     }

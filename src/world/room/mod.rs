@@ -438,11 +438,7 @@ impl Room {
         let now = self.now();
         for t in 0..self.tables.len() {
             // Most ticks find nothing due: no need to ask.
-            if self.tables[t]
-                .table
-                .next_deadline()
-                .is_some_and(|d| d <= now)
-            {
+            if self.tables[t].table.due(now) {
                 self.apply(t, Command::Tick).await;
             }
         }

@@ -134,6 +134,8 @@ pub struct Effects {
     pub events: Vec<Event>,
     /// Baba Ayo is to move at this table now.
     pub house_to_move: bool,
+    /// Both pressed start: the room applies `Command::NextGame` next.
+    pub start_next_game: bool,
     /// The command was refused (what it did before that stands, as told).
     pub refused: Option<Refusal>,
 }
@@ -152,6 +154,7 @@ impl Effects {
         self.writes.is_empty()
             && self.events.is_empty()
             && !self.house_to_move
+            && !self.start_next_game
             && self.refused.is_none()
     }
 

@@ -206,8 +206,7 @@ impl Table {
         self.publish(message, fx);
     }
 
-    /// `start`: ready for the next game. The second press starts it, as a command of its own
-    /// (`Tick` tries again should storing it fail).
+    /// `start`: ready for the next game; the second press has it begin.
     pub(super) fn press_start(&mut self, user: &UserId, fx: &mut Effects) -> Result<(), Refusal> {
         let player = self.player_in_match(user)?;
         let m = self.match_mut();
@@ -215,11 +214,29 @@ impl Table {
             return refuse(ErrorCode::NotBetweenGames, "a game of the match is in play");
         }
         if m.press_start(player) {
-            self.start_next_game(fx);
+            // Both pressed: the next game starts as a command of its own, so the presses
+            // stand should storing it fail (`Tick` tries again).
+            fx.start_next_game = true;
         } else {
             self.match_changed(fx);
         }
         Ok(())
+    }
+
+    /// Both pressed start: the next game begins.
+    pub(super) fn next_game(&mut self, fx: &mut Effects) {
+        if self.both_pressed() {
+            self.start_next_game(fx);
+        }
+    }
+
+    /// Both players pressed start and the next game is still to begin.
+    pub fn both_pressed(&self) -> bool {
+        self.r#match
+            .as_ref()
+            .filter(|m| !m.is_over())
+            .and_then(|m| m.between)
+            .is_some_and(|b| b.ready == [true, true])
     }
 
     /// `rematch`: one press each (Baba Ayo's is made); the second starts the new match.

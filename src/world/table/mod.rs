@@ -145,6 +145,8 @@ pub enum Command {
     },
     /// The table is new here: it is announced as it is.
     Announce,
+    /// Both pressed start: the next game of the match begins.
+    NextGame,
     /// The table is taken away: its invitations end.
     TakeAway,
 }
@@ -291,6 +293,10 @@ impl Table {
                 Ok(())
             }
             Command::SetRules { rules } => self.set_rules(rules, &mut fx),
+            Command::NextGame => {
+                self.next_game(&mut fx);
+                Ok(())
+            }
             Command::Announce => {
                 self.changed(&mut fx);
                 Ok(())
@@ -361,6 +367,12 @@ impl Table {
             .into_iter()
             .flatten()
             .min()
+    }
+
+    /// Whether a tick has something to do at `now`: a deadline passed, or a game both
+    /// pressed start for that could not be stored yet.
+    pub fn due(&self, now: u64) -> bool {
+        self.next_deadline().is_some_and(|d| d <= now) || self.both_pressed()
     }
 
     /// The table as every message shows it, at `now`.

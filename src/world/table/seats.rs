@@ -10,6 +10,9 @@ use super::super::matches::{MatchEnd, MatchSettings};
 use super::super::protocol::ServerMessage;
 use super::{refuse, Departure, Effects, Invitation, Refusal, Table};
 
+/// Invitations open at one table at most.
+const MAX_INVITATIONS: usize = 16;
+
 /// Why an invitation ended, as `invitation_expired` says.
 pub(super) const WITHDRAWN: &str = "withdrawn";
 
@@ -154,6 +157,15 @@ impl Table {
             return refuse(
                 ErrorCode::NotInRoom,
                 "you can only invite someone in this room",
+            );
+        }
+        // One open invitation to each guest: a new one replaces the old (both are told), so
+        // no host can pile them up.
+        self.end_invitations(|i| i.to == to, WITHDRAWN, fx);
+        if self.invitations.len() >= MAX_INVITATIONS {
+            return refuse(
+                ErrorCode::BadInvitation,
+                format!("{MAX_INVITATIONS} invitations are open here: wait for an answer"),
             );
         }
         let settings = self.settings;

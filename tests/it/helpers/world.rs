@@ -92,7 +92,7 @@ pub fn user(db: &TestDb, name: &str) -> User {
     };
     db.store().insert_user(&row).unwrap();
     User {
-        id: row.id.into(),
+        id: row.id,
         name: row.name,
         house: false,
     }

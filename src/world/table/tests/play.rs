@@ -193,6 +193,9 @@ fn one_press_then_the_other_starts_the_next_game_with_the_first_move_swapped() {
         },
         T0 + 2,
     );
+    assert!(fx.start_next_game && fx.writes.is_empty());
+    assert!(t.both_pressed() && t.due(T0 + 2));
+    let fx = t.apply(Command::NextGame, T0 + 2);
     assert!(matches!(fx.writes[..], [Write::NewGame(_)]));
     assert_ne!(t.game.as_ref().unwrap().players[0].id, first_south);
 }
