@@ -9,6 +9,7 @@ mod config;
 mod engine;
 mod helpers;
 mod image;
+mod layers;
 mod matches;
 mod perft;
 mod properties;

@@ -1,0 +1,90 @@
+//! The layers of `ARCHITECTURE.md`, checked: each module uses only the modules below it, so
+//! no arrow points back up and there is no cycle.
+
+use std::path::Path;
+
+/// Each module (a folder or a file under `src/`) and the modules of ours it may use.
+const ALLOWED: &[(&str, &[&str])] = &[
+    ("common", &[]),
+    ("ayo", &[]),
+    ("store", &["common", "ayo"]),
+    ("config", &["common", "ayo", "store"]),
+    ("house", &["common", "ayo", "config"]),
+    ("metrics", &[]),
+    (
+        "champions",
+        &["common", "ayo", "store", "house", "config", "metrics"],
+    ),
+    (
+        "world",
+        &["common", "ayo", "store", "house", "config", "metrics"],
+    ),
+    (
+        "http",
+        &[
+            "common",
+            "ayo",
+            "store",
+            "house",
+            "config",
+            "metrics",
+            "champions",
+            "world",
+        ],
+    ),
+];
+
+const OURS: &[&str] = &[
+    "common",
+    "ayo",
+    "store",
+    "config",
+    "house",
+    "metrics",
+    "champions",
+    "world",
+    "http",
+    "app",
+    "cli",
+];
+
+/// The files of module `name`: `src/name.rs`, or every file under `src/name/`.
+fn files(src: &Path, name: &str) -> Vec<std::path::PathBuf> {
+    let file = src.join(format!("{name}.rs"));
+    if file.is_file() {
+        return vec![file];
+    }
+    let mut found = Vec::new();
+    let mut dirs = vec![src.join(name)];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).expect("a module folder") {
+            let path = entry.expect("an entry").path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                found.push(path);
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn every_module_uses_only_the_layers_below_it() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut wrong = Vec::new();
+    for (module, allowed) in ALLOWED {
+        for file in files(&src, module) {
+            let text = std::fs::read_to_string(&file).expect("a source file");
+            for other in OURS.iter().filter(|o| *o != module && !allowed.contains(o)) {
+                if text.contains(&format!("crate::{other}::"))
+                    || text.contains(&format!("crate::{other}}}"))
+                    || text.contains(&format!("crate::{other};"))
+                {
+                    wrong.push(format!("{} uses {other}", file.display()));
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "arrows back up: {wrong:#?}");
+}
