@@ -108,7 +108,8 @@ error_codes! {
     BoardPlaced => "board_placed",
 
     // Invitations.
-    /// An invitation that cannot be sent (to oneself).
+    /// An invitation that cannot be sent (to oneself, or at a table already holding 16 open
+    /// ones).
     BadInvitation => "bad_invitation",
     /// No invitation by that id is open for this user.
     NoSuchInvitation => "no_such_invitation",

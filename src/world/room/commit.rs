@@ -2,6 +2,8 @@
 //! and the table is as it was), then told, in order; table events are kept for clients that
 //! come back.
 
+use std::sync::atomic::{AtomicI64, Ordering};
+
 use serde_json::Value;
 
 use crate::ayo::Status;
@@ -48,7 +50,7 @@ impl Room {
         for event in fx.events {
             match event {
                 Event::Table { version, message } => {
-                    count(&message);
+                    count(&message, &self.games_in_play);
                     let frame = message.to_frame();
                     let kept = &mut self.tables[t];
                     kept.log.push_back((version, frame.clone()));
@@ -106,12 +108,19 @@ impl Room {
     }
 }
 
-/// The service's counters, from the events that change them.
-fn count(message: &ServerMessage) {
+/// The service's counters, from the events that change them; `in_play` is this room's share
+/// of the games in play.
+fn count(message: &ServerMessage, in_play: &AtomicI64) {
     let metrics = &crate::metrics::METRICS;
     match message {
-        ServerMessage::GameStarted { .. } => metrics.games_in_play.inc(),
-        ServerMessage::GameOver { .. } => metrics.games_in_play.dec(),
+        ServerMessage::GameStarted { .. } => {
+            metrics.games_in_play.inc();
+            in_play.fetch_add(1, Ordering::Relaxed);
+        }
+        ServerMessage::GameOver { .. } => {
+            metrics.games_in_play.dec();
+            in_play.fetch_sub(1, Ordering::Relaxed);
+        }
         ServerMessage::GameState { .. } => metrics.moves.inc(),
         _ => {}
     }

@@ -10,7 +10,7 @@ mod members;
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::panic::AssertUnwindSafe;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};
 use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
@@ -263,6 +263,8 @@ pub struct Room {
     store: Store,
     config: RoomConfig,
     occupants: Arc<AtomicUsize>,
+    /// Its games in play, to take out of the service's count should the task fail.
+    games_in_play: Arc<AtomicI64>,
     /// The room's own inbox, for Baba Ayo's moves; weak, so the room still ends when every
     /// handle is gone.
     itself: mpsc::WeakSender<RoomCommand>,
@@ -314,6 +316,7 @@ impl Room {
             store,
             config,
             occupants: occupants.clone(),
+            games_in_play: Arc::default(),
             itself: inbox.downgrade(),
             closing: opening.closing,
             closed: false,
@@ -336,6 +339,7 @@ impl Room {
         };
         let (registry, watched) = (room.config.registry.clone(), handle.inbox.downgrade());
         let failed = handle.failed.clone();
+        let in_play = room.games_in_play.clone();
         tokio::spawn(async move {
             if let Err(panic) = AssertUnwindSafe(room.run(commands)).catch_unwind().await {
                 let why = panic
@@ -346,6 +350,10 @@ impl Room {
                 tracing::error!(room = %room_id, panic = %why, "a room failed: it leaves the registry and opens again from the store at the next visit");
                 crate::metrics::METRICS.room_failures.inc();
                 failed.store(true, Ordering::SeqCst);
+                // Its games are counted again when it opens.
+                crate::metrics::METRICS
+                    .games_in_play
+                    .sub(in_play.load(Ordering::Relaxed));
                 if let Some(inbox) = watched.upgrade() {
                     registry.remove_if(room_id.as_str(), |h| h.inbox.same_channel(&inbox));
                 }
@@ -372,6 +380,7 @@ impl Room {
         }
         let game = resumed.game.map(|g| {
             crate::metrics::METRICS.games_in_play.inc();
+            self.games_in_play.fetch_add(1, Ordering::Relaxed);
             LiveGame {
                 id: g.game_id,
                 game: g.game,
