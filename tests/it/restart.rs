@@ -194,10 +194,10 @@ async fn a_timed_game_killed_and_back(db: TestDb) {
     assert_eq!(game["id"], started["game_id"], "{room}");
     let left = game["clock"]["north_ms"].as_u64().unwrap();
     let charged = 300_000 - left;
-    // What North had thought, give or take a heartbeat and the way messages travel; the
-    // outage (over 2 s) is not in it.
+    // What North had thought, give or take a heartbeat and the way messages travel (up to a
+    // second on a loaded machine); the outage (over 2 s) is not in it.
     assert!(
-        charged + 400 >= thought && charged <= thought + 300,
+        charged + 900 >= thought && charged <= thought + 1_500,
         "charged {charged} ms for {thought} ms of thought"
     );
     assert_eq!(game["clock"]["running"], "north");
