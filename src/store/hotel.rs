@@ -164,15 +164,34 @@ impl Store {
         Ok(stored)
     }
 
-    /// An open room by id with what a room task needs, or `None`.
+    /// A room by id with what a room task needs: an open one, or a closed one whose matches let
+    /// finish are still in play (`closing`); `None` otherwise.
     pub fn open_room(&self, id: &RoomId) -> Result<Option<StoredRoom>, StoreError> {
-        let room: Option<RoomRow> = rooms::table
+        let mut conn = self.conn()?;
+        let found: Option<(RoomRow, Option<NaiveDateTime>)> = rooms::table
             .find(id)
-            .filter(rooms::closed_at.is_null())
-            .select(RoomRow::as_select())
-            .first(&mut *self.conn()?)
+            .select((RoomRow::as_select(), rooms::closed_at))
+            .first(&mut *conn)
             .optional()?;
-        room.map(|room| self.stored_room(room)).transpose()
+        let Some((room, closed)) = found else {
+            return Ok(None);
+        };
+        if closed.is_some() {
+            // A closed room opens again only while a match it let finish is in play.
+            let in_play: i64 = ayo_tables::table
+                .inner_join(matches::table.on(matches::table_id.eq(ayo_tables::id)))
+                .filter(ayo_tables::room_id.eq(id))
+                .filter(matches::status.eq(MatchStatus::Playing))
+                .count()
+                .get_result(&mut *conn)?;
+            if in_play == 0 {
+                return Ok(None);
+            }
+        }
+        drop(conn);
+        let mut stored = self.stored_room(room)?;
+        stored.closing = closed.is_some();
+        Ok(Some(stored))
     }
 
     fn stored_room(&self, room: RoomRow) -> Result<StoredRoom, StoreError> {

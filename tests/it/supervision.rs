@@ -80,3 +80,71 @@ async fn a_room_that_panics_opens_again_from_the_store_with_its_game_intact() {
         assert_eq!(north.next_of("game_state").await["state"]["ply"], 2);
     }
 }
+
+#[actix_web::test]
+async fn a_closing_room_that_panics_opens_again_closing_with_the_game_it_lets_finish() {
+    let db = TestDb::sqlite();
+    let world = lounge_world(&db, config());
+    let room = world.room("lounge").unwrap();
+    let mut a = Person::enter(&room, user(&db, "Ade"), 1024).await;
+    let mut b = Person::enter(&room, user(&db, "Bisi"), 1024).await;
+    a.next_of("room").await;
+    b.next_of("room").await;
+    a.act(
+        &room,
+        json!({"type": "sit", "table": "t1", "seat": "south"}),
+    )
+    .await;
+    b.act(
+        &room,
+        json!({"type": "sit", "table": "t1", "seat": "north"}),
+    )
+    .await;
+    let started = a.next_of("game_started").await;
+    // An operator closes the lounge, letting the game finish.
+    db.store()
+        .close_room("ops", &"lounge".into(), "finish")
+        .unwrap();
+    let (reply, answer) = tokio::sync::oneshot::channel();
+    assert!(
+        room.send(lounge::world::RoomCommand::Shut {
+            games: lounge::world::CloseGames::Finish,
+            reply,
+        })
+        .await
+    );
+    assert_eq!(answer.await.unwrap(), 1, "one match still in play");
+    assert!(world.crash_room("lounge").await);
+    assert!(a.closed().await);
+    for _ in 0..1000 {
+        if world.room("lounge").is_none() {
+            break;
+        }
+        tokio::task::yield_now().await;
+    }
+    // It opens again, still closing: its players come back to the game, nobody else comes in.
+    let again = world
+        .open("lounge")
+        .await
+        .unwrap()
+        .expect("the game keeps it open");
+    let mut back = Person::enter(&again, a.user.clone(), 1024).await;
+    let snapshot = back.next_of("room").await;
+    assert_eq!(snapshot["tables"][0]["game"]["id"], started["game_id"]);
+    let (admitted, refused) = tokio::sync::oneshot::channel();
+    let (outbox, _frames) = tokio::sync::mpsc::channel(8);
+    assert!(
+        again
+            .send(lounge::world::RoomCommand::Enter {
+                user: user(&db, "Chidi"),
+                outbox,
+                conn: lounge::world::World::next_connection(),
+                since: Default::default(),
+                r#ref: None,
+                admitted,
+            })
+            .await
+    );
+    let refusal = refused.await.unwrap().unwrap_err();
+    assert_eq!(refusal.code.as_str(), "room_closing");
+}
