@@ -5,7 +5,7 @@
 use lounge::world::{RoomConfig, RoomHandle, ServerClock};
 use serde_json::{json, Value};
 
-use crate::helpers::world::{config, lounge_world, lounge_world_resumed, user, Person};
+use crate::helpers::world::{config, lounge_world, lounge_world_resumed, two_people, user, Person};
 use crate::helpers::{Page, TestDb};
 
 /// The room's config on a hand-driven clock.
@@ -18,14 +18,6 @@ fn on_hand_clock() -> (RoomConfig, ServerClock) {
         },
         clock,
     )
-}
-
-async fn two_people(db: &TestDb, room: &RoomHandle) -> [Person; 2] {
-    let mut a = Person::enter(room, user(db, "Ade"), 1024).await;
-    let mut b = Person::enter(room, user(db, "Bisi"), 1024).await;
-    a.next_of("room").await;
-    b.next_of("room").await;
-    [a, b]
 }
 
 /// Ade sits, sets the match and invites Bisi, who accepts: `game_started` as Ade sees it.

@@ -3,29 +3,40 @@
 
 use serde_json::{json, Value};
 
-use crate::helpers::world::{config, lounge_world, user, Person};
+use lounge::world::{RoomHandle, World};
+
+use crate::helpers::world::{config, lounge_world, two_people, user, Person};
 use crate::helpers::TestDb;
+
+/// Ade sits South and Bisi North at t1: a match starts; its `game_started` as Ade sees it.
+async fn both_sit(room: &RoomHandle, a: &mut Person, b: &Person) -> Value {
+    a.act(room, json!({"type": "sit", "table": "t1", "seat": "south"}))
+        .await;
+    b.act(room, json!({"type": "sit", "table": "t1", "seat": "north"}))
+        .await;
+    a.next_of("game_started").await
+}
+
+/// The lounge is made to fail: `a` is let go, and the room leaves the registry.
+async fn crash(world: &World, a: &mut Person) {
+    assert!(world.crash_room("lounge").await);
+    assert!(a.closed().await, "the room's people are let go");
+    for _ in 0..1000 {
+        if world.room("lounge").is_none() {
+            return;
+        }
+        tokio::task::yield_now().await;
+    }
+    panic!("a failed room leaves the registry");
+}
 
 #[actix_web::test]
 async fn a_room_that_panics_opens_again_from_the_store_with_its_game_intact() {
     for db in TestDb::both() {
         let world = lounge_world(&db, config());
         let room = world.room("lounge").unwrap();
-        let mut a = Person::enter(&room, user(&db, "Ade"), 1024).await;
-        let mut b = Person::enter(&room, user(&db, "Bisi"), 1024).await;
-        a.next_of("room").await;
-        b.next_of("room").await;
-        a.act(
-            &room,
-            json!({"type": "sit", "table": "t1", "seat": "south"}),
-        )
-        .await;
-        b.act(
-            &room,
-            json!({"type": "sit", "table": "t1", "seat": "north"}),
-        )
-        .await;
-        let started = a.next_of("game_started").await;
+        let [mut a, mut b] = two_people(&db, &room).await;
+        let started = both_sit(&room, &mut a, &b).await;
         let south = if started["players"]["south"]["id"] == a.user.id.as_str() {
             &mut a
         } else {
@@ -38,14 +49,7 @@ async fn a_room_that_panics_opens_again_from_the_store_with_its_game_intact() {
         assert_eq!(played["state"]["ply"], 1);
 
         // The room fails: its people are let go, and it is out of the registry.
-        assert!(world.crash_room("lounge").await);
-        assert!(a.closed().await, "Ade's frames stop");
-        for _ in 0..1000 {
-            if world.room("lounge").is_none() {
-                break;
-            }
-            tokio::task::yield_now().await;
-        }
+        crash(&world, &mut a).await;
         assert!(
             world.room("lounge").is_none(),
             "a failed room leaves the registry"
@@ -86,21 +90,8 @@ async fn a_closing_room_that_panics_opens_again_closing_with_the_game_it_lets_fi
     let db = TestDb::sqlite();
     let world = lounge_world(&db, config());
     let room = world.room("lounge").unwrap();
-    let mut a = Person::enter(&room, user(&db, "Ade"), 1024).await;
-    let mut b = Person::enter(&room, user(&db, "Bisi"), 1024).await;
-    a.next_of("room").await;
-    b.next_of("room").await;
-    a.act(
-        &room,
-        json!({"type": "sit", "table": "t1", "seat": "south"}),
-    )
-    .await;
-    b.act(
-        &room,
-        json!({"type": "sit", "table": "t1", "seat": "north"}),
-    )
-    .await;
-    let started = a.next_of("game_started").await;
+    let [mut a, b] = two_people(&db, &room).await;
+    let started = both_sit(&room, &mut a, &b).await;
     // An operator closes the lounge, letting the game finish.
     db.store()
         .close_room("ops", &"lounge".into(), "finish")
@@ -114,14 +105,7 @@ async fn a_closing_room_that_panics_opens_again_closing_with_the_game_it_lets_fi
         .await
     );
     assert_eq!(answer.await.unwrap(), 1, "one match still in play");
-    assert!(world.crash_room("lounge").await);
-    assert!(a.closed().await);
-    for _ in 0..1000 {
-        if world.room("lounge").is_none() {
-            break;
-        }
-        tokio::task::yield_now().await;
-    }
+    crash(&world, &mut a).await;
     // It opens again, still closing: its players come back to the game, nobody else comes in.
     let again = world
         .open("lounge")

@@ -153,11 +153,6 @@ impl RoomHandle {
     pub fn failed(&self) -> bool {
         self.failed.load(Ordering::SeqCst)
     }
-
-    /// Whether `other` reaches the same task.
-    pub fn same_room(&self, other: &RoomHandle) -> bool {
-        self.inbox.same_channel(&other.inbox)
-    }
 }
 
 /// A match in play read back from the store, with its game in play if any (none between

@@ -157,12 +157,4 @@ impl Effects {
             && !self.start_next_game
             && self.refused.is_none()
     }
-
-    /// The table events, in order.
-    pub fn table_events(&self) -> impl Iterator<Item = &ServerMessage> {
-        self.events.iter().filter_map(|e| match e {
-            Event::Table { message, .. } => Some(message),
-            _ => None,
-        })
-    }
 }

@@ -98,6 +98,15 @@ pub fn user(db: &TestDb, name: &str) -> User {
     }
 }
 
+/// Ade and Bisi in the room, its snapshot read.
+pub async fn two_people(db: &TestDb, room: &RoomHandle) -> [Person; 2] {
+    let mut a = Person::enter(room, user(db, "Ade"), 1024).await;
+    let mut b = Person::enter(room, user(db, "Bisi"), 1024).await;
+    a.next_of("room").await;
+    b.next_of("room").await;
+    [a, b]
+}
+
 pub struct Person {
     pub user: User,
     frames: mpsc::Receiver<std::sync::Arc<str>>,

@@ -78,36 +78,23 @@ pub(super) fn refused(fx: &Effects) -> Option<ErrorCode> {
     fx.refused.as_ref().map(|r| r.code)
 }
 
+/// `user` sits at `seat`, at the start.
+pub(super) fn sit(t: &mut Table, user: User, seat: Side) -> Effects {
+    t.apply(Command::Sit { user, seat }, T0)
+}
+
 /// Ade and Bisi sit down: a match starts with its first game.
 pub(super) fn two_seated(t: &mut Table) -> Effects {
-    let fx = t.apply(
-        Command::Sit {
-            user: person("Ade"),
-            seat: Side::South,
-        },
-        T0,
-    );
+    let fx = sit(t, person("Ade"), Side::South);
     assert_eq!(refused(&fx), None);
-    t.apply(
-        Command::Sit {
-            user: person("Bisi"),
-            seat: Side::North,
-        },
-        T0,
-    )
+    sit(t, person("Bisi"), Side::North)
 }
 
 /// Ade sits South, chooses the match (a clock, best of `best_of`), and Bisi sits opposite: the
 /// match starts.
 pub(super) fn hosted(t: &mut Table, clock: Option<&str>, best_of: u8) -> Effects {
     let host = person("Ade");
-    t.apply(
-        Command::Sit {
-            user: host.clone(),
-            seat: Side::South,
-        },
-        T0,
-    );
+    sit(t, host.clone(), Side::South);
     let fx = t.apply(
         Command::SetMatch {
             user: host.id,
@@ -117,13 +104,7 @@ pub(super) fn hosted(t: &mut Table, clock: Option<&str>, best_of: u8) -> Effects
         T0,
     );
     assert_eq!(refused(&fx), None);
-    t.apply(
-        Command::Sit {
-            user: person("Bisi"),
-            seat: Side::North,
-        },
-        T0,
-    )
+    sit(t, person("Bisi"), Side::North)
 }
 
 /// The user to move in the game in play.

@@ -11,13 +11,7 @@ use super::*;
 fn a_seat_taken_or_a_game_in_play_refuses_a_newcomer() {
     let mut t = table();
     two_seated(&mut t);
-    let fx = t.apply(
-        Command::Sit {
-            user: person("Chidi"),
-            seat: Side::South,
-        },
-        T0,
-    );
+    let fx = sit(&mut t, person("Chidi"), Side::South);
     assert_eq!(refused(&fx), Some(ErrorCode::GameInPlay));
     assert!(fx.writes.is_empty() && fx.events.is_empty());
 }
@@ -26,13 +20,7 @@ fn a_seat_taken_or_a_game_in_play_refuses_a_newcomer() {
 fn an_invitation_expires_on_the_clock_and_both_are_told() {
     let mut t = table();
     let (ade, bisi) = (person("Ade"), person("Bisi"));
-    t.apply(
-        Command::Sit {
-            user: ade.clone(),
-            seat: Side::South,
-        },
-        T0,
-    );
+    sit(&mut t, ade.clone(), Side::South);
     let id = InvitationId::from("inv1");
     let fx = t.apply(
         Command::Invite {
@@ -65,13 +53,7 @@ fn an_invitation_expires_on_the_clock_and_both_are_told() {
 fn an_accepted_invitation_starts_the_match_under_the_settings_it_promised() {
     let mut t = table();
     let (ade, bisi) = (person("Ade"), person("Bisi"));
-    t.apply(
-        Command::Sit {
-            user: ade.clone(),
-            seat: Side::South,
-        },
-        T0,
-    );
+    sit(&mut t, ade.clone(), Side::South);
     t.apply(
         Command::SetMatch {
             user: ade.id.clone(),
@@ -236,13 +218,7 @@ fn a_closing_room_calls_its_matches_off_and_offers_no_rematch() {
     assert!(kinds(&fx).contains(&"match_over"));
     assert!(!t.match_in_play());
     assert!(t.rematch.is_none());
-    let fx = t.apply(
-        Command::Sit {
-            user: person("Chidi"),
-            seat: Side::South,
-        },
-        T0,
-    );
+    let fx = sit(&mut t, person("Chidi"), Side::South);
     assert_eq!(
         refused(&fx),
         None,
