@@ -50,6 +50,10 @@ error_codes! {
     InvalidField => "invalid_field",
     /// A display name that is not allowed.
     InvalidName => "invalid_name",
+    /// A guest already has that name, or one that looks the same.
+    NameTaken => "name_taken",
+    /// The name is the hotel's own (Baba Ayo's), or looks the same as it.
+    NameReserved => "name_reserved",
     /// `/ws` was asked without a WebSocket upgrade.
     NotWebsocket => "not_websocket",
 

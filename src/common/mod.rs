@@ -14,4 +14,4 @@ pub use codes::ErrorCode;
 pub use day::HotelDay;
 pub use ids::{GameId, InvitationId, ItemId, MatchId, RoomId, TableId, UserId};
 pub use kinds::{Door, RoomKind};
-pub use user::{NameError, User, UserName};
+pub use user::{name_key, NameError, User, UserName};

@@ -65,6 +65,10 @@ impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> Self {
         match e {
             StoreError::NotFound(what) => ApiError::NotFound(format!("not found: {what}")),
+            StoreError::NameTaken(_) => ApiError::conflict(ErrorCode::NameTaken, e.to_string()),
+            StoreError::NameReserved(_) => {
+                ApiError::conflict(ErrorCode::NameReserved, e.to_string())
+            }
             StoreError::Conflict(what) => {
                 ApiError::conflict(ErrorCode::Conflict, format!("already exists: {what}"))
             }

@@ -187,7 +187,8 @@ async fn readyz(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
 
 #[derive(Deserialize, ToSchema)]
 struct GuestRequest {
-    /// 2 to 24 letters, digits, single spaces and `-_.'`.
+    /// 2 to 24 letters (as seen; with their accents and tone marks), digits, single spaces
+    /// and `-_.'`, of one script: see the protocol's Names.
     name: String,
 }
 
@@ -204,7 +205,11 @@ struct GuestBody {
 #[utoipa::path(
     tag = "players",
     request_body = GuestRequest,
-    responses((status = 201, body = GuestBody), (status = 400, body = ErrorBody))
+    responses(
+        (status = 201, body = GuestBody),
+        (status = 400, body = ErrorBody),
+        (status = 409, description = "`name_taken` or `name_reserved`", body = ErrorBody)
+    )
 )]
 #[post("/auth/guest")]
 async fn guest(

@@ -6,6 +6,7 @@
 mod column;
 mod hotel;
 mod matches;
+mod names;
 mod results;
 mod schema;
 mod shop;
@@ -106,6 +107,12 @@ pub enum StoreError {
     Conflict(String),
     #[error("not found: {0}")]
     NotFound(String),
+    /// A guest's name alike (same key) another guest's.
+    #[error("the name `{0}` is taken (a guest has it, or one that looks the same)")]
+    NameTaken(String),
+    /// A guest's name alike a house user's.
+    #[error("the name `{0}` is the hotel's own (or looks the same as it)")]
+    NameReserved(String),
     #[error("i/o: {0}")]
     Io(#[from] std::io::Error),
     #[error("a database task failed: {0}")]
@@ -255,7 +262,8 @@ pub fn now() -> NaiveDateTime {
 }
 
 impl Store {
-    /// Connects, creating a SQLite file's folder if needed, and runs pending migrations.
+    /// Connects, creating a SQLite file's folder if needed, runs pending migrations, and keys
+    /// the names stored without a key (`names.rs`).
     pub fn open(url: &DatabaseUrl, max_connections: u32) -> Result<Store, StoreError> {
         let backend = match url {
             DatabaseUrl::Postgres(_) => Backend::Postgres,
@@ -272,6 +280,13 @@ impl Store {
             .build(Manager(url.clone()))?;
         let store = Store { pool, backend };
         store.migrate()?;
+        let renamed = store.key_names()?;
+        if renamed > 0 {
+            tracing::warn!(
+                renamed,
+                "users whose names were alike earlier ones were renamed"
+            );
+        }
         Ok(store)
     }
 
@@ -328,11 +343,10 @@ impl Store {
         self.conn().map(|mut c| c.ping().is_ok()).unwrap_or(false)
     }
 
+    /// Stores a user with its name's key: `NameTaken` / `NameReserved` when the name is
+    /// alike another guest's or a house user's.
     pub fn insert_user(&self, user: &UserRow) -> Result<(), StoreError> {
-        diesel::insert_into(users::table)
-            .values(user)
-            .execute(&mut *self.conn()?)?;
-        Ok(())
+        self.write(|conn| Store::insert_user_in(conn, user))
     }
 
     /// Stores `user` unless a user with its id exists.

@@ -7,6 +7,7 @@ diesel::table! {
         house -> Bool,
         created_at -> Timestamp,
         coins -> BigInt,
+        name_key -> Nullable<Text>,
     }
 }
 

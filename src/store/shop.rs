@@ -290,9 +290,7 @@ impl Store {
     /// A new user with the welcome grant in the ledger, in one transaction.
     pub fn sign_up(&self, user: &UserRow, grant: i64) -> Result<(), StoreError> {
         self.write(|conn| {
-            diesel::insert_into(users::table)
-                .values(user)
-                .execute(conn)?;
+            Store::insert_user_in(conn, user)?;
             if grant > 0 {
                 Store::move_coins(
                     conn,

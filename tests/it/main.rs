@@ -11,6 +11,7 @@ mod helpers;
 mod image;
 mod layers;
 mod matches;
+mod names;
 mod perft;
 mod properties;
 mod replay;

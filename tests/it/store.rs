@@ -207,8 +207,9 @@ fn moves_of_many_games_stored_at_once_all_land() {
         let (room, tables) = lounge_room();
         store.ensure_room(&room, &tables).unwrap();
         let games: Vec<GameRow> = (0..8)
-            .map(|_| {
-                let (a, b) = (user("Ada"), user("Bayo"));
+            .map(|n| {
+                // Names are one guest's each.
+                let (a, b) = (user(&format!("Ada {n}")), user(&format!("Bayo {n}")));
                 store.insert_user(&a).unwrap();
                 store.insert_user(&b).unwrap();
                 let g = game(tables[0].id.as_str(), &a, &b);
