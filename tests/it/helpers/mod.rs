@@ -5,6 +5,7 @@
 pub mod app;
 pub mod db;
 pub mod game;
+pub mod identity;
 pub mod world;
 pub mod ws;
 
