@@ -12,7 +12,7 @@ use crate::ayo::house::Level;
 use crate::ayo::Rules;
 use crate::champions::{Champions, MemoryWall, RedisWall, Wall};
 use crate::common::{RoomId, TableId};
-use crate::config::{Settings, DEVELOPMENT_SECRET};
+use crate::config::Settings;
 use crate::house::House;
 use crate::http::{self, auth::Auth, AppState};
 use crate::store::{self, DatabaseUrl, RoomRow, Store, StoreError, TableRow};
@@ -42,6 +42,8 @@ pub enum StartupError {
 
 /// A running service.
 pub struct Application {
+    /// What signs and checks the tokens (tests sign admin tokens with it).
+    pub auth: Arc<Auth>,
     port: u16,
     server: Server,
     world: World,
@@ -73,11 +75,14 @@ impl Application {
             .await
             .map_err(|e| StoreError::Task(e.to_string()))??
         };
-        if settings.auth.secret == DEVELOPMENT_SECRET {
-            tracing::warn!(
-                "auth.secret is the development default: set LOUNGE_AUTH__SECRET in production"
-            );
-        }
+        let auth = Arc::new(signer(settings)?);
+        let hotel_idp = match &settings.auth.hotel {
+            Some(idp) => Some(Arc::new(
+                http::hotel_idp::HotelIdp::load(idp)
+                    .map_err(|e| StartupError::Config(format!("auth.hotel: {e}")))?,
+            )),
+            None => None,
+        };
         let house = Arc::new(House::new(&settings.house));
         {
             // Baba Ayo is a user, one a level, so his games are stored like any other.
@@ -139,7 +144,9 @@ impl Application {
         let state = web::Data::new(AppState {
             store: store.clone(),
             world: rooms_world,
-            auth: Arc::new(Auth::new(&settings.auth)?),
+            auth: auth.clone(),
+            hotel_idp,
+            passwords: Arc::new(http::account::Passwords::new()),
             ws_rate: (
                 settings.server.ws_messages_per_sec,
                 settings.server.ws_burst,
@@ -185,6 +192,7 @@ impl Application {
             })?
             .run();
         Ok(Application {
+            auth,
             port,
             server,
             world,
@@ -213,6 +221,16 @@ impl Application {
         });
         self.server.await
     }
+}
+
+/// The token signer: the configured secret, or the one kept in the data folder; on the
+/// service's clock.
+pub fn signer(settings: &Settings) -> Result<Auth, StartupError> {
+    let mut auth = settings.auth.clone();
+    auth.secret = auth
+        .signing_secret(&settings.database.url, &settings.champions.redis_url)
+        .map_err(|e| StartupError::Config(e.to_string()))?;
+    Ok(Auth::new(&auth)?.with_clock(settings.world.clock.clone()))
 }
 
 /// The champions service over Redis when a URL is configured, in-process otherwise. Redis is

@@ -21,6 +21,8 @@ const VERSIONED = ["table", "game_started", "game_state", "game_over", "match_st
 
 const state = {
   token: localStorage.getItem("lounge.token"),
+  refresh: localStorage.getItem("lounge.refresh"),
+  refreshTimer: null,
   user: JSON.parse(localStorage.getItem("lounge.user") || "null"),
   ws: null,
   room: null,          // {id, name, kind, owner}
@@ -42,7 +44,7 @@ const state = {
 
 // ---- HTTP -----------------------------------------------------------------------------------
 
-async function api(method, path, body, headers = {}) {
+async function api(method, path, body, headers = {}, retried = false) {
   const response = await fetch("/api/v1" + path, {
     method,
     headers: {
@@ -53,21 +55,82 @@ async function api(method, path, body, headers = {}) {
     body: body ? JSON.stringify(body) : undefined,
   });
   const data = response.status === 204 ? null : await response.json().catch(() => null);
-  if (!response.ok) throw new Error((data && data.error && data.error.message) || response.statusText);
+  if (response.status === 401 && data && data.error && data.error.code === "token_expired" && !retried && state.refresh) {
+    // The short-lived token ran out: refresh it once and ask again.
+    if (await refreshToken()) return api(method, path, body, headers, true);
+  }
+  if (!response.ok) {
+    const error = new Error((data && data.error && data.error.message) || response.statusText);
+    error.code = data && data.error && data.error.code;
+    error.status = response.status;
+    throw error;
+  }
   return data;
 }
 
 // ---- Sign in and the socket -------------------------------------------------------------------
 
+// A sign-in answers an access token (an hour) and this device's refresh credential, kept in
+// localStorage: the client refreshes before the token ends and at every start, so a guest comes
+// back as the same avatar after a week away or a browser restart.
+
+/// Keeps a grant (`{token, expires_in, refresh, user}`) and plans the next refresh.
+function adopt(answer) {
+  state.token = answer.token;
+  state.user = answer.user;
+  state.refresh = answer.refresh;
+  localStorage.setItem("lounge.token", answer.token);
+  localStorage.setItem("lounge.user", JSON.stringify(answer.user));
+  localStorage.setItem("lounge.refresh", answer.refresh);
+  clearTimeout(state.refreshTimer);
+  // At four fifths of its life, so a slow network still beats the end.
+  state.refreshTimer = setTimeout(refreshToken, answer.expires_in * 800);
+}
+
+/// Exchanges the refresh credential for a new token and credential; false (signed out) when it
+/// is refused. Two tabs may race: the one that loses reads the winner's from localStorage.
+async function refreshToken() {
+  const refresh = localStorage.getItem("lounge.refresh");
+  if (!refresh) return false;
+  try {
+    const response = await fetch("/api/v1/auth/refresh", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ refresh }),
+    });
+    if (response.ok) {
+      adopt(await response.json());
+      return true;
+    }
+    if (response.status === 401) {
+      signOut("Your session ended: sign in again.");
+      return false;
+    }
+  } catch (e) {
+    // Offline: try again in a while, with the token we hold.
+  }
+  clearTimeout(state.refreshTimer);
+  state.refreshTimer = setTimeout(refreshToken, 30000);
+  return Boolean(state.token);
+}
+
 $("signin-form").addEventListener("submit", async (event) => {
   event.preventDefault();
   $("signin-error").textContent = "";
   try {
-    const answer = await api("POST", "/auth/guest", { name: $("name").value });
-    state.token = answer.token;
-    state.user = answer.user;
-    localStorage.setItem("lounge.token", answer.token);
-    localStorage.setItem("lounge.user", JSON.stringify(answer.user));
+    adopt(await api("POST", "/auth/guest", { name: $("name").value }));
+    start();
+  } catch (e) {
+    $("signin-error").textContent = e.message;
+  }
+});
+
+$("password-signin-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  $("signin-error").textContent = "";
+  try {
+    adopt(await api("POST", "/auth/sign-in", { name: $("signin-name").value, password: $("signin-password").value }));
+    $("signin-password").value = "";
     start();
   } catch (e) {
     $("signin-error").textContent = e.message;
@@ -85,6 +148,9 @@ function start() {
 function signOut(text) {
   localStorage.removeItem("lounge.token");
   localStorage.removeItem("lounge.user");
+  localStorage.removeItem("lounge.refresh");
+  clearTimeout(state.refreshTimer);
+  state.refresh = null;
   state.token = null;
   state.ws = null;
   $("nav").hidden = true;
@@ -110,11 +176,12 @@ function connect(room) {
     if (state.replaced) return;
     if (event.code === 1008) return notice("Disconnected: too many messages.");
     if (!opened) {
-      // Refused before the upgrade: an expired or unknown token signs out.
+      // Refused before the upgrade: an expired token is refreshed (api does it); a refused
+      // refresh or an unknown user signs out.
       try {
         await api("GET", "/me");
       } catch (e) {
-        if (/token|sign in/i.test(e.message)) return signOut("Your session ended: pick a name again.");
+        if (e.status === 401) return signOut("Your session ended: sign in again.");
       }
     }
     const wait = Math.min(30000, 1500 * 2 ** state.retries);
@@ -1101,4 +1168,32 @@ $("door").addEventListener("change", async () => {
   try { await api("PUT", "/me/apartment/door", { door: $("door").value }); } catch (e) { alert(e.message); }
 });
 
-if (state.token && state.user) start();
+$("password-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const current = $("password-current").value;
+  try {
+    await api("PUT", "/me/password", { password: $("password-new").value, ...(current ? { current } : {}) });
+    $("password-result").textContent = "Password set: sign in with your name and it on any device.";
+    $("password-current").value = "";
+    $("password-new").value = "";
+  } catch (e) {
+    $("password-result").textContent = e.message;
+  }
+});
+
+$("sign-out").addEventListener("click", async () => {
+  // This device's refresh credential stops working on the server too.
+  try { await api("POST", "/auth/sign-out"); } catch (e) { /* signed out here either way */ }
+  if (state.ws) state.ws.close();
+  signOut("");
+});
+
+// At start: a new token from the refresh credential (the old one may have expired while the
+// browser was closed), then in.
+(async () => {
+  if (localStorage.getItem("lounge.refresh")) {
+    if (await refreshToken()) start();
+  } else if (state.token && state.user) {
+    start();
+  }
+})();

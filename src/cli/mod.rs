@@ -59,7 +59,8 @@ pub enum ChampionsCommand {
 
 #[derive(Debug, Subcommand)]
 pub enum AdminCommand {
-    /// Prints an admin token (a JWT with the admin role) signed with the configured secret.
+    /// Prints an admin token (a JWT with the admin role) signed with the service's secret (the
+    /// configured one, or the one kept in `auth.secret_file`).
     Token {
         /// Who the token is for: every admin action is audited under this name.
         #[arg(long, value_name = "NAME")]
@@ -255,8 +256,9 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
                     "--subject is a name of 1 to 64 characters".into(),
                 ));
             }
-            let auth = crate::http::auth::Auth::new(&settings.auth)
-                .map_err(|e| CliError::Usage(format!("auth.secret: {e}")))?;
+            // The same secret as `lounge serve` in this folder: configured, or kept in the data
+            // folder.
+            let auth = crate::app::signer(&settings).map_err(|e| CliError::Usage(e.to_string()))?;
             let token = auth
                 .issue(subject, subject, crate::http::auth::Role::Admin, Some(ttl))
                 .map_err(|e| CliError::Usage(e.to_string()))?;

@@ -62,6 +62,16 @@ error_codes! {
     Unauthorized => "unauthorized",
     /// A valid token that may not do this.
     Forbidden => "forbidden",
+    /// The access token has expired: refresh it (`POST /api/v1/auth/refresh`) or sign in again.
+    TokenExpired => "token_expired",
+    /// The refresh credential is unknown, expired, or its device was signed out: sign in again.
+    RefreshInvalid => "refresh_invalid",
+    /// The refresh credential was used before: its device is signed out (someone else may
+    /// hold a copy); sign in again.
+    RefreshReused => "refresh_reused",
+    /// Sign-in with a name and password, or with a hotel token, failed (one answer for an
+    /// unknown name and a wrong password).
+    SignInFailed => "sign_in_failed",
     /// Nothing there by that id.
     NotFound => "not_found",
     /// The service cannot answer now (its database is unreachable); try again.

@@ -1,13 +1,14 @@
-//! Tokens: HS256 JWTs signed with the configured secret, for players and for admins.
+//! Tokens: HS256 JWTs signed with the configured secret, for players and for admins; their
+//! expiry is on the server's clock, and a player token lets in only a user who exists.
 
 use std::time::Duration;
 
 use actix_web::HttpRequest;
-use chrono::Utc;
 use jsonwebtoken::{decode, encode, Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use serde::{Deserialize, Serialize};
 
 use super::error::ApiError;
+use crate::common::{ErrorCode, ServerClock, UserId};
 use crate::config::AuthSettings;
 
 /// What a token may do.
@@ -30,6 +31,36 @@ pub struct Claims {
     pub iss: String,
     pub iat: i64,
     pub exp: i64,
+    /// The device (refresh family) the token was issued to, when it was issued through one:
+    /// signing out revokes this one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sid: Option<String>,
+}
+
+/// Why a token was refused: a fixed message each, never the JWT library's words (those go to
+/// the debug log).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refused {
+    Missing,
+    Expired,
+    NotValid,
+    NoSuchUser,
+}
+
+impl From<Refused> for ApiError {
+    fn from(why: Refused) -> ApiError {
+        match why {
+            Refused::Missing => ApiError::Unauthorized("a token is needed: sign in first".into()),
+            Refused::Expired => ApiError::Denied {
+                code: ErrorCode::TokenExpired,
+                message: "the token has expired: refresh it or sign in again".into(),
+            },
+            Refused::NotValid => ApiError::Unauthorized("the token is not valid".into()),
+            Refused::NoSuchUser => {
+                ApiError::Unauthorized("the token's user does not exist: sign in again".into())
+            }
+        }
+    }
 }
 
 /// Signs and checks tokens.
@@ -39,21 +70,45 @@ pub struct Auth {
     validation: Validation,
     issuer: String,
     ttl: Duration,
+    /// How long a device stays signed in without a refresh.
+    pub refresh_ttl: Duration,
+    /// The server's clock: issue and expiry read it (tests move it by hand).
+    pub clock: ServerClock,
 }
 
+/// Seconds of slack on `exp` for clocks a little apart.
+const LEEWAY_SECS: i64 = 5;
+
 impl Auth {
+    /// Signs with `settings.secret`, which must be set (see `AuthSettings::signing_secret`).
     pub fn new(settings: &AuthSettings) -> Result<Auth, jsonwebtoken::errors::Error> {
+        if settings.secret.len() < crate::config::MIN_SECRET_BYTES {
+            return Err(jsonwebtoken::errors::ErrorKind::InvalidKeyFormat.into());
+        }
         let mut validation = Validation::new(Algorithm::HS256);
         validation.set_issuer(&[settings.issuer.as_str()]);
         validation.set_required_spec_claims(&["exp", "iss", "sub"]);
-        validation.leeway = 5;
+        // `exp` is checked on the server's clock, below.
+        validation.validate_exp = false;
         Ok(Auth {
             encoding: EncodingKey::from_secret(settings.secret.as_bytes())?,
             decoding: DecodingKey::from_secret(settings.secret.as_bytes())?,
             validation,
             issuer: settings.issuer.clone(),
             ttl: Duration::from_secs(settings.token_ttl_secs),
+            refresh_ttl: Duration::from_secs(settings.refresh_ttl_secs),
+            clock: ServerClock::System,
         })
+    }
+
+    /// The same, reading `clock`.
+    pub fn with_clock(self, clock: ServerClock) -> Auth {
+        Auth { clock, ..self }
+    }
+
+    /// Now on the server's clock, in milliseconds.
+    pub fn now_ms(&self) -> i64 {
+        i64::try_from(self.clock.now_ms()).unwrap_or(i64::MAX)
     }
 
     /// A token for `sub` with `role`, valid for `ttl` (the configured one when `None`).
@@ -64,7 +119,19 @@ impl Auth {
         role: Role,
         ttl: Option<Duration>,
     ) -> Result<String, ApiError> {
-        let now = Utc::now().timestamp();
+        self.issue_for(sub, name, role, ttl, None)
+    }
+
+    /// `issue`, for a device.
+    pub fn issue_for(
+        &self,
+        sub: &str,
+        name: &str,
+        role: Role,
+        ttl: Option<Duration>,
+        sid: Option<&str>,
+    ) -> Result<String, ApiError> {
+        let now = self.now_ms() / 1000;
         let ttl = i64::try_from(ttl.unwrap_or(self.ttl).as_secs()).unwrap_or(i64::MAX / 2);
         let claims = Claims {
             sub: sub.to_owned(),
@@ -73,16 +140,29 @@ impl Auth {
             iss: self.issuer.clone(),
             iat: now,
             exp: now.saturating_add(ttl),
+            sid: sid.map(str::to_owned),
         };
         encode(&Header::new(Algorithm::HS256), &claims, &self.encoding)
             .map_err(|e| ApiError::Internal(format!("signing a token: {e}")))
     }
 
+    /// How long an access token lasts.
+    pub fn ttl(&self) -> Duration {
+        self.ttl
+    }
+
     /// The claims of a valid token: signed by us, unexpired, ours.
     pub fn verify(&self, token: &str) -> Result<Claims, ApiError> {
-        decode::<Claims>(token, &self.decoding, &self.validation)
+        let claims = decode::<Claims>(token, &self.decoding, &self.validation)
             .map(|data| data.claims)
-            .map_err(|e| ApiError::Unauthorized(format!("the token is not valid: {e}")))
+            .map_err(|e| {
+                tracing::debug!(error = %e, "a token refused");
+                Refused::NotValid
+            })?;
+        if claims.exp.saturating_add(LEEWAY_SECS) <= self.now_ms() / 1000 {
+            return Err(Refused::Expired.into());
+        }
+        Ok(claims)
     }
 
     /// The claims of the token an HTTP request carries, in `Authorization: Bearer` or in the
@@ -104,7 +184,7 @@ impl Auth {
         let token = header
             .or_else(query)
             .filter(|t| !t.is_empty())
-            .ok_or_else(|| ApiError::Unauthorized("a token is needed: sign in first".into()))?;
+            .ok_or(Refused::Missing)?;
         self.verify(token)
     }
 }
@@ -116,10 +196,7 @@ pub struct Player(pub Claims);
 pub struct Admin(pub Claims);
 
 fn claims_with(req: &HttpRequest, role: Role) -> Result<Claims, ApiError> {
-    let state = req
-        .app_data::<actix_web::web::Data<super::AppState>>()
-        .ok_or_else(|| ApiError::Internal("no application state".into()))?;
-    let claims = state.auth.from_request(req)?;
+    let claims = state_of(req)?.auth.from_request(req)?;
     if claims.role != role {
         return Err(ApiError::Forbidden(match role {
             Role::Admin => "this needs an admin token".into(),
@@ -129,12 +206,35 @@ fn claims_with(req: &HttpRequest, role: Role) -> Result<Claims, ApiError> {
     Ok(claims)
 }
 
+fn state_of(req: &HttpRequest) -> Result<&actix_web::web::Data<super::AppState>, ApiError> {
+    req.app_data::<actix_web::web::Data<super::AppState>>()
+        .ok_or_else(|| ApiError::Internal("no application state".into()))
+}
+
+/// The claims of a player token whose user exists, with the name as stored (a token's name
+/// may be older than the user's, and a token for a user who is not there lets no one in).
+/// One lookup by primary key.
+pub async fn player(req: &HttpRequest) -> Result<Claims, ApiError> {
+    let mut claims = claims_with(req, Role::Player)?;
+    let store = state_of(req)?.store.clone();
+    let id = UserId::from(claims.sub.clone());
+    let user = crate::store::blocking(move || store.user(&id)).await?;
+    match user {
+        Some(user) if !user.house => {
+            claims.name = user.name;
+            Ok(claims)
+        }
+        _ => Err(Refused::NoSuchUser.into()),
+    }
+}
+
 impl actix_web::FromRequest for Player {
     type Error = ApiError;
-    type Future = std::future::Ready<Result<Player, ApiError>>;
+    type Future = futures_util::future::LocalBoxFuture<'static, Result<Player, ApiError>>;
 
     fn from_request(req: &HttpRequest, _: &mut actix_web::dev::Payload) -> Self::Future {
-        std::future::ready(claims_with(req, Role::Player).map(Player))
+        let req = req.clone();
+        Box::pin(async move { player(&req).await.map(Player) })
     }
 }
 

@@ -19,6 +19,9 @@ pub enum ApiError {
     Invalid { field: String, message: String },
     #[error("{0}")]
     Unauthorized(String),
+    /// A 401 with its own code (an expired token, a refresh credential refused).
+    #[error("{message}")]
+    Denied { code: ErrorCode, message: String },
     #[error("{0}")]
     Forbidden(String),
     #[error("{0}")]
@@ -35,7 +38,9 @@ pub enum ApiError {
 impl ApiError {
     pub fn code(&self) -> ErrorCode {
         match self {
-            ApiError::BadRequest { code, .. } | ApiError::Conflict { code, .. } => *code,
+            ApiError::BadRequest { code, .. }
+            | ApiError::Conflict { code, .. }
+            | ApiError::Denied { code, .. } => *code,
             ApiError::Invalid { .. } => ErrorCode::InvalidField,
             ApiError::Unauthorized(_) => ErrorCode::Unauthorized,
             ApiError::Forbidden(_) => ErrorCode::Forbidden,
@@ -127,7 +132,7 @@ impl ResponseError for ApiError {
     fn status_code(&self) -> StatusCode {
         match self {
             ApiError::BadRequest { .. } | ApiError::Invalid { .. } => StatusCode::BAD_REQUEST,
-            ApiError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
+            ApiError::Unauthorized(_) | ApiError::Denied { .. } => StatusCode::UNAUTHORIZED,
             ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::Conflict { .. } => StatusCode::CONFLICT,
@@ -145,7 +150,7 @@ impl ResponseError for ApiError {
         if let ApiError::Invalid { field, .. } = self {
             error["field"] = field.clone().into();
         }
-        if matches!(self, ApiError::Unauthorized(_)) {
+        if matches!(self, ApiError::Unauthorized(_) | ApiError::Denied { .. }) {
             return HttpResponse::build(self.status_code())
                 .insert_header(("WWW-Authenticate", "Bearer"))
                 .json(json!({ "error": error }));

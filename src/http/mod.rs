@@ -1,6 +1,7 @@
 //! The HTTP face of the service: routes, auth, WebSocket sessions, errors. Handlers are thin:
 //! they check input and hand over to the store or the world.
 
+pub mod account;
 pub mod admin;
 pub mod auth;
 pub mod champions;
@@ -8,7 +9,9 @@ mod client;
 pub mod error;
 pub mod history;
 pub mod home;
+pub mod hotel_idp;
 pub mod input;
+mod passwords;
 mod ws;
 
 use crate::common::{ErrorCode, RoomKind};
@@ -24,8 +27,8 @@ use utoipa_actix_web::{scope, AppExt};
 
 use crate::ayo::Rules;
 use crate::store::{self, Store, UserRow};
-use crate::world::{User, UserName, World};
-use auth::{Auth, Role};
+use crate::world::{UserName, World};
+use auth::Auth;
 use error::{bad_json, ApiError, ErrorBody};
 use input::Body;
 
@@ -36,6 +39,10 @@ pub struct AppState {
     pub store: Store,
     pub world: World,
     pub auth: Arc<Auth>,
+    /// The hotel's identity provider, when its accounts may sign in.
+    pub hotel_idp: Option<Arc<hotel_idp::HotelIdp>>,
+    /// Password hashing, a few at a time.
+    pub passwords: Arc<account::Passwords>,
     /// Messages a second a WebSocket client may send, and in a burst.
     pub ws_rate: (f64, f64),
     /// Coins a new avatar starts with.
@@ -104,6 +111,13 @@ pub fn routes(cfg: &mut ServiceConfig<'_>) {
         scope::scope("/api/v1")
             .service(openapi_json)
             .service(guest)
+            .service(account::refresh)
+            .service(account::sign_out)
+            .service(account::sign_in)
+            .service(account::hotel)
+            .service(account::devices)
+            .service(account::remove_device)
+            .service(account::set_password)
             .service(rooms)
             .service(champions::today)
             .service(champions::live)
@@ -190,29 +204,25 @@ struct GuestRequest {
     /// 2 to 24 letters (as seen; with their accents and tone marks), digits, single spaces
     /// and `-_.'`, of one script: see the protocol's Names.
     name: String,
-}
-
-#[derive(Serialize, ToSchema)]
-struct GuestBody {
-    /// A player token (JWT) for `Authorization: Bearer` and the WebSocket.
-    token: String,
-    #[schema(value_type = Object)]
-    user: User,
+    /// What to call this device in the player's list (default: the User-Agent).
+    #[serde(default)]
+    device: Option<String>,
 }
 
 /// Makes a user with an avatar, their welcome coins and their apartment; returns a player
-/// token.
+/// token and this device's refresh credential.
 #[utoipa::path(
     tag = "players",
     request_body = GuestRequest,
     responses(
-        (status = 201, body = GuestBody),
+        (status = 201, body = account::Grant),
         (status = 400, body = ErrorBody),
         (status = 409, description = "`name_taken` or `name_reserved`", body = ErrorBody)
     )
 )]
 #[post("/auth/guest")]
 async fn guest(
+    req: actix_web::HttpRequest,
     state: web::Data<AppState>,
     Body(body): Body<GuestRequest>,
 ) -> Result<HttpResponse, ApiError> {
@@ -234,15 +244,8 @@ async fn guest(
         store.ensure_apartment(&stored).map(|_| ())
     })
     .await??;
-    let token = state
-        .auth
-        .issue(row.id.as_str(), &row.name, Role::Player, None)?;
-    let user = User {
-        id: row.id,
-        name: row.name,
-        house: false,
-    };
-    Ok(HttpResponse::Created().json(GuestBody { token, user }))
+    let label = account::guest_label(body.device.as_deref(), &req);
+    Ok(HttpResponse::Created().json(account::grant(&state, &row, label).await?))
 }
 
 #[derive(Serialize, ToSchema)]

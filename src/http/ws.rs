@@ -9,7 +9,6 @@ use actix_ws::{AggregatedMessage, CloseCode, CloseReason, Session};
 use futures_util::StreamExt;
 use tokio::sync::{mpsc, oneshot};
 
-use super::auth::Role;
 use super::error::ApiError;
 use super::AppState;
 use crate::common::{ErrorCode, RoomId, TableId, UserId};
@@ -27,7 +26,7 @@ const CLIENT_TIMEOUT: Duration = Duration::from_secs(30);
 const FLOOD_STRIKES: u32 = 50;
 
 /// The WebSocket of the lounge protocol (docs/protocol.md). A missing, forged or expired
-/// token is refused with 401 before the upgrade.
+/// token, or one whose user does not exist, is refused with 401 before the upgrade.
 #[utoipa::path(
     tag = "players",
     params(("token" = Option<String>, Query, description = "the player token, unless in Authorization: Bearer")),
@@ -43,10 +42,8 @@ pub async fn connect(
     body: web::Payload,
     state: web::Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
-    let claims = state.auth.from_request(&req)?;
-    if claims.role != Role::Player {
-        return Err(ApiError::Forbidden("the lounge takes player tokens".into()));
-    }
+    // The user must exist: the name shown is the stored one.
+    let claims = super::auth::player(&req).await?;
     let user = User {
         id: UserId::from(claims.sub),
         name: claims.name,

@@ -3,6 +3,7 @@
 //!
 //! Calls block: async callers run them on the blocking pool.
 
+mod accounts;
 mod column;
 mod hotel;
 mod matches;
@@ -11,6 +12,7 @@ mod results;
 mod schema;
 mod shop;
 
+pub use accounts::{DeviceRow, Revocation, Rotation};
 pub use column::{status_word, MatchStatus, TextColumn, Unreadable};
 pub use hotel::{apartment_id, Actor, AuditEntry, StoredRoom};
 pub use matches::{

@@ -184,6 +184,46 @@ diesel::table! {
     }
 }
 
+// Identity (2026-12-03-000001_identity).
+diesel::table! {
+    devices (id) {
+        id -> Text,
+        user_id -> Text,
+        label -> Text,
+        created_ms -> BigInt,
+        used_ms -> BigInt,
+        expires_ms -> BigInt,
+        revoked_ms -> Nullable<BigInt>,
+        revoked_why -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    refresh_credentials (hash) {
+        hash -> Text,
+        device_id -> Text,
+        created_ms -> BigInt,
+        rotated_ms -> Nullable<BigInt>,
+    }
+}
+
+diesel::table! {
+    passwords (user_id) {
+        user_id -> Text,
+        phc -> Text,
+        changed_ms -> BigInt,
+    }
+}
+
+diesel::table! {
+    hotel_accounts (issuer, subject) {
+        issuer -> Text,
+        subject -> Text,
+        user_id -> Text,
+        created_ms -> BigInt,
+    }
+}
+
 diesel::joinable!(ayo_tables -> rooms (room_id));
 diesel::joinable!(inventory -> shop_items (item_id));
 diesel::joinable!(apartment_guests -> users (user_id));
@@ -192,6 +232,9 @@ diesel::joinable!(games -> ayo_tables (table_id));
 diesel::joinable!(moves -> games (game_id));
 diesel::joinable!(games -> matches (match_id));
 diesel::joinable!(clock_pauses -> games (game_id));
+diesel::joinable!(refresh_credentials -> devices (device_id));
+diesel::joinable!(passwords -> users (user_id));
+diesel::joinable!(hotel_accounts -> users (user_id));
 diesel::allow_tables_to_appear_in_same_query!(
     users,
     rooms,
@@ -208,4 +251,8 @@ diesel::allow_tables_to_appear_in_same_query!(
     matches,
     clock_pauses,
     heartbeats,
+    devices,
+    refresh_credentials,
+    passwords,
+    hotel_accounts,
 );

@@ -116,6 +116,7 @@ async fn the_admin_token_command_prints_a_token_the_api_takes() {
     let app = TestApp::spawn(TestDb::sqlite()).await;
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_lounge"))
         .args(["admin", "token", "--subject", "Ngozi", "--ttl", "1h"])
+        .env("LOUNGE_AUTH__SECRET", crate::helpers::app::TEST_SECRET)
         .current_dir(std::env::temp_dir())
         .output()
         .unwrap();

@@ -3,11 +3,13 @@
 mod admin;
 mod alloc;
 mod browser;
+mod browser_identity;
 mod champions;
 mod clock;
 mod config;
 mod engine;
 mod helpers;
+mod identity;
 mod image;
 mod layers;
 mod matches;

@@ -28,6 +28,7 @@ fn serve_with(
     extra: &[(&str, &str)],
 ) -> (Child, u16, Arc<Mutex<Vec<String>>>) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_lounge"))
+        .env("LOUNGE_AUTH__SECRET", crate::helpers::app::TEST_SECRET)
         .envs(extra.iter().copied())
         .args(["serve", "--bind", "127.0.0.1:0"])
         .env("DATABASE_URL", db.url_string())

@@ -79,9 +79,10 @@ async fn the_socket_refuses_missing_forged_and_expired_tokens_before_the_upgrade
         assert_eq!(app.ws_status(Some(&forged), None).await, 401);
         // Signed with another secret.
         let other = lounge::http::auth::Auth::new(&lounge::config::AuthSettings {
-            secret: "another-secret-of-enough-length".into(),
+            secret: "another-secret-of-enough-length-32".into(),
             issuer: "lagos-hotel-lounge".into(),
             token_ttl_secs: 60,
+            ..Default::default()
         })
         .unwrap();
         let alien = other

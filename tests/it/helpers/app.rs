@@ -21,8 +21,14 @@ pub struct TestApp {
     /// The server's one clock, moved on by hand: grace periods, invitations, start windows,
     /// idle apartments and game clocks end when a test says, nobody sleeping.
     pub clock: lounge::common::ServerClock,
+    /// What signs the server's tokens (for a lounge served by another process, one on
+    /// `TEST_SECRET`).
+    pub auth: std::sync::Arc<lounge::http::auth::Auth>,
     client: awc::Client,
 }
+
+/// The secret tests give the service unless a test says otherwise (PostgreSQL wants one).
+pub const TEST_SECRET: &str = "a-test-secret-of-thirty-two-bytes-or-more";
 
 /// `?limit=…&before=…` of the paged lists (a user's matches, a user's coins, the audit log).
 /// Strings, so a test can send a bad one.
@@ -76,6 +82,7 @@ impl TestApp {
         let env = lounge::config::Settings::environment().source(Some(
             [
                 ("LOUNGE_SERVER__BIND".to_owned(), "127.0.0.1:0".to_owned()),
+                ("LOUNGE_AUTH__SECRET".to_owned(), TEST_SECRET.to_owned()),
                 ("LOUNGE_SERVER__WORKERS".to_owned(), "1".to_owned()),
                 ("LOUNGE_DATABASE__URL".to_owned(), db.url_string()),
                 (
@@ -99,21 +106,30 @@ impl TestApp {
             .await
             .expect("the app starts");
         let port = app.port();
+        let auth = app.auth.clone();
         actix_web::rt::spawn(app.run_until_stopped());
         TestApp {
             port,
             db,
             clock,
+            auth,
             client: awc::Client::default(),
         }
     }
 
     /// A lounge served by another process on `port`.
     pub fn attach(db: TestDb, port: u16) -> TestApp {
+        let settings = lounge::config::AuthSettings {
+            secret: TEST_SECRET.to_owned(),
+            issuer: "lagos-hotel-lounge".to_owned(),
+            token_ttl_secs: 3600,
+            ..Default::default()
+        };
         TestApp {
             port,
             db,
             clock: lounge::common::ServerClock::System,
+            auth: std::sync::Arc::new(lounge::http::auth::Auth::new(&settings).unwrap()),
             client: awc::Client::default(),
         }
     }
@@ -122,11 +138,10 @@ impl TestApp {
         format!("http://127.0.0.1:{}{path}", self.port)
     }
 
-    /// An admin token for `subject`, as `lounge admin token` makes one.
+    /// An admin token for `subject`, as `lounge admin token` makes one (with the server's
+    /// secret).
     pub fn admin_token(&self, subject: &str) -> String {
-        let settings = lounge::config::Settings::load().expect("settings");
-        lounge::http::auth::Auth::new(&settings.auth)
-            .unwrap()
+        self.auth
             .issue(
                 subject,
                 subject,
@@ -175,7 +190,7 @@ impl TestApp {
     }
 
     /// `request` without the headers of the answer.
-    async fn json(
+    pub(super) async fn json(
         &self,
         method: &str,
         path: &str,

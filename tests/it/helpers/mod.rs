@@ -6,6 +6,7 @@ pub mod app;
 pub mod db;
 pub mod game;
 pub mod names;
+pub mod identity;
 pub mod world;
 pub mod ws;
 

@@ -1,0 +1,4 @@
+DROP TABLE hotel_accounts;
+DROP TABLE passwords;
+DROP TABLE refresh_credentials;
+DROP TABLE devices;

@@ -1,0 +1,471 @@
+//! Lasting identity: refresh credentials (one family a device), the player's devices,
+//! passwords for signing in on a new device, and the hotel's own accounts.
+//!
+//! A refresh credential is 256 random bits, given to the client once and stored only as its
+//! SHA-256. Each refresh spends it and hands out the next; a spent one presented again means
+//! two holders, so the whole device is signed out.
+
+use actix_web::{delete, get, post, put, web, HttpRequest, HttpResponse};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use utoipa::ToSchema;
+
+use super::auth::{Player, Role};
+use super::error::{ApiError, ErrorBody};
+use super::input::Body;
+pub use super::passwords::Passwords;
+use super::AppState;
+use crate::common::{ErrorCode, User, UserId, UserName};
+use crate::store::{self, DeviceRow, Revocation, Rotation, UserRow};
+
+/// A new refresh credential and its hash (hex).
+fn new_credential() -> Result<(String, String), ApiError> {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).map_err(|e| ApiError::Internal(format!("randomness: {e}")))?;
+    let credential = hex::encode(bytes);
+    let hash = hash_of(&credential);
+    Ok((credential, hash))
+}
+
+fn hash_of(credential: &str) -> String {
+    hex::encode(Sha256::digest(credential.as_bytes()))
+}
+
+/// A device's label: the one given, else the browser's User-Agent, cut to 64 characters.
+fn label(given: Option<&str>, req: &HttpRequest) -> String {
+    let agent = || {
+        req.headers()
+            .get(actix_web::http::header::USER_AGENT)
+            .and_then(|v| v.to_str().ok())
+    };
+    let raw = given
+        .map(str::trim)
+        .filter(|g| !g.is_empty())
+        .or_else(agent)
+        .unwrap_or("a device");
+    raw.chars()
+        .filter(|c| !c.is_control())
+        .take(64)
+        .collect::<String>()
+        .trim()
+        .to_owned()
+}
+
+/// What every sign-in answers: an access token, the device's refresh credential, the user.
+#[derive(Serialize, ToSchema)]
+pub struct Grant {
+    /// A player token (JWT) for `Authorization: Bearer` and the WebSocket.
+    pub token: String,
+    /// Seconds the token lasts: refresh before then.
+    pub expires_in: u64,
+    /// The device's refresh credential: keep it, present it once to `/auth/refresh`.
+    pub refresh: String,
+    /// The device (for `/me/devices`).
+    pub device: String,
+    #[schema(value_type = Object)]
+    pub user: User,
+}
+
+/// Opens a device for `user` and signs them in on it.
+pub async fn grant(state: &AppState, user: &UserRow, label: String) -> Result<Grant, ApiError> {
+    let (credential, hash) = new_credential()?;
+    let (now, ttl) = (state.auth.now_ms(), refresh_ttl_ms(state));
+    let (store, id) = (state.store.clone(), user.id.clone());
+    let device = store::blocking(move || store.open_device(&id, &label, &hash, now, ttl)).await?;
+    grant_on(state, user, &device, credential)
+}
+
+fn grant_on(
+    state: &AppState,
+    user: &UserRow,
+    device: &DeviceRow,
+    credential: String,
+) -> Result<Grant, ApiError> {
+    let token = state.auth.issue_for(
+        user.id.as_str(),
+        &user.name,
+        Role::Player,
+        None,
+        Some(&device.id),
+    )?;
+    Ok(Grant {
+        token,
+        expires_in: state.auth.ttl().as_secs(),
+        refresh: credential,
+        device: device.id.clone(),
+        user: User {
+            id: user.id.clone(),
+            name: user.name.clone(),
+            house: false,
+        },
+    })
+}
+
+fn refresh_ttl_ms(state: &AppState) -> i64 {
+    i64::try_from(state.auth.refresh_ttl.as_millis()).unwrap_or(i64::MAX / 4)
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RefreshRequest {
+    /// The device's current refresh credential.
+    refresh: String,
+}
+
+/// A new access token and refresh credential for the old credential, which is spent. A spent
+/// credential presented again signs the device out (`refresh_reused`).
+#[utoipa::path(
+    tag = "players",
+    request_body = RefreshRequest,
+    responses(
+        (status = 200, body = Grant),
+        (status = 401, description = "refresh_invalid, refresh_reused", body = ErrorBody),
+    )
+)]
+#[post("/auth/refresh")]
+pub async fn refresh(
+    state: web::Data<AppState>,
+    Body(body): Body<RefreshRequest>,
+) -> Result<HttpResponse, ApiError> {
+    let old = hash_of(body.refresh.trim());
+    let (credential, new) = new_credential()?;
+    let (now, ttl) = (state.auth.now_ms(), refresh_ttl_ms(&state));
+    let store = state.store.clone();
+    let rotation = store::blocking(move || store.rotate_refresh(&old, &new, now, ttl)).await?;
+    let device = match rotation {
+        Rotation::Rotated(device) => device,
+        Rotation::Reused => {
+            tracing::warn!("a spent refresh credential came back: its device is signed out");
+            return Err(ApiError::Denied {
+                code: ErrorCode::RefreshReused,
+                message: "this refresh credential was used before: the device is signed out, \
+                          sign in again"
+                    .into(),
+            });
+        }
+        Rotation::Unknown | Rotation::Revoked | Rotation::Expired => {
+            return Err(ApiError::Denied {
+                code: ErrorCode::RefreshInvalid,
+                message: "the refresh credential is not valid (unknown, expired or signed \
+                          out): sign in again"
+                    .into(),
+            })
+        }
+    };
+    let (store, id) = (state.store.clone(), device.user_id.clone());
+    let user = store::blocking(move || store.user(&id))
+        .await?
+        .ok_or_else(|| ApiError::Internal("a device without its user".into()))?;
+    Ok(HttpResponse::Ok().json(grant_on(&state, &user, &device, credential)?))
+}
+
+/// Signs this device out: its refresh credential stops working (the access token lasts out its
+/// short life).
+#[utoipa::path(
+    tag = "players",
+    security(("bearer" = [])),
+    responses((status = 204, description = "signed out"), (status = 401, body = ErrorBody))
+)]
+#[post("/auth/sign-out")]
+pub async fn sign_out(
+    Player(claims): Player,
+    state: web::Data<AppState>,
+) -> Result<HttpResponse, ApiError> {
+    if let Some(device) = claims.sid {
+        let (store, now) = (state.store.clone(), state.auth.now_ms());
+        let user = UserId::from(claims.sub);
+        store::blocking(move || store.revoke_device(&user, &device, Revocation::SignedOut, now))
+            .await?;
+    }
+    Ok(HttpResponse::NoContent().finish())
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct Device {
+    pub id: String,
+    /// What the device called itself at sign-in (or its browser's User-Agent).
+    pub label: String,
+    #[schema(value_type = String)]
+    pub signed_in_at: chrono::DateTime<chrono::Utc>,
+    #[schema(value_type = String)]
+    pub last_used_at: chrono::DateTime<chrono::Utc>,
+    /// When it is signed out unless it refreshes before.
+    #[schema(value_type = String)]
+    pub expires_at: chrono::DateTime<chrono::Utc>,
+    /// The device this request came from.
+    pub current: bool,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct DeviceList {
+    pub devices: Vec<Device>,
+}
+
+fn at(ms: i64) -> chrono::DateTime<chrono::Utc> {
+    chrono::DateTime::from_timestamp_millis(ms).unwrap_or_default()
+}
+
+/// The player's devices still signed in, the most recently used first.
+#[utoipa::path(
+    tag = "players",
+    security(("bearer" = [])),
+    responses((status = 200, body = DeviceList), (status = 401, body = ErrorBody))
+)]
+#[get("/me/devices")]
+pub async fn devices(
+    Player(claims): Player,
+    state: web::Data<AppState>,
+) -> Result<HttpResponse, ApiError> {
+    let (store, now) = (state.store.clone(), state.auth.now_ms());
+    let user = UserId::from(claims.sub);
+    let rows = store::blocking(move || store.devices(&user, now)).await?;
+    let devices = rows
+        .into_iter()
+        .map(|d| Device {
+            current: claims.sid.as_deref() == Some(d.id.as_str()),
+            signed_in_at: at(d.created_ms),
+            last_used_at: at(d.used_ms),
+            expires_at: at(d.expires_ms),
+            id: d.id,
+            label: d.label,
+        })
+        .collect();
+    Ok(HttpResponse::Ok().json(DeviceList { devices }))
+}
+
+/// Signs one of the player's devices out (a lost phone).
+#[utoipa::path(
+    tag = "players",
+    security(("bearer" = [])),
+    params(("id" = String, Path, description = "the device")),
+    responses(
+        (status = 204, description = "signed out"),
+        (status = 401, body = ErrorBody),
+        (status = 404, description = "no such device signed in", body = ErrorBody),
+    )
+)]
+#[delete("/me/devices/{id}")]
+pub async fn remove_device(
+    Player(claims): Player,
+    state: web::Data<AppState>,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let (store, now) = (state.store.clone(), state.auth.now_ms());
+    let (user, device) = (UserId::from(claims.sub), path.into_inner());
+    let done =
+        store::blocking(move || store.revoke_device(&user, &device, Revocation::Removed, now))
+            .await?;
+    if !done {
+        return Err(ApiError::NotFound("no such device signed in".into()));
+    }
+    Ok(HttpResponse::NoContent().finish())
+}
+
+/// The longest password taken, in bytes (argon2 reads it all).
+const MAX_PASSWORD_BYTES: usize = 256;
+/// The shortest, in characters.
+const MIN_PASSWORD_CHARS: usize = 10;
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PasswordRequest {
+    /// 10 characters or more (up to 256 bytes).
+    password: String,
+    /// The password in use, when there is one.
+    #[serde(default)]
+    current: Option<String>,
+}
+
+/// Sets the player's password, so they can sign in with name and password on a new device
+/// (their avatar, coins and apartment come along). Changing it asks for the current one.
+#[utoipa::path(
+    tag = "players",
+    security(("bearer" = [])),
+    request_body = PasswordRequest,
+    responses(
+        (status = 204, description = "set"),
+        (status = 400, body = ErrorBody),
+        (status = 401, description = "no valid token, or `current` wrong (sign_in_failed)", body = ErrorBody),
+    )
+)]
+#[put("/me/password")]
+pub async fn set_password(
+    Player(claims): Player,
+    state: web::Data<AppState>,
+    Body(body): Body<PasswordRequest>,
+) -> Result<HttpResponse, ApiError> {
+    let chars = body.password.chars().count();
+    if chars < MIN_PASSWORD_CHARS || body.password.len() > MAX_PASSWORD_BYTES {
+        return Err(ApiError::invalid(
+            "password",
+            format!("{MIN_PASSWORD_CHARS} characters or more, up to {MAX_PASSWORD_BYTES} bytes"),
+        ));
+    }
+    let (store, id) = (state.store.clone(), UserId::from(claims.sub.clone()));
+    let current = store::blocking(move || store.password_of(&id)).await?;
+    if let Some(phc) = current {
+        let given = body.current.unwrap_or_default();
+        let user = UserRow {
+            id: UserId::from(claims.sub.clone()),
+            name: claims.name.clone(),
+            house: false,
+            created_at: store::now(),
+        };
+        if given.len() > MAX_PASSWORD_BYTES
+            || state
+                .passwords
+                .open(vec![(user, phc)], given)
+                .await?
+                .is_none()
+        {
+            return Err(failed());
+        }
+    }
+    let phc = state.passwords.hash(body.password).await?;
+    let (store, id, now) = (
+        state.store.clone(),
+        UserId::from(claims.sub),
+        state.auth.now_ms(),
+    );
+    store::blocking(move || store.set_password(&id, &phc, now)).await?;
+    Ok(HttpResponse::NoContent().finish())
+}
+
+/// The one answer to a failed sign-in: it never says whether the name exists.
+fn failed() -> ApiError {
+    ApiError::Denied {
+        code: ErrorCode::SignInFailed,
+        message: "the name or the password is wrong".into(),
+    }
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SignInRequest {
+    name: String,
+    password: String,
+    /// What to call this device in the player's list (default: the User-Agent).
+    #[serde(default)]
+    device: Option<String>,
+}
+
+/// Signs in with name and password on a new device: the same avatar, coins and apartment.
+#[utoipa::path(
+    tag = "players",
+    request_body = SignInRequest,
+    responses(
+        (status = 200, body = Grant),
+        (status = 401, description = "sign_in_failed: the name or the password is wrong", body = ErrorBody),
+    )
+)]
+#[post("/auth/sign-in")]
+pub async fn sign_in(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    Body(body): Body<SignInRequest>,
+) -> Result<HttpResponse, ApiError> {
+    let name = body.name.trim().to_owned();
+    let candidates =
+        if name.chars().count() > UserName::MAX_CHARS || body.password.len() > MAX_PASSWORD_BYTES {
+            Vec::new()
+        } else {
+            let store = state.store.clone();
+            store::blocking(move || store.password_holders(&name)).await?
+        };
+    let user = state
+        .passwords
+        .open(candidates, body.password)
+        .await?
+        .ok_or_else(failed)?;
+    let label = label(body.device.as_deref(), &req);
+    Ok(HttpResponse::Ok().json(grant(&state, &user, label).await?))
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HotelRequest {
+    /// A token of the hotel's identity provider, for this lounge (its audience).
+    token: String,
+    /// The name to take at the first visit when the hotel's (`name`, `preferred_username`)
+    /// is not allowed.
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    device: Option<String>,
+}
+
+/// Signs in a guest the hotel knows, with the hotel's token: one lounge user per hotel account
+/// (made at the first visit, with welcome coins and an apartment).
+#[utoipa::path(
+    tag = "players",
+    request_body = HotelRequest,
+    responses(
+        (status = 200, description = "a guest seen before", body = Grant),
+        (status = 201, description = "a new guest", body = Grant),
+        (status = 400, description = "invalid_name: no usable name", body = ErrorBody),
+        (status = 401, description = "sign_in_failed: the hotel's token is not valid", body = ErrorBody),
+        (status = 404, description = "the hotel's sign-in is not configured", body = ErrorBody),
+    )
+)]
+#[post("/auth/hotel")]
+pub async fn hotel(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    Body(body): Body<HotelRequest>,
+) -> Result<HttpResponse, ApiError> {
+    let idp = state
+        .hotel_idp
+        .clone()
+        .ok_or_else(|| ApiError::NotFound("the hotel's sign-in is not configured".into()))?;
+    let claims = idp
+        .verify(body.token.trim(), state.auth.now_ms() / 1000)
+        .map_err(|e| {
+            tracing::debug!(error = %e, "a hotel token refused");
+            ApiError::Denied {
+                code: ErrorCode::SignInFailed,
+                message: "the hotel's token is not valid".into(),
+            }
+        })?;
+    let name = [
+        claims.name.as_deref(),
+        claims.preferred_username.as_deref(),
+        body.name.as_deref(),
+    ]
+    .into_iter()
+    .flatten()
+    .find_map(|n| UserName::parse(n).ok())
+    .ok_or_else(|| ApiError::BadRequest {
+        code: ErrorCode::InvalidName,
+        message: "the hotel gives no name allowed here: send one as `name`".into(),
+    })?;
+    let fresh = UserRow {
+        id: store::new_id().into(),
+        name: name.to_string(),
+        house: false,
+        created_at: store::now(),
+    };
+    let (store, grant_coins, now) = (
+        state.store.clone(),
+        state.welcome_coins,
+        state.auth.now_ms(),
+    );
+    let (user, new) = store::blocking(move || {
+        let (user, new) = store.hotel_user(&claims.iss, &claims.sub, &fresh, grant_coins, now)?;
+        // Every visit, in case the first one stopped short of it.
+        store.ensure_apartment(&user)?;
+        Ok((user, new))
+    })
+    .await?;
+    let label = label(body.device.as_deref(), &req);
+    let granted = grant(&state, &user, label).await?;
+    Ok(if new {
+        HttpResponse::Created().json(granted)
+    } else {
+        HttpResponse::Ok().json(granted)
+    })
+}
+
+/// The label a guest's first device gets.
+pub fn guest_label(given: Option<&str>, req: &HttpRequest) -> String {
+    label(given, req)
+}
