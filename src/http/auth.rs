@@ -120,6 +120,13 @@ fn claims_with(req: &HttpRequest, role: Role) -> Result<Claims, ApiError> {
         .app_data::<actix_web::web::Data<super::AppState>>()
         .ok_or_else(|| ApiError::Internal("no application state".into()))?;
     let claims = state.auth.from_request(req)?;
+    // A banned guest's tokens stop working at once.
+    if let Some(reason) = (claims.role == Role::Player)
+        .then(|| state.banlist.reason(&claims.sub))
+        .flatten()
+    {
+        return Err(ApiError::Banned(reason));
+    }
     if claims.role != role {
         return Err(ApiError::Forbidden(match role {
             Role::Admin => "this needs an admin token".into(),

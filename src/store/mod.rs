@@ -3,6 +3,7 @@
 //!
 //! Calls block: async callers run them on the blocking pool.
 
+mod bans;
 mod column;
 mod hotel;
 mod matches;
@@ -10,6 +11,7 @@ mod results;
 mod schema;
 mod shop;
 
+pub use bans::Ban;
 pub use column::{status_word, MatchStatus, TextColumn, Unreadable};
 pub use hotel::{apartment_id, Actor, AuditEntry, StoredRoom};
 pub use matches::{

@@ -191,6 +191,16 @@ diesel::joinable!(games -> ayo_tables (table_id));
 diesel::joinable!(moves -> games (game_id));
 diesel::joinable!(games -> matches (match_id));
 diesel::joinable!(clock_pauses -> games (game_id));
+diesel::table! {
+    bans (user_id) {
+        user_id -> Text,
+        reason -> Text,
+        until -> Nullable<Timestamp>,
+        banned_by -> Text,
+        created_at -> Timestamp,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     users,
     rooms,
@@ -207,4 +217,5 @@ diesel::allow_tables_to_appear_in_same_query!(
     matches,
     clock_pauses,
     heartbeats,
+    bans,
 );

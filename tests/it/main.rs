@@ -2,11 +2,13 @@
 
 mod admin;
 mod alloc;
+mod bans;
 mod browser;
 mod champions;
 mod clock;
 mod config;
 mod engine;
+mod floods;
 mod helpers;
 mod image;
 mod layers;
@@ -20,6 +22,7 @@ mod rules;
 mod series;
 mod server;
 mod shop;
+mod signups;
 mod store;
 mod supervision;
 mod support;

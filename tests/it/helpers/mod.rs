@@ -4,6 +4,7 @@
 
 pub mod app;
 pub mod db;
+pub mod floods;
 pub mod game;
 pub mod world;
 pub mod ws;
