@@ -16,7 +16,8 @@ const BOUND: Duration = Duration::from_millis(250);
 
 #[actix_web::test]
 async fn binary_and_ping_frames_count_a_flood_of_them_is_closed_and_others_keep_their_pace() {
-    let app = TestApp::spawn_with(TestDb::sqlite(), &[]).await;
+    // 1000 frames a second in bursts of 40: the measuring client is never held back.
+    let app = TestApp::spawn(TestDb::sqlite()).await;
     let (token, _) = app.guest("Tunde").await;
     let mut other = app.ws(&token).await;
     // Ten flooders, each 10,000 binary or ping frames written in one go.
@@ -49,12 +50,13 @@ async fn binary_and_ping_frames_count_a_flood_of_them_is_closed_and_others_keep_
         closes
     };
     let (trips, closes) = tokio::join!(measuring, flooded);
+    let p99 = p99(trips);
+    eprintln!("another client's ping p99 {p99:?} during the flood");
     for drained in &closes {
         assert_eq!(drained.close, Some(1008), "{drained:?}");
         // Told a few times, then closed: not answered 10,000 times.
         assert!(drained.texts < 200, "{drained:?}");
     }
-    let p99 = p99(trips);
     assert!(p99 < BOUND, "another client's ping p99 was {p99:?}");
 }
 
