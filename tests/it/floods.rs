@@ -67,7 +67,7 @@ async fn a_bursty_client_within_the_average_stays_a_sustained_one_is_closed() {
     let (token, _) = app.guest("Tunde").await;
     let mut ws = app.ws(&token).await;
     // 15 a second on average in bursts of 45 every 3 s, for 45 s: 5 refused a burst, 75 in
-    // all, never 50 within 10 s.
+    // all (closed after 10 bursts if strikes never expired), never 50 within 10 s.
     for burst in 0..15 {
         for i in 0..45 {
             ws.send(json!({"type": "ping", "ref": i})).await;
@@ -80,7 +80,9 @@ async fn a_bursty_client_within_the_average_stays_a_sustained_one_is_closed() {
                 limited += 1;
             }
         }
-        assert!(limited <= 5, "burst {burst}: {limited} refused");
+        // 5 a burst; 6 when the client's pong to the server's heartbeat ping (a frame too)
+        // fell in it.
+        assert!(limited <= 6, "burst {burst}: {limited} refused");
         app.clock.advance(3_000);
     }
     ws.send(json!({"type": "ping", "ref": "still"})).await;
