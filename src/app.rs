@@ -49,6 +49,7 @@ pub struct Application {
     world: World,
     house: Arc<House>,
     champions: Arc<Champions>,
+    connections: http::connections::Connections,
     pub store: Store,
 }
 
@@ -141,16 +142,42 @@ impl Application {
         }
         let world = World::start(rooms, matches, store.clone(), room_config);
         let rooms_world = world.clone();
+        let bans = {
+            let store = store.clone();
+            tokio::task::spawn_blocking(move || store.bans())
+                .await
+                .map_err(|e| StoreError::Task(e.to_string()))??
+        };
+        let connections =
+            http::connections::Connections::new(settings.server.ws_connections_per_address);
         let state = web::Data::new(AppState {
             store: store.clone(),
             world: rooms_world,
             auth: auth.clone(),
             hotel_idp,
             passwords: Arc::new(http::account::Passwords::new()),
-            ws_rate: (
-                settings.server.ws_messages_per_sec,
-                settings.server.ws_burst,
+            ws: http::WsLimits {
+                per_sec: settings.server.ws_messages_per_sec,
+                burst: settings.server.ws_burst,
+                strikes: settings.server.ws_strikes,
+                strike_window: Duration::from_secs(settings.server.ws_strike_window_secs),
+                write_timeout: Duration::from_secs(settings.server.ws_write_timeout_secs),
+            },
+            banlist: http::banlist::Banlist::new(bans, settings.world.clock.clone()),
+            connections: connections.clone(),
+            proxies: http::peer::Proxies::new(
+                settings
+                    .server
+                    .proxies()
+                    .map_err(|e| StartupError::Config(e.to_string()))?,
             ),
+            signups: http::signups::Signups::new(
+                settings.server.signups_per_minute,
+                settings.server.signup_burst,
+                settings.server.signup_writers,
+            ),
+            ticker: http::pace::Ticker::new(settings.world.clock.clone()),
+            clock: settings.world.clock.clone(),
             welcome_coins: settings.shop.welcome_coins,
             max_boards: settings.apartment.max_boards,
             default_rules,
@@ -175,6 +202,8 @@ impl Application {
                 .configure(http::routes)
                 .into_app()
         })
+        // Each connection's socket, to cut one whose client stopped reading.
+        .on_connect(http::peer::on_connect)
         .shutdown_timeout(settings.server.shutdown_timeout_secs)
         // A move's reply is one small frame: Nagle would hold it for the peer's
         // delayed ACK (about 40 ms on Linux).
@@ -198,6 +227,7 @@ impl Application {
             world,
             house,
             champions,
+            connections,
             store,
         })
     }
@@ -209,7 +239,8 @@ impl Application {
     /// Serves until SIGINT or SIGTERM, then drains (actix-web's graceful shutdown).
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
         let handle = self.server.handle();
-        let (world, house, champions) = (self.world, self.house, self.champions);
+        let (world, house, champions, connections) =
+            (self.world, self.house, self.champions, self.connections);
         actix_web::rt::spawn(async move {
             stop_signal().await;
             tracing::info!("stopping: the rooms tell their people, then connections drain");
@@ -217,6 +248,8 @@ impl Application {
             house.stop();
             champions.stop();
             world.close().await;
+            // Then the connections in no room; one whose client does not read is cut.
+            connections.stop();
             handle.stop(true).await;
         });
         self.server.await

@@ -117,6 +117,38 @@ pub struct ServerSettings {
     pub shutdown_timeout_secs: u64,
     pub ws_messages_per_sec: f64,
     pub ws_burst: f64,
+    /// Refused frames within `ws_strike_window_secs` that close a connection (1008).
+    pub ws_strikes: usize,
+    pub ws_strike_window_secs: u64,
+    /// Seconds a write to a WebSocket may take before the connection is cut.
+    pub ws_write_timeout_secs: u64,
+    /// WebSocket connections open at once from one address.
+    pub ws_connections_per_address: usize,
+    /// Proxies whose `X-Forwarded-For` is believed: addresses separated by commas (a string,
+    /// so one environment variable sets them); read by `proxies()`.
+    pub trusted_proxies: String,
+    /// Sign-ups from one address a minute on average, and at once.
+    pub signups_per_minute: f64,
+    pub signup_burst: f64,
+    /// Sign-ups writing to the database at once.
+    pub signup_writers: usize,
+}
+
+impl ServerSettings {
+    /// The trusted proxies' addresses.
+    pub fn proxies(&self) -> Result<Vec<std::net::IpAddr>, ConfigError> {
+        self.trusted_proxies
+            .split(',')
+            .map(str::trim)
+            .filter(|a| !a.is_empty())
+            .map(|a| {
+                a.parse().map_err(|_| ConfigError::Invalid {
+                    key: "server.trusted_proxies",
+                    message: format!("`{a}` is not an IP address"),
+                })
+            })
+            .collect()
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]

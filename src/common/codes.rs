@@ -42,8 +42,11 @@ error_codes! {
     BadMessage => "bad_message",
     /// A WebSocket message has a `type` the protocol does not know.
     UnknownType => "unknown_type",
-    /// Too many WebSocket messages a second; 50 of these close the connection with 1008.
+    /// Too many WebSocket messages a second (50 of these within 10 s close the connection
+    /// with 1008), or too many sign-ups from one address (HTTP 429 with `Retry-After`).
     RateLimited => "rate_limited",
+    /// Too many WebSocket connections open from one address.
+    TooManyConnections => "too_many_connections",
     /// An HTTP body or query string that cannot be read.
     BadRequest => "bad_request",
     /// An HTTP input field is wrong; `field` names it.
@@ -72,6 +75,8 @@ error_codes! {
     /// Sign-in with a name and password, or with a hotel token, failed (one answer for an
     /// unknown name and a wrong password).
     SignInFailed => "sign_in_failed",
+    /// The guest is banned (the message says why, and until when).
+    Banned => "banned",
     /// Nothing there by that id.
     NotFound => "not_found",
     /// The service cannot answer now (its database is unreachable); try again.

@@ -196,7 +196,15 @@ pub struct Player(pub Claims);
 pub struct Admin(pub Claims);
 
 fn claims_with(req: &HttpRequest, role: Role) -> Result<Claims, ApiError> {
-    let claims = state_of(req)?.auth.from_request(req)?;
+    let state = state_of(req)?;
+    let claims = state.auth.from_request(req)?;
+    // A banned guest's tokens stop working at once.
+    if let Some(reason) = (claims.role == Role::Player)
+        .then(|| state.banlist.reason(&claims.sub))
+        .flatten()
+    {
+        return Err(ApiError::Banned(reason));
+    }
     if claims.role != role {
         return Err(ApiError::Forbidden(match role {
             Role::Admin => "this needs an admin token".into(),

@@ -24,11 +24,21 @@ pub enum ApiError {
     Denied { code: ErrorCode, message: String },
     #[error("{0}")]
     Forbidden(String),
+    /// The guest is banned (403, `banned`).
+    #[error("you are banned: {0}")]
+    Banned(String),
     #[error("{0}")]
     NotFound(String),
     /// The request clashes with the state of things (409).
     #[error("{message}")]
     Conflict { code: ErrorCode, message: String },
+    /// Too many requests or connections from one client (429, with `Retry-After` when known).
+    #[error("{message}")]
+    TooMany {
+        code: ErrorCode,
+        message: String,
+        retry_after: Option<std::time::Duration>,
+    },
     #[error("the service is not ready: {0}")]
     Unavailable(String),
     #[error("something went wrong on our side")]
@@ -41,9 +51,11 @@ impl ApiError {
             ApiError::BadRequest { code, .. }
             | ApiError::Conflict { code, .. }
             | ApiError::Denied { code, .. } => *code,
+            | ApiError::TooMany { code, .. } => *code,
             ApiError::Invalid { .. } => ErrorCode::InvalidField,
             ApiError::Unauthorized(_) => ErrorCode::Unauthorized,
             ApiError::Forbidden(_) => ErrorCode::Forbidden,
+            ApiError::Banned(_) => ErrorCode::Banned,
             ApiError::NotFound(_) => ErrorCode::NotFound,
             ApiError::Unavailable(_) => ErrorCode::Unavailable,
             ApiError::Internal(_) => ErrorCode::Internal,
@@ -133,9 +145,10 @@ impl ResponseError for ApiError {
         match self {
             ApiError::BadRequest { .. } | ApiError::Invalid { .. } => StatusCode::BAD_REQUEST,
             ApiError::Unauthorized(_) | ApiError::Denied { .. } => StatusCode::UNAUTHORIZED,
-            ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
+            ApiError::Forbidden(_) | ApiError::Banned(_) => StatusCode::FORBIDDEN,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::Conflict { .. } => StatusCode::CONFLICT,
+            ApiError::TooMany { .. } => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -153,6 +166,17 @@ impl ResponseError for ApiError {
         if matches!(self, ApiError::Unauthorized(_) | ApiError::Denied { .. }) {
             return HttpResponse::build(self.status_code())
                 .insert_header(("WWW-Authenticate", "Bearer"))
+                .json(json!({ "error": error }));
+        }
+        if let ApiError::TooMany {
+            retry_after: Some(wait),
+            ..
+        } = self
+        {
+            // Whole seconds, rounded up: a client that waits that long gets through.
+            let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+            return HttpResponse::build(self.status_code())
+                .insert_header(("Retry-After", secs.max(1).to_string()))
                 .json(json!({ "error": error }));
         }
         HttpResponse::build(self.status_code()).json(json!({ "error": error }))

@@ -4,14 +4,19 @@
 pub mod account;
 pub mod admin;
 pub mod auth;
+pub mod banlist;
 pub mod champions;
 mod client;
+pub mod connections;
 pub mod error;
 pub mod history;
 pub mod home;
 pub mod hotel_idp;
 pub mod input;
 mod passwords;
+pub mod pace;
+pub mod peer;
+pub mod signups;
 mod ws;
 
 use crate::common::{ErrorCode, RoomKind};
@@ -32,7 +37,7 @@ use auth::Auth;
 use error::{bad_json, ApiError, ErrorBody};
 use input::Body;
 
-pub use ws::MAX_FRAME_BYTES;
+pub use ws::{WsLimits, MAX_FRAME_BYTES};
 
 /// What every handler may reach.
 pub struct AppState {
@@ -43,8 +48,20 @@ pub struct AppState {
     pub hotel_idp: Option<Arc<hotel_idp::HotelIdp>>,
     /// Password hashing, a few at a time.
     pub passwords: Arc<account::Passwords>,
-    /// Messages a second a WebSocket client may send, and in a burst.
-    pub ws_rate: (f64, f64),
+    /// How fast a WebSocket client may go, and how long a write to it may take.
+    pub ws: WsLimits,
+    /// The guests banned, as this instance knows.
+    pub banlist: banlist::Banlist,
+    /// The live WebSocket connections: by user, by address.
+    pub connections: connections::Connections,
+    /// Whose `X-Forwarded-For` is believed.
+    pub proxies: peer::Proxies,
+    /// Sign-ups: per address, and their turns at the database.
+    pub signups: signups::Signups,
+    /// The time line of rate limits (a test's hand-driven clock moves it on too).
+    pub ticker: pace::Ticker,
+    /// The server's clock (write deadlines wait on it).
+    pub clock: crate::common::ServerClock,
     /// Coins a new avatar starts with.
     pub welcome_coins: i64,
     /// Boards an apartment holds at most.
@@ -146,7 +163,9 @@ pub fn routes(cfg: &mut ServiceConfig<'_>) {
             .service(admin::change_item)
             .service(admin::coins)
             .service(admin::adjust_coins)
-            .service(admin::audit),
+            .service(admin::audit)
+            .service(admin::ban)
+            .service(admin::lift_ban),
     )
     .default_service(web::to(|| async {
         Err::<HttpResponse, _>(ApiError::NotFound("no such endpoint".into()))
@@ -217,7 +236,8 @@ struct GuestRequest {
     responses(
         (status = 201, body = account::Grant),
         (status = 400, body = ErrorBody),
-        (status = 409, description = "`name_taken` or `name_reserved`", body = ErrorBody)
+        (status = 409, description = "`name_taken` or `name_reserved`", body = ErrorBody),
+        (status = 429, body = ErrorBody)
     )
 )]
 #[post("/auth/guest")]
@@ -239,6 +259,7 @@ async fn guest(
     let store = state.store.clone();
     let stored = row.clone();
     let grant = state.welcome_coins;
+    let _turn = state.signups.turn(&req, &state).await?;
     web::block(move || -> Result<(), store::StoreError> {
         store.sign_up(&stored, grant)?;
         store.ensure_apartment(&stored).map(|_| ())

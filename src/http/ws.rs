@@ -1,17 +1,26 @@
 //! `GET /ws`: one task per connection, between the socket and the room it is in.
+//!
+//! Every frame the client sends takes a token from its pace (`pace.rs`), text or not; every
+//! frame the server writes has a deadline, and a connection whose writes stall is cut at the
+//! socket (`peer.rs`), so a client that stops reading cannot hold a task, a descriptor or the
+//! shutdown.
 
 use std::collections::BTreeMap;
+use std::pin::pin;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use actix_web::{get, web, HttpRequest, HttpResponse};
 use actix_ws::{AggregatedMessage, CloseCode, CloseReason, Session};
-use futures_util::StreamExt;
-use tokio::sync::{mpsc, oneshot};
+use futures_util::{FutureExt, StreamExt};
+use tokio::sync::{mpsc, oneshot, watch};
 
+use super::connections::{Closing, Registration};
 use super::error::ApiError;
+use super::pace::{Pace, Ticker, Verdict};
+use super::peer::{elapse, Socket};
 use super::AppState;
-use crate::common::{ErrorCode, RoomId, TableId, UserId};
+use crate::common::{ErrorCode, RoomId, ServerClock, TableId, UserId};
 use crate::world::protocol::{parse_frame, ClientMessage, ServerMessage};
 use crate::world::{Refusal, RoomCommand, RoomHandle, User, World};
 
@@ -22,11 +31,25 @@ const OUTBOX_FRAMES: usize = 256;
 /// How often the server pings, and how long a silent client lives.
 const HEARTBEAT: Duration = Duration::from_secs(10);
 const CLIENT_TIMEOUT: Duration = Duration::from_secs(30);
-/// Refused messages over the limit after which the connection is closed (1008).
-const FLOOD_STRIKES: u32 = 50;
+/// The longest close reason a close frame carries (125 bytes of payload, less the code).
+const MAX_REASON_BYTES: usize = 120;
+
+/// How fast a client may go, and how long a write may take (`[server]` settings).
+#[derive(Clone, Debug)]
+pub struct WsLimits {
+    /// Frames a second on average, and in a burst.
+    pub per_sec: f64,
+    pub burst: f64,
+    /// Refused frames within `strike_window` that close the connection (1008).
+    pub strikes: usize,
+    pub strike_window: Duration,
+    /// A write to the socket not done by then cuts the connection.
+    pub write_timeout: Duration,
+}
 
 /// The WebSocket of the lounge protocol (docs/protocol.md). A missing, forged or expired
-/// token, or one whose user does not exist, is refused with 401 before the upgrade.
+/// token, or one whose user does not exist, is refused with 401 before the upgrade; a banned
+/// guest with 403; an address with too many connections open with 429.
 #[utoipa::path(
     tag = "players",
     params(("token" = Option<String>, Query, description = "the player token, unless in Authorization: Bearer")),
@@ -34,6 +57,8 @@ const FLOOD_STRIKES: u32 = 50;
         (status = 101, description = "switching to the WebSocket protocol"),
         (status = 400, body = super::error::ErrorBody),
         (status = 401, body = super::error::ErrorBody),
+        (status = 403, description = "an admin token, or a banned guest", body = super::error::ErrorBody),
+        (status = 429, body = super::error::ErrorBody),
     )
 )]
 #[get("/ws")]
@@ -42,13 +67,23 @@ pub async fn connect(
     body: web::Payload,
     state: web::Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
-    // The user must exist: the name shown is the stored one.
+    // The user must exist (the name shown is the stored one) and not be banned.
     let claims = super::auth::player(&req).await?;
     let user = User {
         id: UserId::from(claims.sub),
         name: claims.name,
         house: false,
     };
+    let conn = World::next_connection();
+    let address = state.proxies.client_of(&req);
+    let registration = state
+        .connections
+        .admit(&user.id, address, conn)
+        .map_err(|e| ApiError::TooMany {
+            code: ErrorCode::TooManyConnections,
+            message: e.to_string(),
+            retry_after: None,
+        })?;
     let (response, session, stream) =
         actix_ws::handle(&req, body).map_err(|e| ApiError::BadRequest {
             code: ErrorCode::NotWebsocket,
@@ -58,47 +93,48 @@ pub async fn connect(
         .max_frame_size(MAX_FRAME_BYTES)
         .aggregate_continuations()
         .max_continuation_size(MAX_FRAME_BYTES);
-    let (per_sec, burst) = state.ws_rate;
-    let rate = Rate {
-        per_sec,
-        burst,
-        tokens: burst,
-        at: Instant::now(),
-        strikes: 0,
+    let limits = &state.ws;
+    let pace = Pace::new(
+        limits.per_sec,
+        limits.burst,
+        limits.strikes,
+        limits.strike_window,
+        state.ticker.now_ms(),
+    );
+    let conn = Connection {
+        user,
+        conn,
+        session,
+        socket: Socket::of(&req),
+        clock: state.clock.clone(),
+        write_timeout: limits.write_timeout,
+        stalled: false,
+        world: state.world.clone(),
+        room: None,
+        inbox: None,
     };
-    actix_web::rt::spawn(run(user, session, stream, state.world.clone(), rate));
+    let stopping = state.connections.stopping();
+    actix_web::rt::spawn(run(
+        conn,
+        stream,
+        pace,
+        state.ticker.clone(),
+        registration,
+        stopping,
+    ));
     Ok(response)
-}
-
-/// A token bucket.
-struct Rate {
-    per_sec: f64,
-    burst: f64,
-    tokens: f64,
-    at: Instant,
-    strikes: u32,
-}
-
-impl Rate {
-    fn allow(&mut self) -> bool {
-        let now = Instant::now();
-        self.tokens = (self.tokens + now.duration_since(self.at).as_secs_f64() * self.per_sec)
-            .min(self.burst);
-        self.at = now;
-        if self.tokens >= 1.0 {
-            self.tokens -= 1.0;
-            true
-        } else {
-            self.strikes += 1;
-            false
-        }
-    }
 }
 
 struct Connection {
     user: User,
     conn: u64,
     session: Session,
+    /// The TCP socket underneath, cut when writes stall.
+    socket: Option<Socket>,
+    clock: ServerClock,
+    write_timeout: Duration,
+    /// A write missed its deadline: the peer is not reading.
+    stalled: bool,
     world: World,
     room: Option<RoomHandle>,
     /// Frames from the room; `None` out of a room. The room holds the only sender, so a closed
@@ -106,23 +142,34 @@ struct Connection {
     inbox: Option<mpsc::Receiver<Arc<str>>>,
 }
 
+/// What the server writes.
+enum Out<'a> {
+    Text(&'a str),
+    Ping,
+    Pong(&'a [u8]),
+}
+
+fn reason(code: CloseCode, text: &str) -> CloseReason {
+    let mut end = text.len().min(MAX_REASON_BYTES);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    CloseReason {
+        code,
+        description: Some(text[..end].to_owned()),
+    }
+}
+
 async fn run(
-    user: User,
-    session: Session,
+    mut conn: Connection,
     mut stream: actix_ws::AggregatedMessageStream,
-    world: World,
-    mut rate: Rate,
+    mut pace: Pace,
+    ticker: Ticker,
+    mut registration: Registration,
+    mut stopping: watch::Receiver<bool>,
 ) {
     let metrics = &*crate::metrics::METRICS;
     metrics.connections.inc();
-    let mut conn = Connection {
-        user,
-        conn: World::next_connection(),
-        session,
-        world,
-        room: None,
-        inbox: None,
-    };
     // A second connection of a user in a room takes the first one over, in that room.
     if let Some(room) = conn
         .world
@@ -131,6 +178,8 @@ async fn run(
     {
         let _ = conn.enter_room(room, BTreeMap::new(), None).await;
     }
+    // Then the user's other connections, in no room, are told to close too.
+    registration.take_over();
     let mut heartbeat = tokio::time::interval(HEARTBEAT);
     let mut last_heard = Instant::now();
     let welcome = ServerMessage::Welcome {
@@ -141,10 +190,10 @@ async fn run(
     } else {
         Some(CloseCode::Away.into())
     };
-    while close.is_none() {
+    while close.is_none() && !conn.stalled {
         tokio::select! {
             frame = next_frame(&mut conn.inbox) => match frame {
-                Some(frame) => if conn.session.text(&*frame).await.is_err() { break },
+                Some(frame) => if !conn.write(Out::Text(&frame)).await { break },
                 None if conn.room_closed() => {
                     // An operator closed the room (it said so): we are in no room now.
                     conn.inbox = None;
@@ -154,38 +203,61 @@ async fn run(
                 None => {
                     // The room let us go: the service is stopping, another connection took
                     // over, or our queue was full.
-                    close = Some(CloseReason { code: CloseCode::Away, description: Some("the room let this connection go".into()) });
+                    close = Some(reason(CloseCode::Away, "the room let this connection go"));
                 }
             },
             message = stream.next() => {
                 last_heard = Instant::now();
-                match message {
-                    Some(Ok(AggregatedMessage::Text(text))) => {
-                        if !rate.allow() {
-                            if rate.strikes >= FLOOD_STRIKES {
-                                close = Some(CloseReason { code: CloseCode::Policy, description: Some("flooding".into()) });
-                            } else {
-                                conn.send(&ServerMessage::error(ErrorCode::RateLimited, "slow down: too many messages", None)).await;
-                            }
-                            continue;
-                        }
-                        conn.on_text(&text).await;
-                    }
-                    Some(Ok(AggregatedMessage::Binary(_))) => {
-                        conn.send(&ServerMessage::error(ErrorCode::BadJson, "frames are JSON text, not binary", None)).await;
-                    }
-                    Some(Ok(AggregatedMessage::Ping(bytes))) => {
-                        if conn.session.pong(&bytes).await.is_err() { break }
-                    }
-                    Some(Ok(AggregatedMessage::Pong(_))) => {}
+                let message = match message {
                     Some(Ok(AggregatedMessage::Close(_))) | None => break,
                     Some(Err(e)) => {
-                        close = Some(CloseReason { code: CloseCode::Size, description: Some(e.to_string()) });
+                        close = Some(reason(CloseCode::Size, &e.to_string()));
+                        continue;
+                    }
+                    Some(Ok(message)) => message,
+                };
+                // Every frame counts, whatever its kind: a flood of binary or ping frames
+                // costs the others as much as one of text.
+                match pace.frame(ticker.now_ms()) {
+                    Verdict::Allowed => {}
+                    Verdict::Refused => {
+                        if !matches!(message, AggregatedMessage::Pong(_)) {
+                            conn.send(&ServerMessage::error(ErrorCode::RateLimited, "slow down: too many messages", None)).await;
+                        }
+                        continue;
+                    }
+                    Verdict::Flooding => {
+                        close = Some(reason(CloseCode::Policy, "flooding"));
+                        continue;
                     }
                 }
+                match message {
+                    AggregatedMessage::Text(text) => conn.on_text(&text).await,
+                    AggregatedMessage::Binary(_) => {
+                        conn.send(&ServerMessage::error(ErrorCode::BadJson, "frames are JSON text, not binary", None)).await;
+                    }
+                    AggregatedMessage::Ping(bytes) => {
+                        if !conn.write(Out::Pong(&bytes)).await { break }
+                    }
+                    AggregatedMessage::Pong(_) | AggregatedMessage::Close(_) => {}
+                }
+            }
+            why = registration.closing.recv() => match why {
+                Some(Closing::Replaced) => {
+                    conn.send(&ServerMessage::Replaced {}).await;
+                    close = Some(reason(CloseCode::Away, "another connection of this user took over"));
+                }
+                Some(Closing::Banned(why)) => {
+                    close = Some(reason(CloseCode::Policy, &format!("banned: {why}")));
+                }
+                None => {}
+            },
+            _ = stopped(&mut stopping) => {
+                conn.send(&ServerMessage::ServerClosing {}).await;
+                close = Some(reason(CloseCode::Away, "the service is stopping"));
             }
             _ = heartbeat.tick() => {
-                if last_heard.elapsed() > CLIENT_TIMEOUT || conn.session.ping(b"").await.is_err() {
+                if last_heard.elapsed() > CLIENT_TIMEOUT || !conn.write(Out::Ping).await {
                     break;
                 }
             }
@@ -193,9 +265,9 @@ async fn run(
     }
     conn.leave_room(true).await;
     metrics.connections.dec();
-    let _ = conn.session.close(close).await;
+    drop(registration);
+    conn.close(close).await;
 }
-
 /// Whether a room lets `user_id` in; `None` when the room is gone.
 async fn may_enter(handle: &RoomHandle, user_id: &UserId) -> Option<Result<(), Refusal>> {
     let (reply, answer) = oneshot::channel();
@@ -207,6 +279,18 @@ async fn may_enter(handle: &RoomHandle, user_id: &UserId) -> Option<Result<(), R
         answer.await.ok()
     } else {
         None
+    }
+}
+
+/// Returns once the service is stopping.
+async fn stopped(stopping: &mut watch::Receiver<bool>) {
+    loop {
+        if *stopping.borrow_and_update() {
+            return;
+        }
+        if stopping.changed().await.is_err() {
+            return std::future::pending().await;
+        }
     }
 }
 
@@ -226,7 +310,65 @@ impl Connection {
                 .with_label_values(&[code.as_str()])
                 .inc();
         }
-        self.session.text(&*message.to_frame()).await.is_ok()
+        self.write(Out::Text(&message.to_frame())).await
+    }
+
+    /// Writes one frame; false when the socket is gone, or the write missed its deadline (the
+    /// peer stopped reading: `stalled`, and the connection ends).
+    async fn write(&mut self, out: Out<'_>) -> bool {
+        if self.stalled {
+            return false;
+        }
+        let session = &mut self.session;
+        let mut written = pin!(async move {
+            match out {
+                Out::Text(text) => session.text(text).await,
+                Out::Ping => session.ping(b"").await,
+                Out::Pong(bytes) => session.pong(bytes).await,
+            }
+        });
+        // Most writes find room at once: no timer for them.
+        if let Some(done) = (&mut written).now_or_never() {
+            return done.is_ok();
+        }
+        tokio::select! {
+            done = written => done.is_ok(),
+            _ = elapse(&self.clock, self.write_timeout) => {
+                tracing::info!(user = %self.user.id, "a connection stopped reading: cut");
+                self.stalled = true;
+                false
+            }
+        }
+    }
+
+    /// Closes the connection: a close frame if there is room for one, the socket cut if the
+    /// peer does not read (then, or within the write deadline).
+    async fn close(self, close: Option<CloseReason>) {
+        let Connection {
+            session,
+            socket,
+            clock,
+            write_timeout,
+            stalled,
+            ..
+        } = self;
+        let sent = !stalled && matches!(session.close(close).now_or_never(), Some(Ok(())));
+        let Some(socket) = socket else { return };
+        if !sent {
+            socket.cut();
+            return;
+        }
+        // The close frame still has to get through to a peer that may not read: if the
+        // connection is still there after the deadline, it is cut. Only a weak hold, so the
+        // socket closes as soon as the connection ends.
+        let weak = socket.downgrade();
+        drop(socket);
+        actix_web::rt::spawn(async move {
+            elapse(&clock, write_timeout).await;
+            if let Some(socket) = weak.upgrade() {
+                socket.cut();
+            }
+        });
     }
 
     async fn on_text(&mut self, text: &str) {

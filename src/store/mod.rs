@@ -4,6 +4,7 @@
 //! Calls block: async callers run them on the blocking pool.
 
 mod accounts;
+mod bans;
 mod column;
 mod hotel;
 mod matches;
@@ -13,6 +14,7 @@ mod schema;
 mod shop;
 
 pub use accounts::{DeviceRow, Revocation, Rotation};
+pub use bans::Ban;
 pub use column::{status_word, MatchStatus, TextColumn, Unreadable};
 pub use hotel::{apartment_id, Actor, AuditEntry, StoredRoom};
 pub use matches::{

@@ -235,6 +235,16 @@ diesel::joinable!(clock_pauses -> games (game_id));
 diesel::joinable!(refresh_credentials -> devices (device_id));
 diesel::joinable!(passwords -> users (user_id));
 diesel::joinable!(hotel_accounts -> users (user_id));
+diesel::table! {
+    bans (user_id) {
+        user_id -> Text,
+        reason -> Text,
+        until -> Nullable<Timestamp>,
+        banned_by -> Text,
+        created_at -> Timestamp,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     users,
     rooms,
@@ -255,4 +265,5 @@ diesel::allow_tables_to_appear_in_same_query!(
     refresh_credentials,
     passwords,
     hotel_accounts,
+    bans,
 );

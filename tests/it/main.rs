@@ -2,12 +2,14 @@
 
 mod admin;
 mod alloc;
+mod bans;
 mod browser;
 mod browser_identity;
 mod champions;
 mod clock;
 mod config;
 mod engine;
+mod floods;
 mod helpers;
 mod identity;
 mod image;
@@ -23,6 +25,7 @@ mod rules;
 mod series;
 mod server;
 mod shop;
+mod signups;
 mod store;
 mod supervision;
 mod support;

@@ -94,6 +94,20 @@ impl TestApp {
                 ("LOUNGE_HOUSE__EASY_MS".to_owned(), "30".to_owned()),
                 ("LOUNGE_HOUSE__NORMAL_MS".to_owned(), "30".to_owned()),
                 ("LOUNGE_HOUSE__CHAMPION_MS".to_owned(), "50".to_owned()),
+                // Every test's clients come from 127.0.0.1: the per-address limits are out of
+                // the way unless a test sets them.
+                (
+                    "LOUNGE_SERVER__SIGNUPS_PER_MINUTE".to_owned(),
+                    "100000".to_owned(),
+                ),
+                (
+                    "LOUNGE_SERVER__SIGNUP_BURST".to_owned(),
+                    "100000".to_owned(),
+                ),
+                (
+                    "LOUNGE_SERVER__WS_CONNECTIONS_PER_ADDRESS".to_owned(),
+                    "10000".to_owned(),
+                ),
             ]
             .into_iter()
             .chain(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())))

@@ -4,6 +4,7 @@
 
 pub mod app;
 pub mod db;
+pub mod floods;
 pub mod game;
 pub mod names;
 pub mod identity;

@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 
 use super::app::TestApp;
 
-type Socket = actix_codec::Framed<awc::BoxedSocket, awc::ws::Codec>;
+pub type Socket = actix_codec::Framed<awc::BoxedSocket, awc::ws::Codec>;
 
 /// A WebSocket client speaking the protocol.
 pub struct Ws {
@@ -19,6 +19,11 @@ impl Ws {
     /// Opens the socket at `url` and reads the `welcome`.
     pub async fn connect(client: &awc::Client, url: &str) -> Ws {
         let (_, socket) = client.ws(url).connect().await.expect("the socket opens");
+        Ws::from_socket(socket).await
+    }
+
+    /// A socket opened otherwise; reads the `welcome`.
+    pub async fn from_socket(socket: Socket) -> Ws {
         let mut ws = Ws { socket };
         assert_eq!(ws.next().await["type"], "welcome");
         ws

@@ -1,0 +1,120 @@
+//! `/api/v1/admin/users/{user}/ban`: an operator bans a guest (for a time, or until lifted)
+//! and lifts the ban. A ban holds at once: the guest's requests get 403 `banned`, `/ws`
+//! refuses them, and their open connections on this instance are closed (1008).
+
+use actix_web::{delete, post, web, HttpResponse};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::super::auth::Admin;
+use super::super::connections::Closing;
+use super::super::error::{ApiError, ErrorBody};
+use super::super::input::{display_name, Body};
+use super::super::AppState;
+use crate::common::UserId;
+use crate::store::Ban;
+
+/// The longest ban with an end: a year (longer is a ban until lifted).
+const MAX_BAN_SECS: u64 = 366 * 24 * 3600;
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewBan {
+    /// Why, for the guest (in the close reason and the 403) and the audit log: 1 to 200
+    /// characters.
+    pub reason: String,
+    /// How long it holds, 1 s to a year; until lifted when absent.
+    pub duration_secs: Option<u64>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct BanBody {
+    #[schema(value_type = Object)]
+    pub ban: Ban,
+    /// The guest's connections closed on this instance.
+    pub closed: usize,
+}
+
+/// Bans a guest, replacing a ban they had.
+#[utoipa::path(
+    tag = "admin",
+    security(("bearer" = [])),
+    request_body = NewBan,
+    params(("user" = String, Path)),
+    responses(
+        (status = 201, body = BanBody),
+        (status = 400, body = ErrorBody),
+        (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody),
+    )
+)]
+#[post("/admin/users/{user}/ban")]
+pub async fn ban(
+    Admin(claims): Admin,
+    state: web::Data<AppState>,
+    path: web::Path<String>,
+    Body(body): Body<NewBan>,
+) -> Result<HttpResponse, ApiError> {
+    let reason = display_name("reason", &body.reason, 200)?;
+    let until = match body.duration_secs {
+        None => None,
+        Some(secs) if (1..=MAX_BAN_SECS).contains(&secs) => {
+            Some(state.banlist.now() + chrono::Duration::seconds(secs as i64))
+        }
+        Some(_) => {
+            return Err(ApiError::invalid(
+                "duration_secs",
+                "from 1 s to a year; leave it out for a ban until lifted",
+            ))
+        }
+    };
+    let ban = Ban {
+        user_id: path.into_inner(),
+        reason,
+        until,
+        banned_by: claims.sub,
+        created_at: crate::store::now(),
+    };
+    let (store, stored) = (state.store.clone(), ban.clone());
+    web::block(move || store.ban(&stored)).await??;
+    state.banlist.add(&ban);
+    let closed = state.connections.close_user(
+        &UserId::from(ban.user_id.clone()),
+        None,
+        Closing::Banned(ban.reason.clone()),
+    );
+    Ok(HttpResponse::Created().json(BanBody { ban, closed }))
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct Lifted {
+    pub lifted: bool,
+}
+
+/// Lifts a guest's ban (404 when they have none).
+#[utoipa::path(
+    tag = "admin",
+    security(("bearer" = [])),
+    params(("user" = String, Path)),
+    responses(
+        (status = 200, body = Lifted),
+        (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody),
+    )
+)]
+#[delete("/admin/users/{user}/ban")]
+pub async fn lift_ban(
+    Admin(claims): Admin,
+    state: web::Data<AppState>,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let user = UserId::from(path.into_inner());
+    let (store, lifted) = (state.store.clone(), user.clone());
+    if !web::block(move || store.lift_ban(&claims.sub, &lifted)).await?? {
+        return Err(ApiError::NotFound(format!("{user} is not banned")));
+    }
+    state.banlist.lift(&user);
+    Ok(HttpResponse::Ok().json(Lifted { lifted: true }))
+}
