@@ -3,6 +3,7 @@
 
 pub mod admin;
 pub mod auth;
+pub mod blocks;
 pub mod champions;
 mod client;
 pub mod error;
@@ -132,7 +133,15 @@ pub fn routes(cfg: &mut ServiceConfig<'_>) {
             .service(admin::change_item)
             .service(admin::coins)
             .service(admin::adjust_coins)
-            .service(admin::audit),
+            .service(admin::audit)
+            .service(admin::set_slow_mode)
+            .service(admin::mute)
+            .service(admin::unmute)
+            .service(admin::put_out)
+            .service(admin::remove_chat_line)
+            .service(blocks::blocks)
+            .service(blocks::block)
+            .service(blocks::unblock),
     )
     .default_service(web::to(|| async {
         Err::<HttpResponse, _>(ApiError::NotFound("no such endpoint".into()))

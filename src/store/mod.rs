@@ -3,13 +3,16 @@
 //!
 //! Calls block: async callers run them on the blocking pool.
 
+mod blocks;
 mod column;
 mod hotel;
 mod matches;
+mod moderation;
 mod results;
 mod schema;
 mod shop;
 
+pub use blocks::{BlockError, MAX_BLOCKS};
 pub use column::{status_word, MatchStatus, TextColumn, Unreadable};
 pub use hotel::{apartment_id, Actor, AuditEntry, StoredRoom};
 pub use matches::{

@@ -3,7 +3,10 @@
 mod admin;
 mod alloc;
 mod browser;
+mod browser_moderation;
 mod champions;
+mod chat_flood;
+mod civility;
 mod clock;
 mod config;
 mod engine;

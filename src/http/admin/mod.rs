@@ -3,12 +3,14 @@
 //! itself. What the hotel allows is decided in `world`; these handlers read, authorize, ask
 //! and answer.
 
+mod moderation;
 mod shop;
 
 use actix_web::{delete, get, patch, post, web, HttpResponse};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
+pub use moderation::*;
 pub use shop::*;
 
 use super::auth::Admin;
