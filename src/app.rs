@@ -126,6 +126,7 @@ impl Application {
             untimed_start: Duration::from_secs(settings.world.untimed_start_secs),
             rematch: Duration::from_secs(settings.world.rematch_secs),
             heartbeat: Duration::from_millis(settings.world.heartbeat_ms.max(10)),
+            civility: civility(&settings.civility),
         };
         let matches = {
             let (store, clock, results) = (
@@ -139,6 +140,21 @@ impl Application {
         };
         if !matches.is_empty() {
             tracing::info!(matches = matches.len(), "resuming the matches in play");
+        }
+        // Mutes and blocks outlive a restart: every room reads them from here.
+        let (mutes, blocks) = {
+            let (store, now) = (store.clone(), room_config.clock.now_ms());
+            tokio::task::spawn_blocking(move || {
+                Ok::<_, StoreError>((store.mutes(now)?, store.all_blocks()?))
+            })
+            .await
+            .map_err(|e| StoreError::Task(e.to_string()))??
+        };
+        for (user, until) in mutes {
+            room_config.civility.set_mute(&user, Some(until));
+        }
+        for (user, other) in blocks {
+            room_config.civility.set_block(&user, &other, true);
         }
         let world = World::start(rooms, matches, store.clone(), room_config);
         let rooms_world = world.clone();
@@ -376,4 +392,16 @@ async fn stop_signal() {
     {
         let _ = interrupt.await;
     }
+}
+
+/// The hotel's civility from its settings.
+fn civility(s: &crate::config::CivilitySettings) -> crate::world::Civility {
+    crate::world::Civility::new(crate::world::CivilityLimits {
+        invitations_per_minute: s.invitations_per_minute,
+        room_chat_per_sec: s.room_chat_per_sec.max(0.0),
+        room_chat_burst: s.room_chat_burst.max(1.0),
+        auto_slow_ms: s.auto_slow_mode_for_secs.saturating_mul(1000),
+        auto_slow_secs: s.auto_slow_mode_secs,
+        put_out_ms: s.put_out_secs.saturating_mul(1000),
+    })
 }

@@ -21,6 +21,23 @@ pub struct Settings {
     pub shop: ShopSettings,
     pub apartment: ApartmentSettings,
     pub champions: ChampionsSettings,
+    pub civility: CivilitySettings,
+}
+
+/// Keeping the lounge civil: invitations, a room's chat, moderation.
+#[derive(Debug, Clone, Deserialize)]
+pub struct CivilitySettings {
+    /// Invitations one guest may send one other guest in a minute.
+    pub invitations_per_minute: u32,
+    /// Chat lines a room broadcasts a second on average, everyone together, and in a burst.
+    pub room_chat_per_sec: f64,
+    pub room_chat_burst: f64,
+    /// Once a room spends that budget, slow mode is on by itself for this long, at one line
+    /// per guest every `auto_slow_mode_secs`.
+    pub auto_slow_mode_for_secs: u64,
+    pub auto_slow_mode_secs: u32,
+    /// How long a guest put out of a room stays out, unless the operator says.
+    pub put_out_secs: u64,
 }
 
 /// Today's champions.

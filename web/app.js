@@ -40,6 +40,7 @@ const state = {
   offsets: [],         // recent (server_time - local time) samples
   offset: 0,           // the server's clock minus ours: the largest recent sample (the least delayed)
   lastRoom: localStorage.getItem("lounge.room") || "surulere-games-lounge",
+  blocked: new Set(),  // user ids this guest blocks (civility)
 };
 
 // ---- HTTP -----------------------------------------------------------------------------------
@@ -138,6 +139,7 @@ $("password-signin-form").addEventListener("submit", async (event) => {
 });
 
 function start() {
+  loadBlocks();
   $("signin").hidden = true;
   $("nav").hidden = false;
   $("lounge").hidden = false;
@@ -271,6 +273,7 @@ function receive(m) {
       for (const t of m.tables) noteServerTime(t.server_time);
       state.moving = false;
       $("room-name").textContent = m.room.name;
+      showSlowMode(m.slow_mode);
       $("shop").hidden = true;
       $("lounge").hidden = false;
       $("invitations").replaceChildren();
@@ -405,10 +408,31 @@ function receive(m) {
     case "chat": {
       const li = document.createElement("li");
       li.textContent = `${m.user.name}: ${m.text}`;
+      li.dataset.line = m.id;
       $("chat").appendChild(li);
       $("chat").scrollTop = $("chat").scrollHeight;
       break;
     }
+    // Civility: what moderation looks like to a guest.
+    case "chat_removed":
+      $("chat").querySelector(`[data-line="${m.id}"]`)?.remove();
+      break;
+    case "slow_mode":
+      showSlowMode(m);
+      break;
+    case "muted":
+      moderation(m.until
+        ? `You are muted until ${timeOf(m.until)}${m.reason ? ": " + m.reason : ""}.`
+        : "You may chat again.");
+      break;
+    case "put_out":
+      moderation(`You were put out of ${state.room ? state.room.name : "the room"}${m.reason ? ": " + m.reason : ""}. You may come back at ${timeOf(m.until)}.`);
+      state.room = null;
+      state.occupants = new Map();
+      state.tables = new Map();
+      watch(null);
+      $("lounge").hidden = true;
+      break;
     case "room_closing":
       notice("This room is closing after the games in play.");
       break;
@@ -470,9 +494,48 @@ function renderOccupants() {
         } catch (e) { notice(e.message); }
       }));
       li.appendChild(button("Visit", () => connectTo("apartment-" + u.id)));
+      const blocked = state.blocked.has(u.id);
+      li.appendChild(button(blocked ? "Unblock" : "Block", async () => {
+        try {
+          await api(blocked ? "DELETE" : "PUT", "/me/blocks/" + encodeURIComponent(u.id));
+          if (blocked) state.blocked.delete(u.id); else state.blocked.add(u.id);
+          notice(blocked ? `${u.name} is no longer blocked.` : `${u.name} is blocked: you will not see their lines or invitations.`);
+          renderOccupants();
+        } catch (e) { notice(e.message); }
+      }, blocked ? "unblock" : "block"));
     }
     return li;
   }));
+}
+
+// ---- Civility ----------------------------------------------------------------------------------
+
+/// A server time (ms) as the guest's clock shows it.
+function timeOf(ms) {
+  return new Date(ms - state.offset).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+}
+
+/// A moderation notice stays until the next one (room changes do not clear it).
+function moderation(text) {
+  $("moderation").textContent = text;
+  $("moderation").hidden = !text;
+}
+
+function showSlowMode(slow) {
+  const on = slow && slow.seconds > 0;
+  $("slow-mode").hidden = !on;
+  if (on) {
+    $("slow-mode").textContent = `Slow mode: one line every ${slow.seconds} s` +
+      (slow.auto ? ` (the room is busy, until ${timeOf(slow.until)})` : "");
+  }
+}
+
+async function loadBlocks() {
+  try {
+    const answer = await api("GET", "/me/blocks");
+    state.blocked = new Set(answer.blocks.map((u) => u.id));
+    renderOccupants();
+  } catch (e) { /* the room works without: blocks are kept by the server */ }
 }
 
 function button(text, onClick, testid) {

@@ -103,6 +103,17 @@ error_codes! {
     NotInRoom => "not_in_room",
     /// A chat line is empty or too long.
     BadChat => "bad_chat",
+    // Civility.
+    /// A chat line too soon in slow mode (the room's own, when its chat is too busy); `until` says when.
+    SlowMode => "slow_mode",
+    /// Too many invitations to one guest in a minute; `until` says when the next may go.
+    TooManyInvitations => "too_many_invitations",
+    /// An operator muted the guest: no chat line in any room until `until`.
+    Muted => "muted",
+    /// An operator put the guest out of this room: not back in before `until`.
+    Barred => "barred",
+    /// A guest blocks 500 others at most.
+    TooManyBlocks => "too_many_blocks",
 
     // Tables and seats.
     /// There is no table by that id in this room.

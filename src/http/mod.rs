@@ -5,6 +5,7 @@ pub mod account;
 pub mod admin;
 pub mod auth;
 pub mod banlist;
+pub mod blocks;
 pub mod champions;
 mod client;
 pub mod connections;
@@ -166,6 +167,14 @@ pub fn routes(cfg: &mut ServiceConfig<'_>) {
             .service(admin::audit)
             .service(admin::ban)
             .service(admin::lift_ban),
+            .service(admin::set_slow_mode)
+            .service(admin::mute)
+            .service(admin::unmute)
+            .service(admin::put_out)
+            .service(admin::remove_chat_line)
+            .service(blocks::blocks)
+            .service(blocks::block)
+            .service(blocks::unblock),
     )
     .default_service(web::to(|| async {
         Err::<HttpResponse, _>(ApiError::NotFound("no such endpoint".into()))

@@ -5,9 +5,11 @@
 
 mod accounts;
 mod bans;
+mod blocks;
 mod column;
 mod hotel;
 mod matches;
+mod moderation;
 mod names;
 mod results;
 mod schema;
@@ -15,6 +17,7 @@ mod shop;
 
 pub use accounts::{DeviceRow, Revocation, Rotation};
 pub use bans::Ban;
+pub use blocks::{BlockError, MAX_BLOCKS};
 pub use column::{status_word, MatchStatus, TextColumn, Unreadable};
 pub use hotel::{apartment_id, Actor, AuditEntry, StoredRoom};
 pub use matches::{

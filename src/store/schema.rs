@@ -20,6 +20,7 @@ diesel::table! {
         created_at -> Timestamp,
         closed_at -> Nullable<Timestamp>,
         door -> Nullable<Text>,
+        slow_mode_secs -> Integer,
     }
 }
 
@@ -224,6 +225,36 @@ diesel::table! {
     }
 }
 
+// Civility (2026-12-03-000002_civility).
+diesel::table! {
+    mutes (user_id) {
+        user_id -> Text,
+        until_ms -> BigInt,
+        reason -> Text,
+        actor -> Text,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    room_bars (room_id, user_id) {
+        room_id -> Text,
+        user_id -> Text,
+        until_ms -> BigInt,
+        reason -> Text,
+        actor -> Text,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    blocks (user_id, blocked_id) {
+        user_id -> Text,
+        blocked_id -> Text,
+        created_at -> Timestamp,
+    }
+}
+
 diesel::joinable!(ayo_tables -> rooms (room_id));
 diesel::joinable!(inventory -> shop_items (item_id));
 diesel::joinable!(apartment_guests -> users (user_id));
@@ -266,4 +297,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     passwords,
     hotel_accounts,
     bans,
+    mutes,
+    room_bars,
+    blocks,
 );

@@ -3,8 +3,10 @@
 //! later live on another instance.
 
 pub mod apartment;
+pub mod civility;
 mod hotel;
 pub mod matches;
+mod moderate;
 pub mod protocol;
 mod resume;
 mod room;
@@ -16,14 +18,15 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
 pub use crate::common::{NameError, ServerClock, User, UserName};
+pub use civility::{Civility, CivilityLimits, SlowMode};
 pub use hotel::{
     new_room, operator_may_add_table, operator_may_close, CloseGames, Door, DoorState, HotelError,
     TableChange, MAX_TABLES,
 };
 pub use resume::resumable;
 pub use room::{
-    Outbox, ResultsConfig, ResumedGame, ResumedMatch, RoomCommand, RoomConfig, RoomHandle,
-    RoomSummary,
+    Moderation, Outbox, ResultsConfig, ResumedGame, ResumedMatch, RoomCommand, RoomConfig,
+    RoomHandle, RoomSummary,
 };
 pub use table::Refusal;
 

@@ -268,6 +268,9 @@ pub enum ServerMessage {
         room: RoomInfo,
         occupants: Vec<User>,
         tables: Vec<TableView>,
+        /// Slow mode, when on (an addition; civility).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        slow_mode: Option<super::civility::SlowMode>,
     },
     OccupantJoined {
         room: RoomId,
@@ -403,6 +406,8 @@ pub enum ServerMessage {
         room: RoomId,
         user: User,
         text: String,
+        /// The line's number in the room, for `chat_removed` (an addition).
+        id: u64,
     },
     /// To a connection another connection of the same user took over (an addition); it is
     /// closed next.
@@ -440,6 +445,34 @@ pub enum ServerMessage {
         code: ErrorCode,
         message: String,
         r#ref: Option<Value>,
+        /// When the refused thing may be asked again (server ms): after `slow_mode`, `muted`,
+        /// `too_many_invitations`, `barred` (an addition).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        until: Option<u64>,
+    },
+    /// Slow mode came on, changed or went off in the room (an addition; civility).
+    SlowMode {
+        room: RoomId,
+        #[serde(flatten)]
+        slow_mode: super::civility::SlowMode,
+    },
+    /// An operator removed a chat line: clients take it away (an addition; civility).
+    ChatRemoved {
+        room: RoomId,
+        id: u64,
+    },
+    /// To a guest an operator muted (an addition; civility): their chat lines are refused in
+    /// every room until `until` (server ms); `until: null` when the mute is lifted.
+    Muted {
+        until: Option<u64>,
+        reason: String,
+    },
+    /// To a guest an operator put out of a room (an addition; civility): they are in no room
+    /// now, and may not come back in before `until` (server ms).
+    PutOut {
+        room: RoomId,
+        until: u64,
+        reason: String,
     },
 }
 
@@ -453,12 +486,18 @@ impl ServerMessage {
             code,
             message: message.into(),
             r#ref,
+            until: None,
         }
     }
 
     /// A table's or a room's refusal, as the one who asked is told it.
     pub fn refusal(refusal: &super::table::Refusal, r#ref: Option<Value>) -> ServerMessage {
-        ServerMessage::error(refusal.code, refusal.message.clone(), r#ref)
+        ServerMessage::Error {
+            code: refusal.code,
+            message: refusal.message.clone(),
+            r#ref,
+            until: refusal.until,
+        }
     }
 
     /// The message as one text frame.

@@ -4,6 +4,7 @@
 //! and answer.
 
 mod bans;
+mod moderation;
 mod shop;
 
 use actix_web::{delete, get, patch, post, web, HttpResponse};
@@ -11,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 pub use bans::*;
+pub use moderation::*;
 pub use shop::*;
 
 use super::auth::Admin;

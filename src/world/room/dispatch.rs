@@ -72,11 +72,13 @@ impl Room {
                 }
             }
             RoomCommand::Leave { user_id, conn } => {
+                self.gone_outside(&user_id, conn);
                 if self.members.get(&user_id).is_some_and(|m| m.conn == conn) {
                     self.depart(&user_id, Going::Left).await;
                 }
             }
             RoomCommand::Disconnect { user_id, conn } => {
+                self.gone_outside(&user_id, conn);
                 if self.members.get(&user_id).is_some_and(|m| m.conn == conn) {
                     self.depart(&user_id, Going::Dropped).await;
                 }
@@ -121,6 +123,7 @@ impl Room {
                 r#ref,
             } => {
                 if !self.members.contains_key(&user_id) {
+                    self.from_outside(&user_id, message, r#ref);
                     return;
                 }
                 if let Err(refusal) = self.act(&user_id, message, r#ref.clone()).await {
@@ -131,6 +134,7 @@ impl Room {
                     self.send_to(&user_id, &ServerMessage::refusal(&refusal, r#ref));
                 }
             }
+            RoomCommand::Moderate(moderation) => self.moderate(moderation).await,
             RoomCommand::Crash => panic!("a room was asked to fail (fault injection)"),
         }
     }
@@ -251,15 +255,20 @@ impl Room {
             }
             ClientMessage::Invite { table, user: to } => {
                 let t = self.table_index(&table)?;
+                self.may_invite(user_id, &to)?;
                 let to_present = self.members.contains_key(&to);
                 let command = Command::Invite {
                     from: user,
-                    to,
+                    to: to.clone(),
                     id: InvitationId::random(),
                     to_present,
                     r#ref,
                 };
-                (t, command)
+                let refusal = self.apply(t, command).await;
+                if refusal.is_none() {
+                    self.invited(user_id, &to);
+                }
+                return refused(refusal);
             }
             ClientMessage::Move {
                 table,
@@ -294,25 +303,6 @@ impl Room {
             ),
         };
         refused(self.apply(table, command).await)
-    }
-
-    fn chat(&mut self, user: crate::common::User, text: &str) -> Result<(), Refusal> {
-        let text = text.trim();
-        if text.is_empty() || text.chars().count() > self.config.chat_max_chars {
-            return Err(Refusal::new(
-                ErrorCode::BadChat,
-                format!(
-                    "a chat line is 1 to {} characters",
-                    self.config.chat_max_chars
-                ),
-            ));
-        }
-        self.broadcast(&ServerMessage::Chat {
-            room: self.info.id.clone(),
-            user,
-            text: text.to_owned(),
-        });
-        Ok(())
     }
 
     /// The table holding invitation `id` for `user`.

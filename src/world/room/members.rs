@@ -20,7 +20,7 @@ pub type Outbox = mpsc::Sender<Arc<str>>;
 
 pub(super) struct Member {
     pub(super) user: User,
-    outbox: Outbox,
+    pub(super) outbox: Outbox,
     /// The connection this member speaks through; commands from an older one are ignored.
     pub(super) conn: u64,
 }
@@ -58,6 +58,7 @@ impl Room {
         if self.closing && !plays_here {
             return Err(Refusal::new(ErrorCode::RoomClosing, "this room is closing"));
         }
+        self.not_barred(user)?;
         if !self
             .door
             .admits(self.info.owner.as_ref().map(|o| o.as_str()), user.as_str())
@@ -82,6 +83,7 @@ impl Room {
         r#ref: Option<Value>,
     ) {
         self.absent.remove(&user.id);
+        self.outside.remove(&user.id);
         let member = Member {
             user: user.clone(),
             outbox,
@@ -117,6 +119,7 @@ impl Room {
             room: self.info.clone(),
             occupants: self.members.values().map(|m| m.user.clone()).collect(),
             tables: self.tables.iter().map(|k| k.table.view(now)).collect(),
+            slow_mode: self.slow_mode_shown(),
         };
         self.send_to(user, &snapshot);
         // One answer a table at most: a longer list names tables that are not here.
@@ -214,6 +217,7 @@ impl Room {
     /// outboxes are gone). Matches in play stay stored and resume at the next start.
     pub(super) async fn close(&mut self) {
         self.broadcast(&ServerMessage::ServerClosing {});
+        self.outside.clear();
         self.everyone_goes(Going::ServiceStopping).await;
     }
 
@@ -224,6 +228,7 @@ impl Room {
             return;
         }
         self.config.registry.remove(self.info.id.as_str());
+        self.outside.clear();
         self.broadcast(&ServerMessage::RoomClosed {
             room: self.info.id.clone(),
         });
@@ -276,7 +281,7 @@ impl Room {
     /// Members whose outbox is full or closed are out of the room at once (their session
     /// closes when its outbox sender is gone); the rest are told. What becomes of their seats
     /// is seen to after the command, by `depart`.
-    fn drop_members(&mut self, ids: Vec<UserId>) {
+    pub(super) fn drop_members(&mut self, ids: Vec<UserId>) {
         for id in ids {
             if let Some(member) = self.members.remove(&id) {
                 self.count_occupants();

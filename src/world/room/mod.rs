@@ -3,6 +3,7 @@
 //! people, and never waits for a reader (their outboxes are bounded). A room whose task
 //! panics leaves the registry and opens again from the store at the next visit.
 
+mod civil;
 mod commit;
 mod dispatch;
 mod house;
@@ -29,6 +30,7 @@ use super::protocol::{ClientMessage, RoomInfo, TableView};
 use super::table::{Command, LiveGame, Refusal, Table, Timing};
 use super::Registry;
 
+pub use civil::Moderation;
 pub use commit::{stored_result, stored_win};
 pub use members::Outbox;
 
@@ -105,6 +107,8 @@ pub enum RoomCommand {
         version: u64,
         pit: Pit,
     },
+    /// An operator moderates the room (already stored and audited).
+    Moderate(Moderation),
     /// Makes the room's task panic: fault injection, so a test can show that a failed room
     /// leaves the registry and opens again intact. Nothing a client sends leads here.
     #[doc(hidden)]
@@ -201,6 +205,8 @@ pub struct RoomConfig {
     pub rematch: Duration,
     /// How often the service writes its heartbeat (where an unclean outage began).
     pub heartbeat: Duration,
+    /// Slow mode, the room's chat budget, invitations a minute, mutes.
+    pub civility: super::civility::Civility,
 }
 
 impl RoomConfig {
@@ -274,6 +280,15 @@ pub struct Room {
     /// Members dropped for not reading, whose seats and invitations are still to see to.
     dropped: Vec<UserId>,
     door: DoorState,
+    /// Who may chat when: slow mode and the room's budget.
+    chat: super::civility::ChatGate,
+    /// The last chat line's number here (each line gets the next, for `chat_removed`).
+    chat_lines: u64,
+    /// Guests an operator put out, with when they may come back (server ms).
+    barred: HashMap<UserId, u64>,
+    /// Guests put out whose connection still thinks it is here: their connection (its id
+    /// and outbox) stays open, in no room, until it enters another or goes.
+    outside: HashMap<UserId, (u64, Outbox, User)>,
 }
 
 /// A room as the store holds it, to start its task.
@@ -296,6 +311,7 @@ impl Room {
         let timing = config.timing();
         let now = config.clock.now_ms();
         let room_id = opening.info.id.clone();
+        let config_limits = config.civility.limits;
         let mut room = Room {
             info: opening.info.clone(),
             members: HashMap::new(),
@@ -319,6 +335,10 @@ impl Room {
             idle_since: None,
             dropped: Vec::new(),
             door: opening.door,
+            chat: super::civility::ChatGate::new(config_limits, 0, now),
+            chat_lines: 0,
+            barred: HashMap::new(),
+            outside: HashMap::new(),
         };
         for kept in &mut room.tables {
             kept.table.closing = room.closing;
@@ -392,6 +412,8 @@ impl Room {
     }
 
     async fn run(mut self, mut commands: mpsc::Receiver<RoomCommand>) {
+        // What operators decided for this room (slow mode), before anyone comes in.
+        self.load_civility().await;
         // Games against the house resumed where it is his turn.
         for t in 0..self.tables.len() {
             self.house_turn(t);
@@ -447,12 +469,16 @@ impl Room {
             }
         }
         self.end_graces().await;
+        self.chat_tick(now);
     }
 
     /// The soonest something falls due here.
     fn next_deadline(&self) -> Option<u64> {
         let tables = self.tables.iter().filter_map(|k| k.table.next_deadline());
-        tables.chain(self.absent.values().copied()).min()
+        tables
+            .chain(self.absent.values().copied())
+            .chain(self.chat.next_deadline())
+            .min()
     }
 
     /// An apartment with nobody in it, nobody coming back and no match in play, for longer

@@ -13,6 +13,8 @@ use super::super::protocol::ServerMessage;
 pub struct Refusal {
     pub code: ErrorCode,
     pub message: String,
+    /// When it may be asked again (server ms), for refusals that only last a while.
+    pub until: Option<u64>,
 }
 
 impl Refusal {
@@ -20,6 +22,15 @@ impl Refusal {
         Refusal {
             code,
             message: message.into(),
+            until: None,
+        }
+    }
+
+    /// A refusal that lasts until `until` (server ms).
+    pub fn until(code: ErrorCode, message: impl Into<String>, until: u64) -> Refusal {
+        Refusal {
+            until: Some(until),
+            ..Refusal::new(code, message)
         }
     }
 }

@@ -80,6 +80,7 @@ pub fn config() -> RoomConfig {
         untimed_start: Duration::from_secs(300),
         rematch: Duration::from_secs(120),
         heartbeat: Duration::from_secs(1),
+        civility: Default::default(),
     }
 }
 

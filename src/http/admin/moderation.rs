@@ -1,0 +1,268 @@
+//! `/api/v1/admin/...` moderation: slow mode for a room, muting a guest, putting a guest out
+//! of a room, taking a chat line away. Each is stored and audited by `world`, which tells the
+//! rooms; these handlers read, check the ranges and answer.
+
+use actix_web::{delete, post, put, web, HttpResponse};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::super::auth::Admin;
+use super::super::error::{ApiError, ErrorBody};
+use super::super::input::Body;
+use super::super::AppState;
+use crate::common::UserId;
+
+/// The longest slow mode: an hour between lines.
+const MAX_SLOW_MODE_SECS: u32 = 3600;
+/// The longest mute or time out of a room: 30 days.
+const MAX_MODERATION_SECS: u64 = 30 * 24 * 3600;
+/// The longest reason an operator gives.
+const MAX_REASON_CHARS: usize = 200;
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SlowModeBody {
+    /// One chat line per guest every this many seconds, 1 to 3600; 0 turns slow mode off.
+    pub seconds: u32,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct SlowModeSet {
+    pub room: String,
+    pub seconds: u32,
+}
+
+/// Puts a room in slow mode (or takes it out with 0); everyone in it gets `slow_mode`.
+#[utoipa::path(
+    tag = "admin",
+    security(("bearer" = [])),
+    request_body = SlowModeBody,
+    params(("room" = String, Path)),
+    responses(
+        (status = 200, body = SlowModeSet),
+        (status = 400, body = ErrorBody),
+        (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody),
+    )
+)]
+#[put("/admin/rooms/{room}/slow-mode")]
+pub async fn set_slow_mode(
+    Admin(claims): Admin,
+    state: web::Data<AppState>,
+    path: web::Path<String>,
+    Body(body): Body<SlowModeBody>,
+) -> Result<HttpResponse, ApiError> {
+    if body.seconds > MAX_SLOW_MODE_SECS {
+        return Err(ApiError::invalid(
+            "seconds",
+            format!("0 (off) to {MAX_SLOW_MODE_SECS}"),
+        ));
+    }
+    let room = path.into_inner();
+    state
+        .world
+        .set_slow_mode(&claims.sub, &room, body.seconds)
+        .await?;
+    Ok(HttpResponse::Ok().json(SlowModeSet {
+        room,
+        seconds: body.seconds,
+    }))
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MuteBody {
+    /// How long, 1 second to 30 days.
+    pub seconds: u64,
+    /// Told to the guest and kept in the audit log (at most 200 characters).
+    pub reason: Option<String>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct Muted {
+    pub user: String,
+    /// When the mute ends (server ms since 1970).
+    pub until: u64,
+}
+
+/// Mutes a guest: their chat lines are refused (`muted`) in every room until it ends; they
+/// are told (`muted`).
+#[utoipa::path(
+    tag = "admin",
+    security(("bearer" = [])),
+    request_body = MuteBody,
+    params(("user" = String, Path)),
+    responses(
+        (status = 200, body = Muted),
+        (status = 400, body = ErrorBody),
+        (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody),
+    )
+)]
+#[put("/admin/users/{user}/mute")]
+pub async fn mute(
+    Admin(claims): Admin,
+    state: web::Data<AppState>,
+    path: web::Path<String>,
+    Body(body): Body<MuteBody>,
+) -> Result<HttpResponse, ApiError> {
+    let seconds = duration("seconds", body.seconds)?;
+    let reason = reason(body.reason.as_deref())?;
+    let user = UserId::from(path.into_inner());
+    let until = state
+        .world
+        .mute(&claims.sub, &user, seconds * 1000, &reason)
+        .await?;
+    Ok(HttpResponse::Ok().json(Muted {
+        user: user.to_string(),
+        until,
+    }))
+}
+
+/// Lifts a guest's mute; they are told (`muted` with `until: null`). 404 when none is on.
+#[utoipa::path(
+    tag = "admin",
+    security(("bearer" = [])),
+    params(("user" = String, Path)),
+    responses(
+        (status = 204),
+        (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody),
+    )
+)]
+#[delete("/admin/users/{user}/mute")]
+pub async fn unmute(
+    Admin(claims): Admin,
+    state: web::Data<AppState>,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let user = UserId::from(path.into_inner());
+    if state.world.unmute(&claims.sub, &user).await? {
+        Ok(HttpResponse::NoContent().finish())
+    } else {
+        Err(ApiError::NotFound(format!("`{user}` is not muted")))
+    }
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PutOutBody {
+    /// The guest's user id.
+    pub user: String,
+    /// How long they stay out, 1 second to 30 days (`civility.put_out_secs` when absent).
+    pub seconds: Option<u64>,
+    /// Told to the guest and kept in the audit log (at most 200 characters).
+    pub reason: Option<String>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct PutOut {
+    pub room: String,
+    pub user: String,
+    /// When they may come back (server ms since 1970).
+    pub until: u64,
+}
+
+/// Puts a guest out of a room: they leave it at once (as if they left: a match in play is
+/// resigned), are told (`put_out`), and cannot come back in (`barred`) until the time is up.
+#[utoipa::path(
+    tag = "admin",
+    security(("bearer" = [])),
+    request_body = PutOutBody,
+    params(("room" = String, Path)),
+    responses(
+        (status = 200, body = PutOut),
+        (status = 400, body = ErrorBody),
+        (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody),
+    )
+)]
+#[post("/admin/rooms/{room}/put-out")]
+pub async fn put_out(
+    Admin(claims): Admin,
+    state: web::Data<AppState>,
+    path: web::Path<String>,
+    Body(body): Body<PutOutBody>,
+) -> Result<HttpResponse, ApiError> {
+    let for_ms = match body.seconds {
+        Some(s) => duration("seconds", s)? * 1000,
+        None => state.world.put_out_ms(),
+    };
+    let reason = reason(body.reason.as_deref())?;
+    let room = path.into_inner();
+    let user = UserId::from(body.user);
+    let until = state
+        .world
+        .put_out(&claims.sub, &room, &user, for_ms, &reason)
+        .await?;
+    Ok(HttpResponse::Ok().json(PutOut {
+        room,
+        user: user.to_string(),
+        until,
+    }))
+}
+
+/// Takes a chat line (its `id` in the `chat` message) away for everyone in the room
+/// (`chat_removed`). 404 when the open room never had that line.
+#[utoipa::path(
+    tag = "admin",
+    security(("bearer" = [])),
+    params(("room" = String, Path), ("line" = u64, Path)),
+    responses(
+        (status = 204),
+        (status = 400, body = ErrorBody),
+        (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody),
+    )
+)]
+#[delete("/admin/rooms/{room}/chat/{line}")]
+pub async fn remove_chat_line(
+    Admin(claims): Admin,
+    state: web::Data<AppState>,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, ApiError> {
+    let (room, line) = path.into_inner();
+    let line: u64 = line
+        .parse()
+        .map_err(|_| ApiError::invalid("line", "a chat line's id, a number"))?;
+    if state
+        .world
+        .remove_chat_line(&claims.sub, &room, line)
+        .await?
+    {
+        Ok(HttpResponse::NoContent().finish())
+    } else {
+        Err(ApiError::NotFound(format!(
+            "there is no chat line {line} in `{room}`"
+        )))
+    }
+}
+
+/// A time in seconds an operator gives: 1 to 30 days.
+fn duration(field: &str, seconds: u64) -> Result<u64, ApiError> {
+    if (1..=MAX_MODERATION_SECS).contains(&seconds) {
+        Ok(seconds)
+    } else {
+        Err(ApiError::invalid(
+            field,
+            format!("1 to {MAX_MODERATION_SECS} seconds (30 days)"),
+        ))
+    }
+}
+
+/// An operator's reason: trimmed, at most 200 characters.
+fn reason(reason: Option<&str>) -> Result<String, ApiError> {
+    let reason = reason.unwrap_or("").trim();
+    if reason.chars().count() > MAX_REASON_CHARS {
+        return Err(ApiError::invalid(
+            "reason",
+            format!("at most {MAX_REASON_CHARS} characters"),
+        ));
+    }
+    Ok(reason.to_owned())
+}

@@ -1,0 +1,159 @@
+//! Operators moderating the live hotel: each decision is stored and audited first, then the
+//! room (or every room, for a mute) learns of it through its handle.
+
+use tokio::sync::oneshot;
+
+use crate::common::{RoomId, UserId};
+use crate::store::{blocking, BlockError, StoreError};
+
+use super::{HotelError, Moderation, RoomCommand, World};
+
+impl World {
+    /// The server's clock now (ms since 1970): what `until` times are on.
+    pub fn now_ms(&self) -> u64 {
+        self.config.clock.now_ms()
+    }
+
+    /// How long a guest put out of a room stays out unless told (ms).
+    pub fn put_out_ms(&self) -> u64 {
+        self.config.civility.limits.put_out_ms
+    }
+
+    /// Puts `room` in slow mode (`seconds` per chat line per guest; 0 off).
+    pub async fn set_slow_mode(
+        &self,
+        actor: &str,
+        room: &str,
+        seconds: u32,
+    ) -> Result<(), HotelError> {
+        let (store, actor, id) = (self.store.clone(), actor.to_owned(), RoomId::from(room));
+        blocking(move || store.set_slow_mode(&actor, &id, seconds)).await?;
+        if let Some(handle) = self.registry.get(room) {
+            handle
+                .send(RoomCommand::Moderate(Moderation::SlowMode { seconds }))
+                .await;
+        }
+        Ok(())
+    }
+
+    /// Mutes `user` for `for_ms`; they are told in the room they are in. Returns the end.
+    pub async fn mute(
+        &self,
+        actor: &str,
+        user: &UserId,
+        for_ms: u64,
+        reason: &str,
+    ) -> Result<u64, HotelError> {
+        let until = self.now_ms().saturating_add(for_ms);
+        let (store, actor, id, why) = (
+            self.store.clone(),
+            actor.to_owned(),
+            user.clone(),
+            reason.to_owned(),
+        );
+        blocking(move || store.mute(&actor, &id, until, &why)).await?;
+        self.config.civility.set_mute(user, Some(until));
+        self.tell_mute(user, Some(until), reason).await;
+        Ok(until)
+    }
+
+    /// Lifts `user`'s mute; false when none was on.
+    pub async fn unmute(&self, actor: &str, user: &UserId) -> Result<bool, HotelError> {
+        let (store, actor, id) = (self.store.clone(), actor.to_owned(), user.clone());
+        let lifted = blocking(move || store.unmute(&actor, &id)).await?;
+        self.config.civility.set_mute(user, None);
+        if lifted {
+            self.tell_mute(user, None, "").await;
+        }
+        Ok(lifted)
+    }
+
+    async fn tell_mute(&self, user: &UserId, until: Option<u64>, reason: &str) {
+        let Some(handle) = self
+            .room_of(user)
+            .and_then(|r| self.registry.get(r.as_str()))
+        else {
+            return;
+        };
+        let told = Moderation::Muted {
+            user: user.clone(),
+            until,
+            reason: reason.to_owned(),
+        };
+        handle.send(RoomCommand::Moderate(told)).await;
+    }
+
+    /// Puts `user` out of `room` for `for_ms`: out at once if in it, and kept out. Returns
+    /// when they may come back.
+    pub async fn put_out(
+        &self,
+        actor: &str,
+        room: &str,
+        user: &UserId,
+        for_ms: u64,
+        reason: &str,
+    ) -> Result<u64, HotelError> {
+        let until = self.now_ms().saturating_add(for_ms);
+        let (store, actor, room_id, id, why) = (
+            self.store.clone(),
+            actor.to_owned(),
+            RoomId::from(room),
+            user.clone(),
+            reason.to_owned(),
+        );
+        blocking(move || store.put_out(&actor, &room_id, &id, until, &why)).await?;
+        // A room not open now reads it from the store when it opens.
+        if let Some(handle) = self.registry.get(room) {
+            let out = Moderation::PutOut {
+                user: user.clone(),
+                until,
+                reason: reason.to_owned(),
+            };
+            handle.send(RoomCommand::Moderate(out)).await;
+        }
+        Ok(until)
+    }
+
+    /// Takes chat line `line` of `room` away for everyone in it; false when the room never
+    /// had such a line (chat lines live only in the open room).
+    pub async fn remove_chat_line(
+        &self,
+        actor: &str,
+        room: &str,
+        line: u64,
+    ) -> Result<bool, HotelError> {
+        let handle = self
+            .registry
+            .get(room)
+            .ok_or_else(|| HotelError::NoSuchRoom(room.to_owned()))?;
+        let (reply, answer) = oneshot::channel();
+        let remove = Moderation::RemoveLine { line, reply };
+        if !handle.send(RoomCommand::Moderate(remove)).await {
+            return Err(HotelError::Gone);
+        }
+        if !answer.await.map_err(|_| HotelError::Gone)? {
+            return Ok(false);
+        }
+        let (store, actor, id) = (self.store.clone(), actor.to_owned(), RoomId::from(room));
+        blocking(move || store.audit_chat_removed(&actor, &id, line)).await?;
+        Ok(true)
+    }
+
+    /// `user` blocks `other`: their invitations and chat lines no longer reach `user`.
+    pub async fn block(&self, user: &UserId, other: &UserId) -> Result<(), BlockError> {
+        let (store, a, b) = (self.store.clone(), user.clone(), other.clone());
+        tokio::task::spawn_blocking(move || store.block(&a, &b))
+            .await
+            .unwrap_or_else(|e| Err(StoreError::Task(e.to_string()).into()))?;
+        self.config.civility.set_block(user, other, true);
+        Ok(())
+    }
+
+    /// `user` unblocks `other`; false when they did not block them.
+    pub async fn unblock(&self, user: &UserId, other: &UserId) -> Result<bool, StoreError> {
+        let (store, a, b) = (self.store.clone(), user.clone(), other.clone());
+        let was = blocking(move || store.unblock(&a, &b)).await?;
+        self.config.civility.set_block(user, other, false);
+        Ok(was)
+    }
+}
