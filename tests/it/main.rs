@@ -23,3 +23,4 @@ mod shop;
 mod store;
 mod supervision;
 mod support;
+mod wall;

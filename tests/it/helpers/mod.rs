@@ -5,6 +5,7 @@
 pub mod app;
 pub mod db;
 pub mod game;
+pub mod wall;
 pub mod world;
 pub mod ws;
 
