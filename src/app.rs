@@ -119,7 +119,7 @@ impl Application {
             registry: Default::default(),
             results: crate::world::ResultsConfig {
                 clock: champions.clock,
-                cap: champions.cap(),
+                rules: champions.rules(),
                 pending: champions.pending(),
             },
             clock: settings.world.clock.clone(),
@@ -314,7 +314,7 @@ pub fn champions(settings: &Settings, store: Store) -> Result<Champions, Startup
         wall,
         store,
         tz,
-        config.per_opponent_cap,
+        config.wall_rules(),
         config.keep_days,
     ))
 }

@@ -53,9 +53,25 @@ pub struct ChampionsSettings {
     pub redis_url: String,
     /// Put before every Redis key (several services can share one Redis).
     pub redis_key_prefix: String,
+    /// Moves each side must have made for a win to count.
+    pub min_moves: u32,
+    /// An account this old (seconds) is no longer new: its wins (and losses) count...
+    pub new_account_secs: u64,
+    /// ...as do those of an account with this many played games against people.
+    pub new_account_games: u32,
 }
 
 impl ChampionsSettings {
+    /// What makes a win count for the wall.
+    pub fn wall_rules(&self) -> crate::store::WallRules {
+        crate::store::WallRules {
+            cap: self.per_opponent_cap,
+            min_moves: self.min_moves,
+            new_account_secs: self.new_account_secs,
+            new_account_games: self.new_account_games,
+        }
+    }
+
     pub fn tz(&self) -> Result<chrono_tz::Tz, ConfigError> {
         self.timezone.parse().map_err(|_| ConfigError::Invalid {
             key: "champions.timezone",
@@ -362,6 +378,18 @@ impl Settings {
             return Err(ConfigError::Invalid {
                 key: "champions.per_opponent_cap",
                 message: "1 to 1000".into(),
+            });
+        }
+        if self.champions.min_moves > 1000 {
+            return Err(ConfigError::Invalid {
+                key: "champions.min_moves",
+                message: "0 to 1000".into(),
+            });
+        }
+        if self.champions.new_account_secs > 10 * 365 * 86_400 {
+            return Err(ConfigError::Invalid {
+                key: "champions.new_account_secs",
+                message: "0 to ten years".into(),
             });
         }
         if !(1..=3650).contains(&self.champions.keep_days) {

@@ -459,7 +459,23 @@ function resultText(m) {
   if (m.result === "draw") return `Draw (${m.reason.replace(/_/g, " ")})`;
   const winner = m.result === "south_won" ? game?.players.south : game?.players.north;
   const who = winner && winner.id === state.user.id ? "You win" : `${winner ? winner.name : "?"} wins`;
-  return `${who} (${m.reason.replace(/_/g, " ")}) ${m.state.stores[0]}–${m.state.stores[1]}`;
+  return `${who} (${m.reason.replace(/_/g, " ")}) ${m.state.stores[0]}–${m.state.stores[1]}${wallText(m.wall)}`;
+}
+
+// Why a win is not on today's champions wall, in the guest's words.
+const NOT_ON_THE_WALL = {
+  house: "games against Baba Ayo go on the house board",
+  too_few_moves: "too few moves were played",
+  new_account: "the winner's account is too new",
+  new_opponent: "the loser's account is too new",
+  per_opponent_cap: "enough wins over this opponent today",
+};
+
+function wallText(wall) {
+  if (!wall) return "";
+  if (wall.counts) return " · counts for today's champions";
+  const why = NOT_ON_THE_WALL[wall.reason];
+  return why ? ` · not on the champions wall: ${why}` : "";
 }
 
 // ---- The room ---------------------------------------------------------------------------------

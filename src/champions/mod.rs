@@ -1,8 +1,10 @@
 //! Today's champions: wins between people, counted on the hotel's day, shown on the lounge
 //! wall. The database is the source of truth (a result row a game, written when the game
 //! ends, is the gate); the wall (Redis, or this process without Redis) is fed from the
-//! results' outbox, so a Redis outage delays the wall and loses nothing.
+//! results' outbox, so a Redis outage delays the wall and loses nothing. A day the wall lost
+//! (its marker gone) is filled again from the database before the wall answers or takes a win.
 
+mod health;
 mod wall;
 
 use std::sync::Arc;
@@ -19,7 +21,8 @@ use crate::ayo::{Game, Pit, Side, Status};
 pub use crate::common::HotelDay;
 use crate::common::User;
 use crate::house::House;
-use crate::store::{blocking, GameResult, Store, StoreError, UserRow};
+use crate::store::{blocking, GameResult, Store, StoreError, UserRow, WallReason, WallRules};
+use health::Health;
 
 /// A wall as the API shows it.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
@@ -40,6 +43,27 @@ pub struct HouseBoard {
     pub levels: std::collections::BTreeMap<String, Vec<Standing>>,
 }
 
+/// A day's wins that did not count for the wall, and why: a winner a line, most first.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct UncountedView {
+    pub date: String,
+    pub timezone: String,
+    pub entries: Vec<Uncounted>,
+}
+
+/// One winner's wins that did not count on a day.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+pub struct Uncounted {
+    #[schema(value_type = Object)]
+    pub user: User,
+    /// Wins that did not count.
+    pub wins: u32,
+    /// How many for each reason (`too_few_moves`, `new_account`, `new_opponent`,
+    /// `per_opponent_cap`).
+    #[schema(value_type = Object)]
+    pub reasons: std::collections::BTreeMap<WallReason, u32>,
+}
+
 /// What `lounge champions rebuild` did.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Rebuilt {
@@ -56,9 +80,13 @@ pub struct Champions {
     wall: Wall,
     store: Store,
     pub clock: HotelDay,
-    cap: u32,
+    rules: WallRules,
     /// Days the wall keeps (filled from the database at start).
     keep_days: u32,
+    /// One filling at a time: the others wait for it and find the day filled.
+    filling: tokio::sync::Mutex<()>,
+    /// Whether the wall answers; an outage is logged once when it begins and once when it ends.
+    health: Health,
     /// Told when the wall changed or a new day began: the displays redraw.
     updates: broadcast::Sender<()>,
     /// Told when a result waits in the outbox.
@@ -80,14 +108,17 @@ pub const DEFAULT_LIMIT: usize = 10;
 const WATCHED: usize = 100;
 
 impl Champions {
-    pub fn new(wall: Wall, store: Store, tz: Tz, cap: u32, keep_days: u32) -> Champions {
+    pub fn new(wall: Wall, store: Store, tz: Tz, rules: WallRules, keep_days: u32) -> Champions {
         let (updates, _) = broadcast::channel(64);
+        let describe = wall.describe();
         Champions {
             wall,
             store,
             clock: HotelDay { tz },
-            cap,
+            rules,
             keep_days: keep_days.max(1),
+            filling: tokio::sync::Mutex::new(()),
+            health: Health::new(describe),
             updates,
             pending: Arc::new(Notify::new()),
             stopping: tokio::sync::watch::Sender::new(false),
@@ -114,7 +145,12 @@ impl Champions {
     }
 
     pub fn cap(&self) -> u32 {
-        self.cap
+        self.rules.cap
+    }
+
+    /// What makes a win count.
+    pub fn rules(&self) -> WallRules {
+        self.rules
     }
 
     /// A receiver told of every change of the wall and of each new day.
@@ -132,11 +168,17 @@ impl Champions {
             let today = me.clock.today();
             for back in 0..me.keep_days {
                 let day = today - chrono::Days::new(u64::from(back));
-                if let Err(e) = me.reconcile(day).await {
-                    tracing::warn!(error = %e, %day, "the champions wall could not be filled");
+                match me.reconcile(day).await {
+                    // The outage is logged once, by the health watch.
+                    Err(RebuildError::Wall(e)) => {
+                        tracing::debug!(error = %e, %day, "the champions wall could not be filled")
+                    }
+                    Err(e) => {
+                        tracing::warn!(error = %e, %day, "the champions wall could not be filled")
+                    }
+                    Ok(_) => {}
                 }
             }
-            let mut down_since: Option<std::time::Instant> = None;
             let mut reconciled = std::time::Instant::now();
             loop {
                 let _ = tokio::time::timeout(OUTBOX_EVERY, me.pending.notified()).await;
@@ -151,22 +193,8 @@ impl Champions {
                     Ok(_) => {
                         let _ = me.updates.send(());
                     }
-                    Err(e) => {
-                        if down_since.is_none() {
-                            tracing::warn!(error = %e, "the champions wall is unreachable; results wait in the outbox");
-                            down_since = Some(std::time::Instant::now());
-                        }
-                        continue;
-                    }
-                }
-                if let Some(since) = down_since.take() {
-                    tracing::info!(
-                        after_secs = since.elapsed().as_secs(),
-                        "the champions wall caught up"
-                    );
-                    // Redis may have come back empty.
-                    reconciled = std::time::Instant::now();
-                    let _ = me.reconcile(me.clock.today()).await;
+                    // Logged by the health watch, once an outage.
+                    Err(e) => tracing::debug!(error = %e, "results wait in the outbox"),
                 }
             }
         });
@@ -176,7 +204,7 @@ impl Champions {
             loop {
                 let day = me.clock.today();
                 // The wall itself; the database only while the wall does not answer.
-                let entries = match me.wall.top(day, WATCHED).await {
+                let entries = match me.wall_top(day, WATCHED).await {
                     Ok(entries) => Ok(entries),
                     Err(_) => me.ranked_from_results(day, WATCHED).await,
                 };
@@ -203,21 +231,30 @@ impl Champions {
         tokio::time::sleep(wait + Duration::from_millis(5)).await;
     }
 
-    /// Sends what waits in the outbox to the wall; how many it sent.
-    pub async fn drain(&self) -> Result<usize, WallError> {
+    /// A wall call, watched: an outage is logged when it begins and when it ends.
+    async fn watched<T>(
+        &self,
+        call: impl std::future::Future<Output = Result<T, WallError>>,
+    ) -> Result<T, WallError> {
+        let answer = call.await;
+        self.health.saw(&answer);
+        answer
+    }
+
+    /// Sends what waits in the outbox to the wall; how many it sent. A day the wall lost is
+    /// filled from the database first, so a win never lands on an empty day.
+    pub async fn drain(&self) -> Result<usize, RebuildError> {
         let mut sent = 0;
         loop {
             let store = self.store.clone();
-            let batch = blocking(move || store.wall_outbox(100))
-                .await
-                .map_err(|e| WallError::Corrupt(e.to_string()))?;
+            let batch = blocking(move || store.wall_outbox(100)).await?;
             if batch.is_empty() {
                 return Ok(sent);
             }
             let mut done = Vec::new();
             let mut failed = None;
             for (result, winner) in &batch {
-                match self.wall.record(&self.win_record(result, winner)).await {
+                match self.record(&self.win_record(result, winner)).await {
                     Ok(_) => done.push(result.game_id.clone()),
                     Err(e) => {
                         failed = Some(e);
@@ -227,25 +264,61 @@ impl Champions {
             }
             sent += done.len();
             let store = self.store.clone();
-            blocking(move || store.walled(&done))
-                .await
-                .map_err(|e| WallError::Corrupt(e.to_string()))?;
+            blocking(move || store.walled(&done)).await?;
             if let Some(e) = failed {
                 return Err(e);
             }
         }
     }
 
+    /// Records a win on a filled day: when the wall lost the day, it is filled first (the
+    /// win with it, since it is stored) and the win recorded again, a duplicate then.
+    async fn record(&self, win: &WinRecord) -> Result<Recorded, RebuildError> {
+        match self.watched(self.wall.record_filled(win)).await? {
+            Recorded::Unfilled => {
+                self.fill_if_lost(win.day).await?;
+                match self.watched(self.wall.record_filled(win)).await? {
+                    // Lost again meanwhile: the next drain tries again.
+                    Recorded::Unfilled => Err(WallError::Corrupt(format!(
+                        "the day {} was lost again while it was filled",
+                        win.day
+                    ))
+                    .into()),
+                    recorded => Ok(recorded),
+                }
+            }
+            recorded => Ok(recorded),
+        }
+    }
+
+    /// Fills `day` from the database when the wall has lost it (no marker); true if it did.
+    async fn fill_if_lost(&self, day: NaiveDate) -> Result<bool, RebuildError> {
+        if self.watched(self.wall.filled(day)).await? {
+            return Ok(false);
+        }
+        let _one = self.filling.lock().await;
+        // Another filled it while this one waited.
+        if self.watched(self.wall.filled(day)).await? {
+            return Ok(false);
+        }
+        // At start (nothing filled yet), at a new day, or a Redis that lost its data.
+        tracing::info!(%day, wall = self.wall.describe(), "the champions wall has not got this day: filling it from the database");
+        self.fill(day).await?;
+        Ok(true)
+    }
+
     /// Makes a day's wall agree with the database when it does not: the wall is cleared and
     /// every counted result recorded again, in the order the games ended. Results the
     /// outbox sends meanwhile are counted once (the wall knows its games).
     pub async fn reconcile(&self, day: NaiveDate) -> Result<bool, RebuildError> {
+        if self.fill_if_lost(day).await? {
+            return Ok(true);
+        }
         let store = self.store.clone();
         let results = blocking(move || store.results_of_day(day)).await?;
         let counted: Vec<_> = results.iter().filter(|(r, _)| r.counts).collect();
         let on_wall: u64 = self
-            .wall
-            .top(day, usize::MAX)
+            .watched(self.wall.top(day, usize::MAX))
             .await?
             .iter()
             .map(|s| u64::from(s.wins))
@@ -258,35 +331,100 @@ impl Champions {
         Ok(true)
     }
 
-    /// Clears a day's wall and records its counted results again, read after the clearing so
-    /// nothing the outbox sent meanwhile is lost. How many counted.
+    /// Clears a day's wall and records its counted results again; how many counted.
     async fn refill(&self, day: NaiveDate) -> Result<usize, RebuildError> {
-        self.wall.clear(day).await?;
+        let _one = self.filling.lock().await;
+        self.fill(day).await
+    }
+
+    /// Clears a day's wall (its marker too), records its counted results, read after the
+    /// clearing so nothing the outbox sent meanwhile is lost, then sets the marker; the
+    /// outbox's wins wait for the marker. The caller holds `filling`. How many counted.
+    async fn fill(&self, day: NaiveDate) -> Result<usize, RebuildError> {
+        self.watched(self.wall.clear(day)).await?;
         let store = self.store.clone();
         let results = blocking(move || store.results_of_day(day)).await?;
         let mut counted = 0;
         for (result, winner) in results.iter().filter(|(r, _)| r.counts) {
-            if self.wall.record(&self.win_record(result, winner)).await? == Recorded::Counted {
+            let recorded = self
+                .watched(self.wall.record(&self.win_record(result, winner)))
+                .await?;
+            if recorded == Recorded::Counted {
                 counted += 1;
             }
         }
+        self.watched(self.wall.mark_filled(day)).await?;
         let _ = self.updates.send(());
         Ok(counted)
     }
 
-    /// A day's wall. It comes from the wall; when the wall cannot answer, or has nothing
-    /// for the day (a past day it no longer keeps, or a wall that lost its data), it is
-    /// ranked from the stored results.
+    /// Whether the wall keeps `day`: today and the `keep_days - 1` before it.
+    fn kept(&self, day: NaiveDate) -> bool {
+        let today = self.clock.today();
+        let oldest = today - chrono::Days::new(u64::from(self.keep_days - 1));
+        (oldest..=today).contains(&day)
+    }
+
+    /// The top of a kept day's wall, filled first if the wall lost it.
+    async fn wall_top(&self, day: NaiveDate, limit: usize) -> Result<Vec<Standing>, RebuildError> {
+        self.fill_if_lost(day).await?;
+        Ok(self.watched(self.wall.top(day, limit)).await?)
+    }
+
+    /// A day's wall. It comes from the wall, filled from the database first if it lost the
+    /// day; a day the wall does not keep, or a wall that does not answer, is ranked from the
+    /// stored results.
     pub async fn standings(&self, day: NaiveDate, limit: usize) -> Result<WallView, StoreError> {
-        let entries = match self.wall.top(day, limit).await {
-            Ok(entries) if !entries.is_empty() => entries,
-            Ok(_) => self.ranked_from_results(day, limit).await?,
-            Err(e) => {
-                tracing::debug!(error = %e, "the champions wall does not answer: ranking from the database");
-                self.ranked_from_results(day, limit).await?
+        let entries = if self.kept(day) {
+            match self.wall_top(day, limit).await {
+                Ok(entries) => entries,
+                Err(e) => {
+                    tracing::debug!(error = %e, "the champions wall does not answer: ranking from the database");
+                    self.ranked_from_results(day, limit).await?
+                }
             }
+        } else {
+            self.ranked_from_results(day, limit).await?
         };
         Ok(WallView {
+            date: day.format("%Y-%m-%d").to_string(),
+            timezone: self.clock.tz.name().to_owned(),
+            entries,
+        })
+    }
+
+    /// A day's wins between people that did not count for the wall, a winner a line (most
+    /// first, `limit` lines), with why; from the database.
+    pub async fn uncounted(
+        &self,
+        day: NaiveDate,
+        limit: usize,
+    ) -> Result<UncountedView, StoreError> {
+        let store = self.store.clone();
+        let results = blocking(move || store.results_of_day(day)).await?;
+        let mut by_winner: std::collections::HashMap<String, Uncounted> = Default::default();
+        for (result, winner) in &results {
+            let Some(reason) = result.reason().filter(|r| *r != WallReason::House) else {
+                continue;
+            };
+            let line = by_winner
+                .entry(result.winner_id.clone())
+                .or_insert_with(|| Uncounted {
+                    user: User {
+                        id: winner.id.clone(),
+                        name: winner.name.clone(),
+                        house: false,
+                    },
+                    wins: 0,
+                    reasons: Default::default(),
+                });
+            line.wins += 1;
+            *line.reasons.entry(reason).or_default() += 1;
+        }
+        let mut entries: Vec<_> = by_winner.into_values().collect();
+        entries.sort_by(|a, b| b.wins.cmp(&a.wins).then(a.user.id.cmp(&b.user.id)));
+        entries.truncate(limit);
+        Ok(UncountedView {
             date: day.format("%Y-%m-%d").to_string(),
             timezone: self.clock.tz.name().to_owned(),
             entries,
@@ -301,7 +439,7 @@ impl Champions {
     ) -> Result<Vec<Standing>, StoreError> {
         let store = self.store.clone();
         let results = blocking(move || store.results_of_day(day)).await?;
-        let wall = MemoryWall::new(self.cap, 1);
+        let wall = MemoryWall::new(self.rules.cap, 1);
         for (result, winner) in results.iter().filter(|(r, _)| r.counts) {
             wall.record(&self.win_record(result, winner));
         }
@@ -392,17 +530,32 @@ impl Champions {
                 .find_map(|id| House::level_of(id.as_str()))
                 .map(|l| l.name().to_owned());
             let ended = game.ended_at.unwrap_or(from.naive_utc());
+            let win = crate::store::Win {
+                winner_id: ids[winner.index()].to_string(),
+                loser_id: ids[loser.index()].to_string(),
+                seeds: replayed.position().stores()[winner.index()],
+                house_level,
+                plies: replayed.ply(),
+                ended_ms: u64::try_from(ended.and_utc().timestamp_millis()).unwrap_or(0),
+            };
+            // Judged as when it ended (the cap below); nothing is stored to say otherwise.
+            let (store, rules) = (self.store.clone(), self.rules);
+            let reason = {
+                let win = win.clone();
+                blocking(move || store.judge_found(&win, &rules)).await?
+            };
             let result = GameResult {
                 game_id: game.id.to_string(),
                 day: report.date.clone(),
-                winner_id: ids[winner.index()].to_string(),
-                loser_id: ids[loser.index()].to_string(),
-                seeds: i32::from(replayed.position().stores()[winner.index()]),
+                winner_id: win.winner_id,
+                loser_id: win.loser_id,
+                seeds: i32::from(win.seeds),
                 // Decided below with the cap; until then nothing waits for the wall.
                 counts: false,
-                house_level,
+                house_level: win.house_level,
                 ended_at: ended,
                 walled_at: Some(ended),
+                wall_reason: reason.map(|r| r.word().to_owned()),
             };
             let store = self.store.clone();
             if blocking(move || store.insert_result(&result)).await? {
@@ -410,22 +563,29 @@ impl Champions {
             }
         }
         // The cap again, in the order the games ended; the database first, then the wall.
+        // What was judged when a game ended (moves, accounts) stands: only the cap is counted
+        // again.
         let store = self.store.clone();
         let results = blocking(move || store.results_of_day(day)).await?;
         let mut pairs: std::collections::HashMap<(String, String), u32> = Default::default();
         for (result, winner) in &results {
-            let eligible = result.house_level.is_none() && !winner.house;
+            let before_cap = if result.house_level.is_some() || winner.house {
+                Some(WallReason::House)
+            } else {
+                result.reason().filter(|r| *r != WallReason::PerOpponentCap)
+            };
             let n = pairs
                 .entry((result.winner_id.clone(), result.loser_id.clone()))
                 .or_default();
-            if eligible {
+            if before_cap.is_none() {
                 *n += 1;
             }
-            let counts = eligible && *n <= self.cap;
-            if counts != result.counts {
+            let reason = before_cap.or((*n > self.rules.cap).then_some(WallReason::PerOpponentCap));
+            let counts = reason.is_none();
+            if counts != result.counts || reason != result.reason() {
                 report.recounted += 1;
                 let (store, id) = (self.store.clone(), result.game_id.clone());
-                blocking(move || store.set_counts(&id, counts)).await?;
+                blocking(move || store.set_counts(&id, counts, reason)).await?;
             }
         }
         report.counted = self.refill(day).await?;

@@ -3,6 +3,10 @@
 //! Recording a win is idempotent per game and one step: Redis runs one Lua script, the
 //! in-process wall holds one lock. A winner's wins over one loser count at most `cap` times a
 //! day. Ranking: most wins, then most seeds in those wins, then whoever got there first.
+//!
+//! Beside a day's standings lies its marker, "filled": set once the day was filled from the
+//! database. A wall that lost its data (a Redis restarted empty) has lost the marker too, so
+//! the champions service notices and fills the day again before it answers or adds a win.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Mutex;
@@ -35,6 +39,8 @@ pub enum Recorded {
     Capped,
     /// This game was recorded before.
     Duplicate,
+    /// Not recorded: the day has no marker (the wall lost it), so it must be filled first.
+    Unfilled,
 }
 
 /// One line of the wall.
@@ -98,6 +104,8 @@ fn ranked_by(
 /// One day of the in-process wall.
 #[derive(Debug, Default)]
 struct Day {
+    /// The marker: filled from the database.
+    filled: bool,
     games: HashSet<String>,
     pairs: HashMap<(String, String), u32>,
     tallies: HashMap<String, Tally>,
@@ -159,7 +167,19 @@ impl MemoryWall {
     }
 
     pub fn record(&self, win: &WinRecord) -> Recorded {
+        self.record_checked(win, false)
+    }
+
+    /// Records `win` only on a day with its marker; `Unfilled` otherwise.
+    pub fn record_filled(&self, win: &WinRecord) -> Recorded {
+        self.record_checked(win, true)
+    }
+
+    fn record_checked(&self, win: &WinRecord, check: bool) -> Recorded {
         let mut days = self.days();
+        if check && !days.get(&win.day).is_some_and(|d| d.filled) {
+            return Recorded::Unfilled;
+        }
         let recorded = days.entry(win.day).or_default().record(win, self.cap);
         // Days past the kept ones expire, as Redis keys do.
         if let Some(newest) = days.keys().next_back().copied() {
@@ -187,8 +207,17 @@ impl MemoryWall {
             .unwrap_or_default()
     }
 
+    /// Forgets a day, its marker too.
     pub fn clear(&self, day: NaiveDate) {
         self.days().remove(&day);
+    }
+
+    pub fn filled(&self, day: NaiveDate) -> bool {
+        self.days().get(&day).is_some_and(|d| d.filled)
+    }
+
+    pub fn mark_filled(&self, day: NaiveDate) {
+        self.days().entry(day).or_default().filled = true;
     }
 }
 
@@ -203,10 +232,12 @@ pub struct RedisWall {
 }
 
 /// KEYS: games (set), pairs (hash), stats (hash: "wins seeds at_ms"), names (hash), rank
-/// (sorted set). ARGV: game, winner, loser, seeds, at_ms, cap, ttl, winner's name.
+/// (sorted set), the marker. ARGV: game, winner, loser, seeds, at_ms, cap, ttl, winner's name,
+/// `1` to record only on a day with its marker.
 /// The rank score packs wins (10 bits), seeds (16 bits) and the time left in the day
 /// (27 bits) into the 53 bits a double holds exactly: one ZREVRANGE reads the wall in order.
 const RECORD: &str = r"
+if ARGV[9] == '1' and redis.call('EXISTS', KEYS[6]) == 0 then return 'unfilled' end
 if redis.call('SADD', KEYS[1], ARGV[1]) == 0 then return 'duplicate' end
 local result = 'capped'
 local n = redis.call('HINCRBY', KEYS[2], ARGV[2] .. '|' .. ARGV[3], 1)
@@ -228,7 +259,7 @@ if n <= tonumber(ARGV[6]) then
   redis.call('ZADD', KEYS[5], string.format('%.0f', score), ARGV[2])
   result = 'counted'
 end
-for i = 1, 5 do redis.call('EXPIRE', KEYS[i], ARGV[7]) end
+for i = 1, 6 do redis.call('EXPIRE', KEYS[i], ARGV[7]) end
 return result
 ";
 
@@ -254,12 +285,31 @@ impl RedisWall {
         ["games", "pairs", "stats", "names", "rank"].map(|k| format!("{tag}:{k}"))
     }
 
+    /// The day's marker: the day was filled from the database.
+    pub fn marker(&self, day: NaiveDate) -> String {
+        format!(
+            "{}{{champions:{}}}:filled",
+            self.prefix,
+            day.format("%Y-%m-%d")
+        )
+    }
+
     pub async fn record(&self, win: &WinRecord) -> Result<Recorded, WallError> {
+        self.record_checked(win, false).await
+    }
+
+    /// Records `win` only on a day with its marker; `Unfilled` otherwise.
+    pub async fn record_filled(&self, win: &WinRecord) -> Result<Recorded, WallError> {
+        self.record_checked(win, true).await
+    }
+
+    async fn record_checked(&self, win: &WinRecord, check: bool) -> Result<Recorded, WallError> {
         let keys = self.keys(win.day);
         let mut conn = self.conn.clone();
         let answer: String = self
             .script
             .key(&keys[..])
+            .key(self.marker(win.day))
             .arg(&win.game_id)
             .arg(win.winner.id.as_str())
             .arg(&win.loser_id)
@@ -268,12 +318,14 @@ impl RedisWall {
             .arg(self.cap)
             .arg(self.ttl_secs)
             .arg(&win.winner.name)
+            .arg(if check { "1" } else { "0" })
             .invoke_async(&mut conn)
             .await?;
         match answer.as_str() {
             "counted" => Ok(Recorded::Counted),
             "capped" => Ok(Recorded::Capped),
             "duplicate" => Ok(Recorded::Duplicate),
+            "unfilled" => Ok(Recorded::Unfilled),
             other => Err(WallError::Corrupt(format!("the script answered `{other}`"))),
         }
     }
@@ -324,10 +376,34 @@ impl RedisWall {
         Ok(ranked(tallies, limit))
     }
 
+    /// Deletes a day, its marker too.
     pub async fn clear(&self, day: NaiveDate) -> Result<(), WallError> {
         let mut conn = self.conn.clone();
         let _: i64 = redis::cmd("DEL")
             .arg(&self.keys(day)[..])
+            .arg(self.marker(day))
+            .query_async(&mut conn)
+            .await?;
+        Ok(())
+    }
+
+    pub async fn filled(&self, day: NaiveDate) -> Result<bool, WallError> {
+        let mut conn = self.conn.clone();
+        let n: i64 = redis::cmd("EXISTS")
+            .arg(self.marker(day))
+            .query_async(&mut conn)
+            .await?;
+        Ok(n == 1)
+    }
+
+    /// Sets the marker, to expire with the day's data.
+    pub async fn mark_filled(&self, day: NaiveDate) -> Result<(), WallError> {
+        let mut conn = self.conn.clone();
+        let _: () = redis::cmd("SET")
+            .arg(self.marker(day))
+            .arg(1)
+            .arg("EX")
+            .arg(self.ttl_secs)
             .query_async(&mut conn)
             .await?;
         Ok(())
@@ -345,6 +421,32 @@ impl Wall {
         match self {
             Wall::Redis(w) => w.record(win).await,
             Wall::Memory(w) => Ok(w.record(win)),
+        }
+    }
+
+    /// Records `win` only on a day with its marker; `Unfilled` otherwise.
+    pub async fn record_filled(&self, win: &WinRecord) -> Result<Recorded, WallError> {
+        match self {
+            Wall::Redis(w) => w.record_filled(win).await,
+            Wall::Memory(w) => Ok(w.record_filled(win)),
+        }
+    }
+
+    /// Whether the day has its marker (was filled from the database and not lost since).
+    pub async fn filled(&self, day: NaiveDate) -> Result<bool, WallError> {
+        match self {
+            Wall::Redis(w) => w.filled(day).await,
+            Wall::Memory(w) => Ok(w.filled(day)),
+        }
+    }
+
+    pub async fn mark_filled(&self, day: NaiveDate) -> Result<(), WallError> {
+        match self {
+            Wall::Redis(w) => w.mark_filled(day).await,
+            Wall::Memory(w) => {
+                w.mark_filled(day);
+                Ok(())
+            }
         }
     }
 

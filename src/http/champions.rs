@@ -10,7 +10,7 @@ use utoipa::IntoParams;
 
 use super::error::{ApiError, ErrorBody};
 use super::AppState;
-use crate::champions::{parse_day, HouseBoard, WallView, DEFAULT_LIMIT};
+use crate::champions::{parse_day, HouseBoard, UncountedView, WallView, DEFAULT_LIMIT};
 
 /// The display page, served by the binary (no CDN).
 const DISPLAY: &str = include_str!("../../web/champions.html");
@@ -129,6 +129,42 @@ pub async fn past_day(
     let limit = query.get()?;
     let wall = state.champions.standings(day, limit).await?;
     Ok(HttpResponse::Ok().json(wall))
+}
+
+/// Today's wins between people that did not count for the wall, a winner a line (most first),
+/// with how many for each reason.
+#[utoipa::path(
+    tag = "champions",
+    params(Limit),
+    responses((status = 200, body = UncountedView), (status = 400, body = ErrorBody))
+)]
+#[get("/champions/today/uncounted")]
+pub async fn uncounted_today(
+    state: web::Data<AppState>,
+    query: web::Query<Limit>,
+) -> Result<HttpResponse, ApiError> {
+    let limit = query.get()?;
+    let champions = &state.champions;
+    let view = champions.uncounted(champions.clock.today(), limit).await?;
+    Ok(HttpResponse::Ok().json(view))
+}
+
+/// A past day's wins that did not count (`YYYY-MM-DD`, the hotel's day).
+#[utoipa::path(
+    tag = "champions",
+    params(("date" = String, Path, description = "YYYY-MM-DD"), Limit),
+    responses((status = 200, body = UncountedView), (status = 400, body = ErrorBody))
+)]
+#[get("/champions/{date}/uncounted")]
+pub async fn uncounted_of(
+    state: web::Data<AppState>,
+    path: web::Path<String>,
+    query: web::Query<Limit>,
+) -> Result<HttpResponse, ApiError> {
+    let day = parse_day(&path).ok_or_else(|| ApiError::invalid("date", "a date as YYYY-MM-DD"))?;
+    let limit = query.get()?;
+    let view = state.champions.uncounted(day, limit).await?;
+    Ok(HttpResponse::Ok().json(view))
 }
 
 /// The house board: today's wins against Baba Ayo, one board a level, scored by the seeds

@@ -24,7 +24,7 @@ pub use matches::{
     GameRecord, MatchInPlay, MatchRecord, MatchResult, MatchRow, MoveClock, Outage, StoredClock,
     Tally,
 };
-pub use results::{Finished, GameResult, Win};
+pub use results::{Finished, GameResult, WallReason, WallRules, Win};
 pub use shop::{
     CoinEntry, ItemChange, ItemKind, Owned, Purchase, PurchaseRow, ShopError, ShopItem, SoldItem,
 };

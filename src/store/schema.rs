@@ -182,6 +182,7 @@ diesel::table! {
         counts -> Bool,
         ended_at -> Timestamp,
         walled_at -> Nullable<Timestamp>,
+        wall_reason -> Nullable<Text>,
     }
 }
 

@@ -251,6 +251,29 @@ pub struct TableView {
     pub server_time: u64,
 }
 
+/// Whether a game's end put a win on the champions wall, and why not (an addition).
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+pub struct WallVerdict {
+    pub counts: bool,
+    /// Why not, when not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<crate::store::WallReason>,
+}
+
+impl WallVerdict {
+    /// What the table knows when a game ends with `status`: a game without a winner puts
+    /// nothing on the wall; for a win, the store decides, and the room fills it in.
+    pub fn at_end(status: Status) -> WallVerdict {
+        WallVerdict {
+            counts: false,
+            reason: status
+                .winner()
+                .is_none()
+                .then_some(crate::store::WallReason::NoWin),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct LastMove {
     pub seat: Side,
@@ -344,6 +367,9 @@ pub enum ServerMessage {
         reason: crate::ayo::EndReason,
         state: State,
         counts_for_champions: bool,
+        /// Whether it counts for the champions wall and why not (an addition; `counts` is
+        /// `counts_for_champions`).
+        wall: WallVerdict,
         /// The table's version after this event (an addition).
         version: u64,
         /// The match with this game counted (an addition).

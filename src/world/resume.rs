@@ -76,7 +76,7 @@ fn resume(
                 Replayed::Over(over) => {
                     // Its last move ended it, and the service stopped before that was stored.
                     let (status, reason) = (over.status(), json_word(&over.end_reason()));
-                    let win = win_of(&over, &players).map(|w| super::room::stored_win(&w));
+                    let win = win_of(&over, &players).map(|w| super::room::stored_win(&w, now));
                     let clock = results.clock;
                     let finished = store.finish_game_with(
                         &g.id,
@@ -84,7 +84,7 @@ fn resume(
                         &reason,
                         win.as_ref(),
                         |ended| clock.day_of(ended.and_utc()),
-                        results.cap,
+                        &results.rules,
                     )?;
                     if finished.counts {
                         results.pending.notify_one();

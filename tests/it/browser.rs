@@ -24,6 +24,8 @@ async fn two_people_play_a_whole_game_in_the_browser_an_onlooker_and_the_wall_fo
         &[
             ("LOUNGE_SERVER__WS_MESSAGES_PER_SEC", "1000"),
             ("LOUNGE_HOUSE__EASY_MS", "20"),
+            // Two guests new today: their played-out win goes on the wall all the same.
+            ("LOUNGE_CHAMPIONS__NEW_ACCOUNT_SECS", "0"),
         ],
     )
     .await;

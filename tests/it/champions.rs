@@ -9,6 +9,7 @@ use lounge::champions::{HotelDay, MemoryWall, Recorded, RedisWall, Wall, WinReco
 use lounge::world::User;
 use serde_json::{json, Value};
 
+use crate::helpers::wall::{free_port, OwnRedis};
 use crate::helpers::{game_between_two, TestApp, TestDb, Ws};
 
 fn day(s: &str) -> NaiveDate {
@@ -223,12 +224,11 @@ fn the_hotel_s_day_runs_from_lagos_midnight_to_lagos_midnight() {
 }
 
 /// A lounge on `db` whose wall is in Redis under a prefix of its own.
-async fn app_on_redis(db: TestDb, url: &str) -> (TestApp, String) {
+pub(crate) async fn app_on_redis(db: TestDb, url: &str) -> (TestApp, String) {
     let prefix = prefix();
-    let app = TestApp::spawn_with(
+    let app = TestApp::spawn_counting_every_win(
         db,
         &[
-            ("LOUNGE_SERVER__WS_MESSAGES_PER_SEC", "1000"),
             ("LOUNGE_CHAMPIONS__REDIS_URL", url),
             ("LOUNGE_CHAMPIONS__REDIS_KEY_PREFIX", &prefix),
         ],
@@ -239,7 +239,13 @@ async fn app_on_redis(db: TestDb, url: &str) -> (TestApp, String) {
 
 /// A game won after one move: `a` invites `b`; South sows, North resigns. The winner's id and
 /// South's `game_over`.
-async fn quick_win(a: &mut Ws, b: &mut Ws, a_id: &str, b_id: &str, table: &str) -> (String, Value) {
+pub(crate) async fn quick_win(
+    a: &mut Ws,
+    b: &mut Ws,
+    a_id: &str,
+    b_id: &str,
+    table: &str,
+) -> (String, Value) {
     a.send(json!({"type": "sit", "table": table, "seat": "south"}))
         .await;
     a.send(json!({"type": "invite", "table": table, "user": b_id}))
@@ -264,14 +270,14 @@ async fn quick_win(a: &mut Ws, b: &mut Ws, a_id: &str, b_id: &str, table: &str) 
     (winner.to_owned(), over)
 }
 
-async fn wall_today(app: &TestApp) -> Value {
+pub(crate) async fn wall_today(app: &TestApp) -> Value {
     let (status, wall) = app.champions_today(None).await;
     assert_eq!(status, 200, "{wall}");
     wall
 }
 
 /// Waits until `check` holds of today's wall (the outbox is drained within seconds).
-async fn wall_until(app: &TestApp, check: impl Fn(&Value) -> bool) -> Value {
+pub(crate) async fn wall_until(app: &TestApp, check: impl Fn(&Value) -> bool) -> Value {
     for _ in 0..100 {
         let wall = wall_today(app).await;
         if check(&wall) {
@@ -286,7 +292,10 @@ async fn counting_and_the_cap(db: TestDb, redis: bool) {
     let (app, _) = if redis {
         app_on_redis(db, "redis://127.0.0.1:6379").await
     } else {
-        (TestApp::spawn(db).await, String::new())
+        (
+            TestApp::spawn_counting_every_win(db, &[]).await,
+            String::new(),
+        )
     };
     let (ta, a) = app.guest("Ade").await;
     let (tb, b) = app.guest("Bisi").await;
@@ -373,66 +382,6 @@ async fn wins_between_people_count_up_to_the_cap_and_house_games_never_in_proces
 async fn wins_between_people_count_up_to_the_cap_and_house_games_never_on_redis() {
     counting_and_the_cap(TestDb::postgres(), true).await;
     counting_and_the_cap(TestDb::sqlite(), true).await;
-}
-
-/// A Redis server of the test's own on a free port, to stop and start again.
-struct OwnRedis {
-    port: u16,
-    child: Option<std::process::Child>,
-}
-
-impl OwnRedis {
-    fn start(port: u16) -> OwnRedis {
-        let child = std::process::Command::new("redis-server")
-            .args([
-                "--port",
-                &port.to_string(),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-            ])
-            .stdout(std::process::Stdio::null())
-            .spawn()
-            .expect("redis-server");
-        for _ in 0..50 {
-            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        OwnRedis {
-            port,
-            child: Some(child),
-        }
-    }
-
-    fn stop(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
-
-    fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}", self.port)
-    }
-}
-
-impl Drop for OwnRedis {
-    fn drop(&mut self) {
-        self.stop();
-    }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 #[actix_web::test]
@@ -629,7 +578,7 @@ async fn a_day_is_rebuilt_from_the_stored_games() {
 async fn after_a_restart_the_in_process_wall_still_shows_today() {
     let db = TestDb::sqlite();
     let url = db.url_string();
-    let app = TestApp::spawn(db).await;
+    let app = TestApp::spawn_counting_every_win(db, &[]).await;
     let (ta, a) = app.guest("Ade").await;
     let (tb, b) = app.guest("Bisi").await;
     let (mut wa, mut wb) = (app.ws(&ta).await, app.ws(&tb).await);
@@ -662,7 +611,7 @@ async fn after_a_restart_the_in_process_wall_still_shows_today() {
 
 #[actix_web::test]
 async fn the_display_page_and_its_live_stream_show_a_win_within_a_second() {
-    let app = TestApp::spawn(TestDb::sqlite()).await;
+    let app = TestApp::spawn_counting_every_win(TestDb::sqlite(), &[]).await;
     let (status, html) = app.champions_page().await;
     assert_eq!(status, 200);
     assert!(html.contains("EventSource(\"/api/v1/champions/stream"));
@@ -747,6 +696,7 @@ async fn wins_against_baba_ayo_go_on_the_house_board_by_level_never_on_the_wall(
             seeds,
             house_level: Some(level.into()),
             plies: 40,
+            ended_ms: app.clock.now_ms(),
         };
         let finished = store
             .finish_game_with(
@@ -755,7 +705,7 @@ async fn wins_against_baba_ayo_go_on_the_house_board_by_level_never_on_the_wall(
                 "majority",
                 Some(&won),
                 |_| today,
-                3,
+                &lounge::store::WallRules::cap_only(3),
             )
             .unwrap();
         assert!(finished.finished && !finished.counts);

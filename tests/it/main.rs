@@ -32,3 +32,4 @@ mod signups;
 mod store;
 mod supervision;
 mod support;
+mod wall;

@@ -8,9 +8,9 @@ use serde_json::Value;
 
 use crate::ayo::Status;
 use crate::common::{ErrorCode, GameId};
-use crate::store::{self, blocking, GameRow, MatchRow, Store, StoreError};
+use crate::store::{self, blocking, Finished, GameRow, MatchRow, Store, StoreError};
 
-use super::super::protocol::ServerMessage;
+use super::super::protocol::{ServerMessage, WallVerdict};
 use super::super::table::{
     json_word, Command, Effects, Event, MatchResult, NewGame, Refusal, Win, Write,
 };
@@ -23,19 +23,25 @@ impl Room {
         let now = self.now();
         let before = self.tables[t].table.clone();
         let fx = self.tables[t].table.apply(command, now);
-        self.commit(t, before, fx).await
+        self.commit(t, before, fx, now).await
     }
 
-    async fn commit(&mut self, t: usize, before: super::Table, mut fx: Effects) -> Option<Refusal> {
+    async fn commit(
+        &mut self,
+        t: usize,
+        before: super::Table,
+        mut fx: Effects,
+        now: u64,
+    ) -> Option<Refusal> {
         if !fx.writes.is_empty() {
             let (store, results) = (self.store.clone(), self.config.results.clone());
             let writes = std::mem::take(&mut fx.writes);
-            match blocking(move || store_all(&store, &writes, &results)).await {
-                Ok(counted) => {
-                    if !counted.is_empty() {
+            match blocking(move || store_all(&store, &writes, &results, now)).await {
+                Ok(ended) => {
+                    if ended.iter().any(|(_, f)| f.counts) {
                         self.config.results.pending.notify_one();
                     }
-                    mark_counted(&mut fx, &counted);
+                    mark_counted(&mut fx, &ended);
                 }
                 Err(e) => {
                     tracing::error!(error = %e, table = %before.id, "storing a table's change");
@@ -126,39 +132,50 @@ fn count(message: &ServerMessage, in_play: &AtomicI64) {
     }
 }
 
-/// `game_over` says whether its result counts for the champions, which the store decided.
-fn mark_counted(fx: &mut Effects, counted: &[GameId]) {
+/// `game_over` says whether its result counts for the champions and why not, which the
+/// store decided.
+fn mark_counted(fx: &mut Effects, ended: &[(GameId, Finished)]) {
     for event in &mut fx.events {
         if let Event::Table {
             message:
                 ServerMessage::GameOver {
                     game_id,
                     counts_for_champions,
+                    wall,
                     ..
                 },
             ..
         } = event
         {
-            *counts_for_champions = counted.contains(game_id);
+            let Some((_, finished)) = ended.iter().find(|(id, _)| id == game_id) else {
+                continue;
+            };
+            *counts_for_champions = finished.counts;
+            *wall = WallVerdict {
+                counts: finished.counts,
+                reason: finished.reason,
+            };
         }
     }
 }
 
 /// Stores `writes` in order. A required one failing undoes the matches begun in this batch
 /// and fails the whole; the others are logged and passed over, as a game's end that could not
-/// be stored is ended again at the next start. Returns the games whose results count.
+/// be stored is ended again at the next start. Returns the games it ended, with how (whether
+/// each counts for the champions). `now` is the server's clock (how old the accounts are).
 fn store_all(
     store: &Store,
     writes: &[Write],
     results: &ResultsConfig,
-) -> Result<Vec<GameId>, StoreError> {
-    let mut counted = Vec::new();
+    now: u64,
+) -> Result<Vec<(GameId, Finished)>, StoreError> {
+    let mut ended = Vec::new();
     let mut begun = Vec::new();
     for write in writes {
-        match store_one(store, write, results) {
-            Ok(counts) => {
-                if let (Write::GameOver { game, .. }, true) = (write, counts) {
-                    counted.push(game.clone());
+        match store_one(store, write, results, now) {
+            Ok(finished) => {
+                if let (Write::GameOver { game, .. }, Some(finished)) = (write, finished) {
+                    ended.push((game.clone(), finished));
                 }
                 if let Write::NewMatch { id, .. } = write {
                     begun.push(id.clone());
@@ -175,11 +192,16 @@ fn store_all(
             Err(e) => tracing::error!(error = %e, ?write, "storing a table's change"),
         }
     }
-    Ok(counted)
+    Ok(ended)
 }
 
-/// Stores one write; true when it was a game's end whose result counts for the champions.
-fn store_one(store: &Store, write: &Write, results: &ResultsConfig) -> Result<bool, StoreError> {
+/// Stores one write; for a game's end, how it was stored.
+fn store_one(
+    store: &Store,
+    write: &Write,
+    results: &ResultsConfig,
+    now: u64,
+) -> Result<Option<Finished>, StoreError> {
     match write {
         Write::NewMatch {
             id,
@@ -236,18 +258,19 @@ fn store_one(store: &Store, write: &Write, results: &ResultsConfig) -> Result<bo
                 game,
                 *status,
                 &json_word(reason),
-                win.as_ref().map(stored_win).as_ref(),
+                win.as_ref().map(|w| stored_win(w, now)).as_ref(),
                 |ended| day.day_of(ended.and_utc()),
-                results.cap,
+                &results.rules,
             )?;
-            return Ok(finished.counts);
+            // Already over (ended elsewhere): nothing to say about it here.
+            return Ok(finished.finished.then_some(finished));
         }
         Write::MatchPoints { id, halves } => store.set_match_points(id, *halves)?,
         Write::MatchOver { id, result } => {
             store.finish_match(id, &stored_result(result))?;
         }
     }
-    Ok(false)
+    Ok(None)
 }
 
 /// The stored row of a game in play from now.
@@ -271,13 +294,15 @@ fn game_row(game: &NewGame) -> GameRow {
     }
 }
 
-pub fn stored_win(win: &Win) -> store::Win {
+/// A table's win as stored, ended at `now` on the server's clock.
+pub fn stored_win(win: &Win, now: u64) -> store::Win {
     store::Win {
         winner_id: win.winner.to_string(),
         loser_id: win.loser.to_string(),
         seeds: win.seeds,
         house_level: win.house_level.clone(),
         plies: win.plies,
+        ended_ms: now,
     }
 }
 

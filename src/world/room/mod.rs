@@ -228,8 +228,8 @@ fn ms(d: Duration) -> u64 {
 pub struct ResultsConfig {
     /// The hotel's day, for the day a game ended on.
     pub clock: crate::common::HotelDay,
-    /// Counted wins of one player over another a day.
-    pub cap: u32,
+    /// What makes a win count.
+    pub rules: crate::store::WallRules,
     /// Rung when a counted result waits in the outbox.
     pub pending: Arc<tokio::sync::Notify>,
 }

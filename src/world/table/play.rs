@@ -8,7 +8,7 @@ use crate::common::{ErrorCode, User, UserId};
 use crate::house::House;
 
 use super::super::matches::{DrawOffer, MatchEnd, PlayedGame, Scope};
-use super::super::protocol::{ClockView, LastMove, ServerMessage};
+use super::super::protocol::{ClockView, LastMove, ServerMessage, WallVerdict};
 use super::{refuse, AppliedMove, Effects, Event, MoveClock, Refusal, Table, Win, Write};
 
 impl Table {
@@ -271,6 +271,7 @@ impl Table {
             state: live.game.state(),
             // The store says, once it has the result: the room fills it in.
             counts_for_champions: false,
+            wall: WallVerdict::at_end(status),
             version: self.version + 1,
             r#match: self.r#match.as_ref().map(|m| m.view()),
             clock: ClockView::of(live.clocks.as_ref(), now),

@@ -9,6 +9,7 @@ pub mod floods;
 pub mod game;
 pub mod names;
 pub mod identity;
+pub mod wall;
 pub mod world;
 pub mod ws;
 

@@ -73,7 +73,7 @@ pub fn config() -> RoomConfig {
             clock: lounge::champions::HotelDay {
                 tz: chrono_tz::Africa::Lagos,
             },
-            cap: 3,
+            rules: lounge::store::WallRules::cap_only(3),
             pending: Default::default(),
         },
         clock: Default::default(),
