@@ -386,8 +386,8 @@ pub async fn sign_in(
 pub struct HotelRequest {
     /// A token of the hotel's identity provider, for this lounge (its audience).
     token: String,
-    /// The name to take at the first visit when the hotel's (`name`, `preferred_username`)
-    /// is not allowed.
+    /// The name to take at the first visit, instead of the hotel's (`name`,
+    /// `preferred_username`): when that one is not allowed or is another guest's.
     #[serde(default)]
     name: Option<String>,
     #[serde(default)]
@@ -426,10 +426,11 @@ pub async fn hotel(
                 message: "the hotel's token is not valid".into(),
             }
         })?;
+    // The guest's own choice first: it is how they answer `name_taken` for the hotel's name.
     let name = [
+        body.name.as_deref(),
         claims.name.as_deref(),
         claims.preferred_username.as_deref(),
-        body.name.as_deref(),
     ]
     .into_iter()
     .flatten()

@@ -254,9 +254,8 @@ impl Store {
             if let Some(user) = known {
                 return Ok((user, false));
             }
-            diesel::insert_into(users::table)
-                .values(fresh)
-                .execute(conn)?;
+            // Keyed like every name: a hotel guest's name is one guest's too.
+            Store::insert_user_in(conn, fresh)?;
             if grant > 0 {
                 Store::move_coins(
                     conn,
