@@ -89,7 +89,7 @@ impl Room {
     /// A message from a connection put out of the room (it still takes this room for its
     /// own): `enter` of this room again is refused while they are barred, and lets them in
     /// after; anything else is answered as out of any room.
-    pub(super) fn from_outside(
+    pub(super) fn answer_outside(
         &mut self,
         user: &UserId,
         message: ClientMessage,

@@ -123,7 +123,7 @@ impl Room {
                 r#ref,
             } => {
                 if !self.members.contains_key(&user_id) {
-                    self.from_outside(&user_id, message, r#ref);
+                    self.answer_outside(&user_id, message, r#ref);
                     return;
                 }
                 if let Err(refusal) = self.act(&user_id, message, r#ref.clone()).await {
