@@ -102,9 +102,10 @@ fn users_are_stored_and_found() {
         db.store().insert_user(&tunde).unwrap();
         assert_eq!(db.store().user(&tunde.id).unwrap(), Some(tunde.clone()));
         assert_eq!(db.store().user(&"nobody".into()).unwrap(), None);
+        // Stored again: refused, by its id or by its name (whichever index speaks first).
         assert!(matches!(
             db.store().insert_user(&tunde),
-            Err(StoreError::Conflict(_))
+            Err(StoreError::Conflict(_) | StoreError::NameTaken(_))
         ));
     }
 }
