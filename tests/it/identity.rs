@@ -133,9 +133,14 @@ async fn a_validly_signed_token_for_no_such_user_is_refused_and_names_come_from_
         let (_, id) = app.guest("Bola").await;
         let impostor = app.auth.issue(&id, "Baba Ayo", Role::Player, None).unwrap();
         let mut ws = app.ws(&impostor).await;
-        ws.send(json!({"type": "enter", "room": "gist-lounge"})).await;
+        ws.send(json!({"type": "enter", "room": "gist-lounge"}))
+            .await;
         let room = ws.next_of("room").await;
-        assert_eq!(room["occupants"], json!([{"id": id, "name": "Bola"}]), "{room}");
+        assert_eq!(
+            room["occupants"],
+            json!([{"id": id, "name": "Bola"}]),
+            "{room}"
+        );
     })
     .await;
 }
