@@ -191,6 +191,8 @@ impl Application {
                 settings.server.signups_per_minute,
                 settings.server.signup_burst,
                 settings.server.signup_writers,
+                settings.server.sign_ins_per_minute,
+                settings.server.sign_in_burst,
             ),
             ticker: http::pace::Ticker::new(settings.world.clock.clone()),
             clock: settings.world.clock.clone(),

@@ -165,6 +165,9 @@ pub struct ServerSettings {
     pub signup_burst: f64,
     /// Sign-ups writing to the database at once.
     pub signup_writers: usize,
+    /// Password sign-ins from one address a minute on average, and at once.
+    pub sign_ins_per_minute: f64,
+    pub sign_in_burst: f64,
 }
 
 impl ServerSettings {

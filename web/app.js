@@ -88,11 +88,37 @@ function adopt(answer) {
   state.refreshTimer = setTimeout(refreshToken, answer.expires_in * 800);
 }
 
-/// Exchanges the refresh credential for a new token and credential; false (signed out) when it
-/// is refused. Two tabs may race: the one that loses reads the winner's from localStorage.
-async function refreshToken() {
+/// Takes the grant another tab of this browser stored: true when there is a newer one than
+/// `spent`.
+function adoptStored(spent) {
   const refresh = localStorage.getItem("lounge.refresh");
+  const token = localStorage.getItem("lounge.token");
+  if (!refresh || refresh === spent || !token) return false;
+  state.refresh = refresh;
+  state.token = token;
+  state.user = JSON.parse(localStorage.getItem("lounge.user") || "null") || state.user;
+  clearTimeout(state.refreshTimer);
+  state.refreshTimer = setTimeout(refreshToken, 60000);
+  return true;
+}
+
+/// Exchanges the refresh credential for a new token and credential; false (signed out) when it
+/// is refused. The tabs of one browser share the credential, and presenting a spent one signs
+/// the device out: so one tab refreshes at a time (a mark in localStorage, no Web Locks, which
+/// need a secure origin), and a tab that finds the credential already renewed takes the
+/// other's grant instead.
+async function refreshToken() {
+  await new Promise((done) => setTimeout(done, Math.random() * 200));
+  let refresh = localStorage.getItem("lounge.refresh");
   if (!refresh) return false;
+  const busy = Number(localStorage.getItem("lounge.refreshing") || 0);
+  if (busy > Date.now()) {
+    await new Promise((done) => setTimeout(done, Math.min(5000, busy - Date.now()) + 100));
+    if (adoptStored(refresh)) return true;
+    refresh = localStorage.getItem("lounge.refresh");
+    if (!refresh) return false;
+  }
+  localStorage.setItem("lounge.refreshing", String(Date.now() + 5000));
   try {
     const response = await fetch("/api/v1/auth/refresh", {
       method: "POST",
@@ -104,11 +130,14 @@ async function refreshToken() {
       return true;
     }
     if (response.status === 401) {
+      if (adoptStored(refresh)) return true;
       signOut("Your session ended: sign in again.");
       return false;
     }
   } catch (e) {
     // Offline: try again in a while, with the token we hold.
+  } finally {
+    localStorage.removeItem("lounge.refreshing");
   }
   clearTimeout(state.refreshTimer);
   state.refreshTimer = setTimeout(refreshToken, 30000);
@@ -176,7 +205,8 @@ function connect(room) {
   ws.onclose = async (event) => {
     if (state.ws !== ws) return;
     if (state.replaced) return;
-    if (event.code === 1008) return notice("Disconnected: too many messages.");
+    // Closed on purpose (flooding, a ban): the reason says which, and no retry helps.
+    if (event.code === 1008) return notice(`Disconnected: ${event.reason || "too many messages"}.`);
     if (!opened) {
       // Refused before the upgrade: an expired token is refreshed (api does it); a refused
       // refresh or an unknown user signs out.
@@ -184,6 +214,7 @@ function connect(room) {
         await api("GET", "/me");
       } catch (e) {
         if (e.status === 401) return signOut("Your session ended: sign in again.");
+        if (e.code === "banned") return signOut(e.message);
       }
     }
     const wait = Math.min(30000, 1500 * 2 ** state.retries);

@@ -38,10 +38,10 @@ pub enum NameError {
 /// More marks than this on one letter is decoration (or an attempt to draw over the line).
 const MAX_MARKS: usize = 4;
 
-/// Input longer than this (in bytes) cannot be a name; refused before any work is done on it.
-const MAX_INPUT_BYTES: usize = 1024;
-
 impl UserName {
+    /// Input longer than this (in bytes) cannot be a name; refused before any work is done
+    /// on it.
+    pub const MAX_INPUT_BYTES: usize = 1024;
     pub const MIN_CHARS: usize = 2;
     pub const MAX_CHARS: usize = 24;
 
@@ -51,7 +51,7 @@ impl UserName {
     /// marks on ọ and ẹ); control and format characters (zero-width joiners, bidi overrides)
     /// and symbols are refused.
     pub fn parse(raw: &str) -> Result<UserName, NameError> {
-        if raw.len() > MAX_INPUT_BYTES {
+        if raw.len() > Self::MAX_INPUT_BYTES {
             return Err(NameError::Length);
         }
         let name: String = raw.replace('\u{2019}', "'").nfkc().collect();

@@ -16,7 +16,7 @@ use super::input::Body;
 pub use super::passwords::Passwords;
 use super::AppState;
 use crate::common::{ErrorCode, User, UserId, UserName};
-use crate::store::{self, DeviceRow, Revocation, Rotation, UserRow};
+use crate::store::{self, DeviceRow, Revocation, Rotation, StoreError, UserRow};
 
 /// A new refresh credential and its hash (hex).
 fn new_credential() -> Result<(String, String), ApiError> {
@@ -364,9 +364,12 @@ pub async fn sign_in(
     state: web::Data<AppState>,
     Body(body): Body<SignInRequest>,
 ) -> Result<HttpResponse, ApiError> {
+    state.signups.sign_in(&req, &state)?;
     let name = body.name.trim().to_owned();
+    // Bounded in bytes, as names are parsed: a name of 24 letters with tone marks (NFD)
+    // holds many more than 24 chars.
     let candidates =
-        if name.chars().count() > UserName::MAX_CHARS || body.password.len() > MAX_PASSWORD_BYTES {
+        if name.len() > UserName::MAX_INPUT_BYTES || body.password.len() > MAX_PASSWORD_BYTES {
             Vec::new()
         } else {
             let store = state.store.clone();
@@ -426,6 +429,18 @@ pub async fn hotel(
                 message: "the hotel's token is not valid".into(),
             }
         })?;
+    let (iss, sub) = (claims.iss.clone(), claims.sub.clone());
+    let store = state.store.clone();
+    let known = store::blocking(move || store.hotel_account(&iss, &sub)).await?;
+    let label = label(body.device.as_deref(), &req);
+    if let Some(user) = known {
+        // A guest seen before: whatever the hotel calls them now, they are who they were.
+        let store = state.store.clone();
+        let again = user.clone();
+        // Every visit, in case the first one stopped short of it.
+        store::blocking(move || store.ensure_apartment(&again).map(|_| ())).await?;
+        return Ok(HttpResponse::Ok().json(grant(&state, &user, label).await?));
+    }
     // The guest's own choice first: it is how they answer `name_taken` for the hotel's name.
     let name = [
         body.name.as_deref(),
@@ -450,14 +465,24 @@ pub async fn hotel(
         state.welcome_coins,
         state.auth.now_ms(),
     );
+    // A new user mints coins and an apartment: a sign-up, limited and in turn as one.
+    let _turn = state.signups.turn(&req, &state).await?;
     let (user, new) = store::blocking(move || {
-        let (user, new) = store.hotel_user(&claims.iss, &claims.sub, &fresh, grant_coins, now)?;
-        // Every visit, in case the first one stopped short of it.
+        let made = store.hotel_user(&claims.iss, &claims.sub, &fresh, grant_coins, now);
+        let (user, new) = match made {
+            // Two first visits at once: the other one made the user.
+            Err(e @ (StoreError::NameTaken(_) | StoreError::Conflict(_))) => {
+                match store.hotel_account(&claims.iss, &claims.sub)? {
+                    Some(user) => (user, false),
+                    None => return Err(e),
+                }
+            }
+            made => made?,
+        };
         store.ensure_apartment(&user)?;
         Ok((user, new))
     })
     .await?;
-    let label = label(body.device.as_deref(), &req);
     let granted = grant(&state, &user, label).await?;
     Ok(if new {
         HttpResponse::Created().json(granted)

@@ -51,7 +51,7 @@ impl ApiError {
             ApiError::BadRequest { code, .. }
             | ApiError::Conflict { code, .. }
             | ApiError::Denied { code, .. } => *code,
-            | ApiError::TooMany { code, .. } => *code,
+            ApiError::TooMany { code, .. } => *code,
             ApiError::Invalid { .. } => ErrorCode::InvalidField,
             ApiError::Unauthorized(_) => ErrorCode::Unauthorized,
             ApiError::Forbidden(_) => ErrorCode::Forbidden,

@@ -14,8 +14,8 @@ pub mod history;
 pub mod home;
 pub mod hotel_idp;
 pub mod input;
-mod passwords;
 pub mod pace;
+mod passwords;
 pub mod peer;
 pub mod signups;
 mod ws;
@@ -168,7 +168,7 @@ pub fn routes(cfg: &mut ServiceConfig<'_>) {
             .service(admin::adjust_coins)
             .service(admin::audit)
             .service(admin::ban)
-            .service(admin::lift_ban),
+            .service(admin::lift_ban)
             .service(admin::set_slow_mode)
             .service(admin::mute)
             .service(admin::unmute)

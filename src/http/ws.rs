@@ -84,6 +84,10 @@ pub async fn connect(
             message: e.to_string(),
             retry_after: None,
         })?;
+    // A ban made between the check above and the registry would miss this connection.
+    if let Some(reason) = state.banlist.reason(user.id.as_str()) {
+        return Err(ApiError::Banned(reason));
+    }
     let (response, session, stream) =
         actix_ws::handle(&req, body).map_err(|e| ApiError::BadRequest {
             code: ErrorCode::NotWebsocket,

@@ -232,6 +232,21 @@ impl Store {
             .load(&mut *self.conn()?)?)
     }
 
+    /// The lounge user of a hotel account, if it has visited before.
+    pub fn hotel_account(
+        &self,
+        issuer: &str,
+        subject: &str,
+    ) -> Result<Option<UserRow>, StoreError> {
+        Ok(hotel_accounts::table
+            .inner_join(users::table)
+            .filter(hotel_accounts::issuer.eq(issuer))
+            .filter(hotel_accounts::subject.eq(subject))
+            .select(UserRow::as_select())
+            .first(&mut *self.conn()?)
+            .optional()?)
+    }
+
     /// The lounge user of a hotel account, made on its first visit (with the welcome coins, in
     /// the same transaction as the link, so a race of two first visits makes one user).
     /// Returns the user and whether it is new.

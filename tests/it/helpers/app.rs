@@ -105,6 +105,14 @@ impl TestApp {
                     "100000".to_owned(),
                 ),
                 (
+                    "LOUNGE_SERVER__SIGN_INS_PER_MINUTE".to_owned(),
+                    "100000".to_owned(),
+                ),
+                (
+                    "LOUNGE_SERVER__SIGN_IN_BURST".to_owned(),
+                    "100000".to_owned(),
+                ),
+                (
                     "LOUNGE_SERVER__WS_CONNECTIONS_PER_ADDRESS".to_owned(),
                     "10000".to_owned(),
                 ),

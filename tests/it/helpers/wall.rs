@@ -119,6 +119,7 @@ pub fn serve_logging(
         .args(["serve", "--bind", "127.0.0.1:0"])
         .env("DATABASE_URL", db.url_string())
         .env("LOUNGE_LOG", "info")
+        .env("LOUNGE_AUTH__SECRET", super::app::TEST_SECRET)
         .env("LOUNGE_SERVER__WS_MESSAGES_PER_SEC", "1000")
         .env("LOUNGE_HOUSE__ENDGAME_SEEDS", "6")
         .current_dir(std::env::temp_dir())
