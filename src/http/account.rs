@@ -458,7 +458,7 @@ pub async fn hotel(
         id: store::new_id().into(),
         name: name.to_string(),
         house: false,
-        created_at: store::now(),
+        created_at: store::at_ms(state.clock.now_ms()),
     };
     let (store, grant_coins, now) = (
         state.store.clone(),

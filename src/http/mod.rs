@@ -265,7 +265,8 @@ async fn guest(
         id: store::new_id().into(),
         name: name.to_string(),
         house: false,
-        created_at: store::now(),
+        // On the server's clock, which judges how old an account is (the wall).
+        created_at: store::at_ms(state.clock.now_ms()),
     };
     let store = state.store.clone();
     let stored = row.clone();

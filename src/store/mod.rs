@@ -268,6 +268,14 @@ pub fn now() -> NaiveDateTime {
     Utc::now().naive_utc().trunc_subsecs(6)
 }
 
+/// The time `ms` (milliseconds since 1970, as `ServerClock` reads), as stored.
+pub fn at_ms(ms: u64) -> NaiveDateTime {
+    i64::try_from(ms)
+        .ok()
+        .and_then(chrono::DateTime::<Utc>::from_timestamp_millis)
+        .map_or_else(now, |t| t.naive_utc().trunc_subsecs(6))
+}
+
 impl Store {
     /// Connects, creating a SQLite file's folder if needed, runs pending migrations, and keys
     /// the names stored without a key (`names.rs`).

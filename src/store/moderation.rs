@@ -113,6 +113,10 @@ impl Store {
             if known == 0 {
                 return Err(StoreError::NotFound(format!("user `{user}`")));
             }
+            let room_known: i64 = rooms::table.find(room).count().get_result(conn)?;
+            if room_known == 0 {
+                return Err(StoreError::NotFound(format!("room `{room}`")));
+            }
             diesel::delete(room_bars::table.find((room, user))).execute(conn)?;
             diesel::insert_into(room_bars::table)
                 .values((

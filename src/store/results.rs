@@ -254,7 +254,10 @@ impl Store {
             .and_then(DateTime::<Utc>::from_timestamp_millis)
             .map_or(created, |t| t.naive_utc());
         let age = TimeDelta::seconds(i64::try_from(rules.new_account_secs).unwrap_or(i64::MAX));
-        if at.signed_duration_since(created) >= age || rules.new_account_games == 0 {
+        if rules.new_account_secs == 0
+            || rules.new_account_games == 0
+            || at.signed_duration_since(created) >= age
+        {
             return Ok(true);
         }
         let played: i64 = game_results::table

@@ -31,6 +31,7 @@ impl TestApp {
                 ("LOUNGE_DATABASE__URL", self.db.url_string()),
                 ("LOUNGE_DATABASE__MAX_CONNECTIONS", "4".to_owned()),
                 ("LOUNGE_HOUSE__ENDGAME_SEEDS", "6".to_owned()),
+                ("LOUNGE_AUTH__SECRET", super::app::TEST_SECRET.to_owned()),
             ]
             .into_iter()
             .map(|(k, v)| (k.to_owned(), v))
