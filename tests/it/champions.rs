@@ -532,6 +532,8 @@ async fn a_day_is_rebuilt_from_the_stored_games() {
         let date = today.format("%Y-%m-%d").to_string();
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_lounge"))
             .args(["champions", "rebuild", "--date", &date])
+            // Judged by the service's rules: every win counts here.
+            .envs(crate::helpers::wall::EVERY_WIN_COUNTS)
             .env("DATABASE_URL", app.db.url_string())
             .env("REDIS_URL", "redis://127.0.0.1:6379")
             .env("LOUNGE_CHAMPIONS__REDIS_KEY_PREFIX", &prefix)
