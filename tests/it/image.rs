@@ -107,6 +107,8 @@ fn the_binary_starts_and_serves_on_postgres_in_a_bare_bookworm_root() {
         .env_clear()
         .env("PATH", "/usr/sbin:/usr/bin:/sbin:/bin")
         .env("DATABASE_URL", db.url_string())
+        // PostgreSQL means several instances may share it: they must be given one secret.
+        .env("LOUNGE_AUTH__SECRET", crate::helpers::app::TEST_SECRET)
         .env("LOUNGE_LOG", "info")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
