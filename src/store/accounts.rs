@@ -6,7 +6,6 @@ use diesel::prelude::*;
 use serde::Serialize;
 
 use super::schema::{devices, hotel_accounts, passwords, refresh_credentials, users};
-use super::shop::ShopError;
 use super::{Store, StoreError, UserRow};
 use crate::common::UserId;
 
@@ -269,23 +268,8 @@ impl Store {
             if let Some(user) = known {
                 return Ok((user, false));
             }
-            // Keyed like every name: a hotel guest's name is one guest's too.
-            Store::insert_user_in(conn, fresh)?;
-            if grant > 0 {
-                Store::move_coins(
-                    conn,
-                    fresh.id.as_str(),
-                    grant,
-                    "welcome",
-                    "welcome to Lagos Hotel",
-                    None,
-                    None,
-                )
-                .map_err(|e| match e {
-                    ShopError::Store(e) => e,
-                    e => StoreError::Conflict(e.to_string()),
-                })?;
-            }
+            // Keyed like every name, with the welcome coins: a first visit is a sign-up.
+            Store::sign_up_in(conn, fresh, grant)?;
             diesel::insert_into(hotel_accounts::table)
                 .values((
                     hotel_accounts::issuer.eq(issuer),

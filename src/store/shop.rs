@@ -289,25 +289,28 @@ impl Store {
 
     /// A new user with the welcome grant in the ledger, in one transaction.
     pub fn sign_up(&self, user: &UserRow, grant: i64) -> Result<(), StoreError> {
-        self.write(|conn| {
-            Store::insert_user_in(conn, user)?;
-            if grant > 0 {
-                Store::move_coins(
-                    conn,
-                    user.id.as_str(),
-                    grant,
-                    "welcome",
-                    "welcome to Lagos Hotel",
-                    None,
-                    None,
-                )
-                .map_err(|e| match e {
-                    ShopError::Store(e) => e,
-                    e => StoreError::Conflict(e.to_string()),
-                })?;
-            }
-            Ok(())
-        })
+        self.write(|conn| Store::sign_up_in(conn, user, grant))
+    }
+
+    /// `sign_up` inside a transaction of the caller's (a hotel guest's first visit).
+    pub(crate) fn sign_up_in(conn: &mut Db, user: &UserRow, grant: i64) -> Result<(), StoreError> {
+        Store::insert_user_in(conn, user)?;
+        if grant > 0 {
+            Store::move_coins(
+                conn,
+                user.id.as_str(),
+                grant,
+                "welcome",
+                "welcome to Lagos Hotel",
+                None,
+                None,
+            )
+            .map_err(|e| match e {
+                ShopError::Store(e) => e,
+                e => StoreError::Conflict(e.to_string()),
+            })?;
+        }
+        Ok(())
     }
 
     /// A user's balance, or `None` for no such user.

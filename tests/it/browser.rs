@@ -5,20 +5,12 @@
 //! tracked `docs/screenshots/`: `LOUNGE_SCREENSHOTS=$PWD/docs/screenshots` refreshes those on
 //! purpose. The folder reaches `lounge.mjs` in the same variable.
 
-use std::path::Path;
-use std::process::Command;
-
+use crate::helpers::browser::run_e2e;
 use crate::server::TestApp;
 use crate::support::TestDb;
 
 #[actix_web::test]
 async fn two_people_play_a_whole_game_in_the_browser_an_onlooker_and_the_wall_follow() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let e2e = root.join("tests/e2e");
-    assert!(
-        e2e.join("node_modules/playwright-core").is_dir(),
-        "playwright-core is not installed: (cd tests/e2e && npm ci), as .ci/run does"
-    );
     let app = TestApp::spawn_with(
         TestDb::sqlite(),
         &[
@@ -29,26 +21,5 @@ async fn two_people_play_a_whole_game_in_the_browser_an_onlooker_and_the_wall_fo
         ],
     )
     .await;
-    let url = app.url("");
-    let shots = std::env::var_os("LOUNGE_SCREENSHOTS")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_TARGET_TMPDIR")).join("screenshots"));
-    // Node runs beside this test's server, on the blocking pool so the server keeps serving.
-    let output = actix_web::rt::task::spawn_blocking(move || {
-        Command::new("node")
-            .arg(e2e.join("lounge.mjs"))
-            .arg(url)
-            .env("LOUNGE_SCREENSHOTS", shots)
-            .output()
-    })
-    .await
-    .unwrap()
-    .expect("node runs (Node.js 20 is on these machines)");
-    let said = format!(
-        "{}\n{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    assert!(output.status.success(), "{said}");
-    assert!(said.contains("\nok"), "{said}");
+    run_e2e("lounge.mjs", vec![app.url("")]).await;
 }

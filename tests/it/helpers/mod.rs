@@ -3,6 +3,7 @@
 //! either kind (`db`), and positions and games for the engine's tests (`game`).
 
 pub mod app;
+pub mod browser;
 pub mod civility;
 pub mod db;
 pub mod floods;
