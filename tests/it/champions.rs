@@ -653,7 +653,13 @@ async fn the_display_page_and_its_live_stream_show_a_win_within_a_second() {
     }
     let (winner, _) = quick_win(&mut wa, &mut wb, &a, &b, "surulere-games-lounge-1").await;
     let ended = std::time::Instant::now();
-    let wall = next_event().await;
+    // The wall may be sent again unchanged first (a day filled from the store says so too).
+    let wall = loop {
+        let wall = next_event().await;
+        if wall["entries"].as_array().is_some_and(|e| !e.is_empty()) {
+            break wall;
+        }
+    };
     assert!(
         ended.elapsed() < Duration::from_secs(1),
         "{:?}",
