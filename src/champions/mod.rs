@@ -4,7 +4,9 @@
 //! results' outbox, so a Redis outage delays the wall and loses nothing. A day the wall lost
 //! (its marker gone) is filled again from the database before the wall answers or takes a win.
 
+mod boards;
 mod health;
+mod rebuild;
 mod wall;
 
 use std::sync::Arc;
@@ -15,13 +17,13 @@ use chrono_tz::Tz;
 use serde::Serialize;
 use tokio::sync::{broadcast, Notify};
 
+pub use boards::{HouseBoard, Uncounted, UncountedView};
+pub use rebuild::Rebuilt;
 pub use wall::{MemoryWall, Recorded, RedisWall, Standing, Wall, WallError, WinRecord};
 
-use crate::ayo::{Game, Pit, Side, Status};
 pub use crate::common::HotelDay;
 use crate::common::User;
-use crate::house::House;
-use crate::store::{blocking, GameResult, Store, StoreError, UserRow, WallReason, WallRules};
+use crate::store::{blocking, GameResult, Store, StoreError, UserRow, WallRules};
 use health::Health;
 
 /// A wall as the API shows it.
@@ -31,48 +33,6 @@ pub struct WallView {
     pub date: String,
     pub timezone: String,
     pub entries: Vec<Standing>,
-}
-
-/// The house board: wins against Baba Ayo today, a list a level.
-#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
-pub struct HouseBoard {
-    pub date: String,
-    pub timezone: String,
-    /// `easy`, `normal`, `champion`: people ranked by wins, then the seeds in those wins.
-    #[schema(value_type = Object)]
-    pub levels: std::collections::BTreeMap<String, Vec<Standing>>,
-}
-
-/// A day's wins that did not count for the wall, and why: a winner a line, most first.
-#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
-pub struct UncountedView {
-    pub date: String,
-    pub timezone: String,
-    pub entries: Vec<Uncounted>,
-}
-
-/// One winner's wins that did not count on a day.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
-pub struct Uncounted {
-    #[schema(value_type = Object)]
-    pub user: User,
-    /// Wins that did not count.
-    pub wins: u32,
-    /// How many for each reason (`too_few_moves`, `new_account`, `new_opponent`,
-    /// `per_opponent_cap`).
-    #[schema(value_type = Object)]
-    pub reasons: std::collections::BTreeMap<WallReason, u32>,
-}
-
-/// What `lounge champions rebuild` did.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct Rebuilt {
-    pub date: String,
-    /// Results found again from stored games that had none.
-    pub recovered: usize,
-    /// Results whose counting changed under the per-opponent cap.
-    pub recounted: usize,
-    pub counted: usize,
 }
 
 /// The champions service.
@@ -393,44 +353,6 @@ impl Champions {
         })
     }
 
-    /// A day's wins between people that did not count for the wall, a winner a line (most
-    /// first, `limit` lines), with why; from the database.
-    pub async fn uncounted(
-        &self,
-        day: NaiveDate,
-        limit: usize,
-    ) -> Result<UncountedView, StoreError> {
-        let store = self.store.clone();
-        let results = blocking(move || store.results_of_day(day)).await?;
-        let mut by_winner: std::collections::HashMap<String, Uncounted> = Default::default();
-        for (result, winner) in &results {
-            let Some(reason) = result.reason().filter(|r| *r != WallReason::House) else {
-                continue;
-            };
-            let line = by_winner
-                .entry(result.winner_id.clone())
-                .or_insert_with(|| Uncounted {
-                    user: User {
-                        id: winner.id.clone(),
-                        name: winner.name.clone(),
-                        house: false,
-                    },
-                    wins: 0,
-                    reasons: Default::default(),
-                });
-            line.wins += 1;
-            *line.reasons.entry(reason).or_default() += 1;
-        }
-        let mut entries: Vec<_> = by_winner.into_values().collect();
-        entries.sort_by(|a, b| b.wins.cmp(&a.wins).then(a.user.id.cmp(&b.user.id)));
-        entries.truncate(limit);
-        Ok(UncountedView {
-            date: day.format("%Y-%m-%d").to_string(),
-            timezone: self.clock.tz.name().to_owned(),
-            entries,
-        })
-    }
-
     /// A day's wall ranked from the stored results, as the wall would rank them.
     async fn ranked_from_results(
         &self,
@@ -463,136 +385,6 @@ impl Champions {
             seeds: result.seeds.max(0) as u32,
             at_ms: self.clock.ms_since_start(day, ended),
         }
-    }
-
-    /// Wins against Baba Ayo on `day`, a board a level, scored by the seeds collected in
-    /// the wins (then wins, then who got there first).
-    pub async fn house_board(
-        &self,
-        day: NaiveDate,
-        limit: usize,
-    ) -> Result<HouseBoard, StoreError> {
-        let store = self.store.clone();
-        let results = blocking(move || store.results_of_day(day)).await?;
-        let mut levels = std::collections::BTreeMap::new();
-        for level in crate::ayo::house::Level::ALL {
-            let name = level.name().to_owned();
-            // No cap: the house does not farm.
-            let board = MemoryWall::new(u32::MAX, 1);
-            for (result, winner) in &results {
-                if result.house_level.as_deref() == Some(name.as_str()) && !winner.house {
-                    board.record(&self.win_record(result, winner));
-                }
-            }
-            levels.insert(name, board.top_by_seeds(day, limit));
-        }
-        Ok(HouseBoard {
-            date: day.format("%Y-%m-%d").to_string(),
-            timezone: self.clock.tz.name().to_owned(),
-            levels,
-        })
-    }
-
-    /// Recomputes a day from the stored games: results missing for games won that day are
-    /// found again by replaying their moves, the per-opponent cap is applied again in the
-    /// order the games ended, and the day's wall is written afresh.
-    pub async fn rebuild(&self, day: NaiveDate) -> Result<Rebuilt, RebuildError> {
-        let mut report = Rebuilt {
-            date: day.format("%Y-%m-%d").to_string(),
-            ..Rebuilt::default()
-        };
-        let (from, to) = self.clock.window(day);
-        let store = self.store.clone();
-        let missing =
-            blocking(move || store.won_games_without_result(from.naive_utc(), to.naive_utc()))
-                .await?;
-        for game in missing {
-            let store = self.store.clone();
-            let moves = {
-                let id = game.id.clone();
-                blocking(move || store.moves(&id)).await?
-            };
-            // Abandoned before the first move: no result.
-            if moves.is_empty() {
-                continue;
-            }
-            let replayed = Game::replay(game.rules, moves.iter().filter_map(|&n| Pit::new(n)))
-                .map_err(|(ply, e)| {
-                    RebuildError::Replay(game.id.to_string(), format!("ply {ply}: {e}"))
-                })?;
-            let (winner, loser) = match game.status {
-                Status::SouthWon => (Side::South, Side::North),
-                _ => (Side::North, Side::South),
-            };
-            let ids = [game.south_id.clone(), game.north_id.clone()];
-            let house_level = ids
-                .iter()
-                .find_map(|id| House::level_of(id.as_str()))
-                .map(|l| l.name().to_owned());
-            let ended = game.ended_at.unwrap_or(from.naive_utc());
-            let win = crate::store::Win {
-                winner_id: ids[winner.index()].to_string(),
-                loser_id: ids[loser.index()].to_string(),
-                seeds: replayed.position().stores()[winner.index()],
-                house_level,
-                plies: replayed.ply(),
-                ended_ms: u64::try_from(ended.and_utc().timestamp_millis()).unwrap_or(0),
-            };
-            // Judged as when it ended (the cap below); nothing is stored to say otherwise.
-            let (store, rules) = (self.store.clone(), self.rules);
-            let reason = {
-                let win = win.clone();
-                blocking(move || store.judge_found(&win, &rules)).await?
-            };
-            let result = GameResult {
-                game_id: game.id.to_string(),
-                day: report.date.clone(),
-                winner_id: win.winner_id,
-                loser_id: win.loser_id,
-                seeds: i32::from(win.seeds),
-                // Decided below with the cap; until then nothing waits for the wall.
-                counts: false,
-                house_level: win.house_level,
-                ended_at: ended,
-                walled_at: Some(ended),
-                wall_reason: reason.map(|r| r.word().to_owned()),
-            };
-            let store = self.store.clone();
-            if blocking(move || store.insert_result(&result)).await? {
-                report.recovered += 1;
-            }
-        }
-        // The cap again, in the order the games ended; the database first, then the wall.
-        // What was judged when a game ended (moves, accounts) stands: only the cap is counted
-        // again.
-        let store = self.store.clone();
-        let results = blocking(move || store.results_of_day(day)).await?;
-        let mut pairs: std::collections::HashMap<(String, String), u32> = Default::default();
-        for (result, winner) in &results {
-            let before_cap = if result.house_level.is_some() || winner.house {
-                Some(WallReason::House)
-            } else {
-                result.reason().filter(|r| *r != WallReason::PerOpponentCap)
-            };
-            let n = pairs
-                .entry((result.winner_id.clone(), result.loser_id.clone()))
-                .or_default();
-            if before_cap.is_none() {
-                *n += 1;
-            }
-            let reason = before_cap.or((*n > self.rules.cap).then_some(WallReason::PerOpponentCap));
-            let counts = reason.is_none();
-            if counts != result.counts || reason != result.reason() {
-                report.recounted += 1;
-                let (store, id) = (self.store.clone(), result.game_id.clone());
-                blocking(move || store.set_counts(&id, counts, reason)).await?;
-            }
-        }
-        report.counted = self.refill(day).await?;
-        let store = self.store.clone();
-        let ids: Vec<String> = results.iter().map(|(r, _)| r.game_id.clone()).collect();
-        blocking(move || store.walled(&ids)).await?;
-        Ok(report)
     }
 }
 
