@@ -356,6 +356,7 @@ pub struct SignInRequest {
     responses(
         (status = 200, body = Grant),
         (status = 401, description = "sign_in_failed: the name or the password is wrong", body = ErrorBody),
+        (status = 429, description = "rate_limited: too many sign-ins from this address", body = ErrorBody),
     )
 )]
 #[post("/auth/sign-in")]
@@ -408,6 +409,8 @@ pub struct HotelRequest {
         (status = 400, description = "invalid_name: no usable name", body = ErrorBody),
         (status = 401, description = "sign_in_failed: the hotel's token is not valid", body = ErrorBody),
         (status = 404, description = "the hotel's sign-in is not configured", body = ErrorBody),
+        (status = 409, description = "name_taken, name_reserved: send another `name`", body = ErrorBody),
+        (status = 429, description = "rate_limited: too many sign-ups from this address", body = ErrorBody),
     )
 )]
 #[post("/auth/hotel")]
