@@ -1,11 +1,28 @@
-//! The hotel web client, served by the binary itself (no CDN): `cargo run` and a browser are
-//! all anyone needs.
+//! The hotel web client, served by the binary itself (no CDN, no build step): `cargo run` and
+//! a browser are all anyone needs. The script is a set of ES modules under `/js/`.
 
-use actix_web::{get, HttpResponse};
+use actix_web::{get, http::header, web, HttpResponse};
+
+use super::error::ApiError;
 
 const INDEX: &str = include_str!("../../web/index.html");
-const SCRIPT: &str = include_str!("../../web/app.js");
 const STYLE: &str = include_str!("../../web/style.css");
+const FAVICON: &str = include_str!("../../web/favicon.svg");
+
+/// The client's modules, by file name (`web/js/`).
+const MODULES: &[(&str, &str)] = &[
+    ("main.js", include_str!("../../web/js/main.js")),
+    ("state.js", include_str!("../../web/js/state.js")),
+    ("connection.js", include_str!("../../web/js/connection.js")),
+    ("room.js", include_str!("../../web/js/room.js")),
+    ("board.js", include_str!("../../web/js/board.js")),
+    ("sowing.js", include_str!("../../web/js/sowing.js")),
+    ("match.js", include_str!("../../web/js/match.js")),
+    ("home.js", include_str!("../../web/js/home.js")),
+    ("shop.js", include_str!("../../web/js/shop.js")),
+    ("rules.js", include_str!("../../web/js/rules.js")),
+    ("ui.js", include_str!("../../web/js/ui.js")),
+];
 
 /// The hotel web client.
 #[utoipa::path(tag = "web", responses((status = 200, description = "the web client", content_type = "text/html")))]
@@ -16,13 +33,26 @@ pub async fn index() -> HttpResponse {
         .body(INDEX)
 }
 
-/// The web client's script.
-#[utoipa::path(tag = "web", responses((status = 200, description = "JavaScript", content_type = "text/javascript")))]
-#[get("/app.js")]
-pub async fn script() -> HttpResponse {
-    HttpResponse::Ok()
-        .content_type("text/javascript; charset=utf-8")
-        .body(SCRIPT)
+/// One of the web client's modules.
+#[utoipa::path(
+    tag = "web",
+    params(("module" = String, Path, description = "a module's file name, such as main.js")),
+    responses(
+        (status = 200, description = "JavaScript (an ES module)", content_type = "text/javascript"),
+        (status = 404, description = "no such module")
+    )
+)]
+#[get("/js/{module}")]
+pub async fn module(name: web::Path<String>) -> Result<HttpResponse, ApiError> {
+    match MODULES.iter().find(|(file, _)| *file == name.as_str()) {
+        Some((_, text)) => Ok(HttpResponse::Ok()
+            .content_type("text/javascript; charset=utf-8")
+            // Modules of one build go together: a browser asks again each time (an ETag-less
+            // revalidation costs a few kilobytes) rather than mix two versions.
+            .insert_header((header::CACHE_CONTROL, "no-cache"))
+            .body(*text)),
+        None => Err(ApiError::NotFound(format!("no such module: {name}"))),
+    }
 }
 
 /// The web client's style sheet.
@@ -32,4 +62,14 @@ pub async fn style() -> HttpResponse {
     HttpResponse::Ok()
         .content_type("text/css; charset=utf-8")
         .body(STYLE)
+}
+
+/// The hotel's icon, for the browser's tab.
+#[utoipa::path(tag = "web", responses((status = 200, description = "SVG", content_type = "image/svg+xml")))]
+#[get("/favicon.svg")]
+pub async fn favicon() -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type("image/svg+xml")
+        .insert_header((header::CACHE_CONTROL, "max-age=86400"))
+        .body(FAVICON)
 }

@@ -123,8 +123,9 @@ pub fn routes(cfg: &mut ServiceConfig<'_>) {
     .service(ws::connect)
     .service(champions::display)
     .service(client::index)
-    .service(client::script)
+    .service(client::module)
     .service(client::style)
+    .service(client::favicon)
     .service(
         scope::scope("/api/v1")
             .service(openapi_json)

@@ -191,6 +191,9 @@ pub struct TableGame {
     pub number: u8,
     /// Its clocks, `null` without one (an addition).
     pub clock: Option<ClockView>,
+    /// The pits sown so far, South's first (an addition): a client that comes back mid-game
+    /// shows the move list and the last move from them.
+    pub moves: Vec<crate::ayo::Pit>,
 }
 
 /// A game's two clocks as clients see them (an addition): the time each side has left at
@@ -311,6 +314,8 @@ pub enum ServerMessage {
         room: RoomId,
         /// How the match would be played (an addition).
         settings: MatchSettings,
+        /// When it runs out unanswered, server ms (an addition).
+        expires_at: u64,
     },
     /// To the one who invited (an addition): the invitation's id, for the record.
     InvitationSent {

@@ -167,6 +167,7 @@ try {
 
   step("Ade resigns game 1, presses start for game 2");
   await ade.locator("#resign", { hasText: "Resign game" }).click();
+  await ade.locator("#resign", { hasText: "Really resign?" }).click();
   await series.filter({ hasText: /Baba Ayo 1 –|– 1 Baba Ayo/ }).waitFor();
   await series.filter({ hasText: "game 2" }).waitFor();
   const start = ade.locator("#start-game", { hasText: "Start game 2" });
@@ -182,6 +183,7 @@ try {
 
   step("Ade resigns the match; Baba Ayo wins it, a rematch is on offer");
   await ade.locator("#resign-match").click();
+  await ade.locator("#resign-match", { hasText: "Resign the whole match?" }).click();
   await ade.getByTestId("match-result").filter({ hasText: /Baba Ayo wins the match 2–0/ }).waitFor();
   await ade.locator("#rematch", { hasText: "Rematch" }).waitFor();
   await chidi.getByTestId("match-result").filter({ hasText: /Baba Ayo wins the match/ }).waitFor();

@@ -33,3 +33,4 @@ mod store;
 mod supervision;
 mod support;
 mod wall;
+mod web_client;

@@ -394,6 +394,7 @@ impl Table {
                 state: g.game.state(),
                 number: g.number,
                 clock: ClockView::of(g.clocks.as_ref(), now),
+                moves: g.game.moves().to_vec(),
             }),
             version: self.version,
             settings: self.settings,

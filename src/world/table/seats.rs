@@ -169,6 +169,7 @@ impl Table {
             );
         }
         let settings = self.settings;
+        let expires_ms = self.now.saturating_add(self.timing.invitation_ms);
         fx.tell(
             &to,
             ServerMessage::Invitation {
@@ -177,6 +178,7 @@ impl Table {
                 table: self.id.clone(),
                 room: self.room.clone(),
                 settings,
+                expires_at: expires_ms,
             },
         );
         fx.tell(
@@ -193,7 +195,7 @@ impl Table {
             from,
             to,
             settings,
-            expires_ms: self.now.saturating_add(self.timing.invitation_ms),
+            expires_ms,
         });
         Ok(())
     }

@@ -1,0 +1,167 @@
+// The way to the server: HTTP calls with the access token (refreshed when it ends), the
+// sign-in grant and its refresh credential, and the WebSocket, opened with a single-use ticket
+// so no token ever sits in a URL (Chromium prints a failed socket's URL in the console).
+
+import { $, state } from "./state.js";
+import { notice } from "./ui.js";
+
+// What the other modules do with what arrives; set by main.js (no import cycle).
+export const hooks = { receive: () => {}, signedOut: () => {} };
+
+export async function api(method, path, body, headers = {}, retried = false) {
+  const response = await fetch("/api/v1" + path, {
+    method,
+    headers: {
+      ...(body ? { "Content-Type": "application/json" } : {}),
+      ...(state.token ? { Authorization: "Bearer " + state.token } : {}),
+      ...headers,
+    },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const data = response.status === 204 ? null : await response.json().catch(() => null);
+  if (response.status === 401 && data && data.error && data.error.code === "token_expired" && !retried && state.refresh) {
+    // The short-lived token ran out: refresh it once and ask again.
+    if (await refreshToken()) return api(method, path, body, headers, true);
+  }
+  if (!response.ok) {
+    const error = new Error((data && data.error && data.error.message) || response.statusText);
+    error.code = data && data.error && data.error.code;
+    error.status = response.status;
+    throw error;
+  }
+  return data;
+}
+
+// A sign-in answers an access token (an hour) and this device's refresh credential, kept in
+// localStorage: the client refreshes before the token ends and at every start, so a guest comes
+// back as the same avatar after a week away or a browser restart.
+
+/// Keeps a grant (`{token, expires_in, refresh, user}`) and plans the next refresh.
+export function adopt(answer) {
+  state.token = answer.token;
+  state.user = answer.user;
+  state.refresh = answer.refresh;
+  localStorage.setItem("lounge.token", answer.token);
+  localStorage.setItem("lounge.user", JSON.stringify(answer.user));
+  localStorage.setItem("lounge.refresh", answer.refresh);
+  clearTimeout(state.refreshTimer);
+  // At four fifths of its life, so a slow network still beats the end.
+  state.refreshTimer = setTimeout(refreshToken, answer.expires_in * 800);
+}
+
+/// Takes the grant another tab of this browser stored: true when there is a newer one than
+/// `spent`.
+function adoptStored(spent) {
+  const refresh = localStorage.getItem("lounge.refresh");
+  const token = localStorage.getItem("lounge.token");
+  if (!refresh || refresh === spent || !token) return false;
+  state.refresh = refresh;
+  state.token = token;
+  state.user = JSON.parse(localStorage.getItem("lounge.user") || "null") || state.user;
+  clearTimeout(state.refreshTimer);
+  state.refreshTimer = setTimeout(refreshToken, 60000);
+  return true;
+}
+
+/// Exchanges the refresh credential for a new token and credential; false (signed out) when it
+/// is refused. The tabs of one browser share the credential, and presenting a spent one signs
+/// the device out: so one tab refreshes at a time (a mark in localStorage, no Web Locks, which
+/// need a secure origin), and a tab that finds the credential already renewed takes the
+/// other's grant instead.
+export async function refreshToken() {
+  await new Promise((done) => setTimeout(done, Math.random() * 200));
+  let refresh = localStorage.getItem("lounge.refresh");
+  if (!refresh) return false;
+  const busy = Number(localStorage.getItem("lounge.refreshing") || 0);
+  if (busy > Date.now()) {
+    await new Promise((done) => setTimeout(done, Math.min(5000, busy - Date.now()) + 100));
+    if (adoptStored(refresh)) return true;
+    refresh = localStorage.getItem("lounge.refresh");
+    if (!refresh) return false;
+  }
+  localStorage.setItem("lounge.refreshing", String(Date.now() + 5000));
+  try {
+    const response = await fetch("/api/v1/auth/refresh", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ refresh }),
+    });
+    if (response.ok) {
+      adopt(await response.json());
+      return true;
+    }
+    if (response.status === 401) {
+      if (adoptStored(refresh)) return true;
+      signOut("Your session ended: sign in again.");
+      return false;
+    }
+  } catch (e) {
+    // Offline: try again in a while, with the token we hold.
+  } finally {
+    localStorage.removeItem("lounge.refreshing");
+  }
+  clearTimeout(state.refreshTimer);
+  state.refreshTimer = setTimeout(refreshToken, 30000);
+  return Boolean(state.token);
+}
+
+/// Forgets this browser's grant and shows the sign-in card with `text`.
+export function signOut(text) {
+  localStorage.removeItem("lounge.token");
+  localStorage.removeItem("lounge.user");
+  localStorage.removeItem("lounge.refresh");
+  clearTimeout(state.refreshTimer);
+  state.refresh = null;
+  state.token = null;
+  const ws = state.ws;
+  state.ws = null;
+  if (ws) ws.close();
+  hooks.signedOut();
+  $("signin-error").textContent = text;
+}
+
+/// Opens the socket and enters `room` (its snapshot brings the tables, games, seats and chat
+/// back). A refused ticket or token signs out; anything else retries, slower each time.
+export async function connect(room) {
+  let ticket;
+  try {
+    ticket = (await api("POST", "/auth/ws-ticket")).ticket;
+  } catch (e) {
+    if (e.status === 401) return signOut("Your session ended: sign in again.");
+    if (e.code === "banned") return signOut(e.message);
+    return retry(room);
+  }
+  const scheme = location.protocol === "https:" ? "wss" : "ws";
+  const ws = new WebSocket(`${scheme}://${location.host}/ws?ticket=${encodeURIComponent(ticket)}`);
+  state.ws = ws;
+  ws.onopen = () => {
+    state.retries = 0;
+    send({ type: "enter", room });
+  };
+  ws.onmessage = (event) => hooks.receive(JSON.parse(event.data));
+  ws.onclose = (event) => {
+    if (state.ws !== ws || state.replaced) return;
+    // Closed on purpose (flooding, a ban): the reason says which, and no retry helps.
+    if (event.code === 1008) return notice(`Disconnected: ${event.reason || "too many messages"}.`, { ms: 0 });
+    retry(state.room ? state.room.id : room);
+  };
+}
+
+function retry(room) {
+  const wait = Math.min(30000, 1500 * 2 ** state.retries);
+  state.retries += 1;
+  notice(`Connection lost; reconnecting in ${Math.round(wait / 1000)} s…`, { ms: wait });
+  setTimeout(() => { if (state.token) connect(room); }, wait);
+}
+
+export function send(message) {
+  if (state.ws && state.ws.readyState === WebSocket.OPEN) {
+    message.ref = ++state.ref;
+    state.ws.send(JSON.stringify(message));
+  }
+}
+
+/// Goes to another room on the open socket (the room answers with its snapshot).
+export function enter(room) {
+  send({ type: "enter", room });
+}

@@ -1,0 +1,88 @@
+// The hotel web client: the reference client of the lounge protocol (docs/protocol.md).
+// ES modules, no build step, nothing from a CDN:
+//   state.js       what the client holds, the server's clock
+//   connection.js  HTTP, the sign-in grant and its refresh, the WebSocket (by ticket)
+//   room.js        what the server says, the room, its tables, chat, the rooms menu
+//   board.js       the board, sowing shown, the last move, the move list
+//   sowing.js      what a move does under every rule (pure; checked against the engine)
+//   match.js       the match, clocks, results, invitations, draws
+//   home.js        invitations home, visits, blocks
+//   shop.js        the shop, the apartment's door, the account
+//   rules.js       how to play at a table
+//   ui.js          buttons, notices, the tab title, sound
+
+import { $, state } from "./state.js";
+import { api, adopt, refreshToken, signOut, connect, hooks, enter } from "./connection.js";
+import { receive, loadRooms, watch } from "./room.js";
+import { loadBlocks } from "./home.js";
+import { showShop } from "./shop.js";
+import { showSoundSetting } from "./ui.js";
+
+hooks.receive = receive;
+hooks.signedOut = () => {
+  state.room = null;
+  state.tables = new Map();
+  state.watching = null;
+  $("nav").hidden = true;
+  $("account").hidden = true;
+  $("lounge").hidden = true;
+  $("shop").hidden = true;
+  $("signin").hidden = false;
+  document.title = "Lagos Hotel · Surulere Games Lounge";
+};
+
+async function start() {
+  $("signin").hidden = true;
+  $("nav").hidden = false;
+  $("account").hidden = false;
+  $("lounge").hidden = false;
+  $("me").textContent = state.user.name;
+  showSoundSetting();
+  await loadBlocks();
+  loadRooms();
+  connect(state.lastRoom);
+}
+
+$("signin-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  $("signin-error").textContent = "";
+  try {
+    adopt(await api("POST", "/auth/guest", { name: $("name").value }));
+    start();
+  } catch (e) {
+    $("signin-error").textContent = e.message;
+  }
+});
+
+$("password-signin-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  $("signin-error").textContent = "";
+  try {
+    adopt(await api("POST", "/auth/sign-in", { name: $("signin-name").value, password: $("signin-password").value }));
+    $("signin-password").value = "";
+    start();
+  } catch (e) {
+    $("signin-error").textContent = e.message;
+  }
+});
+
+$("go-home").addEventListener("click", () => enter("apartment-" + state.user.id));
+$("go-shop").addEventListener("click", showShop);
+
+// Signing out on a shared lobby computer: this device's refresh credential stops working on
+// the server too, and nothing of the guest stays in the browser.
+$("nav-sign-out").addEventListener("click", async () => {
+  try { await api("POST", "/auth/sign-out"); } catch (e) { /* signed out here either way */ }
+  watch(null);
+  signOut("You are signed out.");
+});
+
+// At start: a new token from the refresh credential (the old one may have expired while the
+// browser was closed), then in, back in the room (and at the board) one was in.
+(async () => {
+  if (localStorage.getItem("lounge.refresh")) {
+    if (await refreshToken()) start();
+  } else if (state.token && state.user) {
+    start();
+  }
+})();

@@ -1,0 +1,497 @@
+// The room: what the server says (one handler per message), who is in it, its tables as
+// cards, its chat, and the hotel's rooms in the menu.
+
+import { $, state, LEVELS, CLOCKS, BEST_OF, VERSIONED, LOUNGE, noteServerTime, timeOf, seatAt, mySeat, matchInPlay } from "./state.js";
+import { api, send, connect, enter } from "./connection.js";
+import { button, option, notice, moderation } from "./ui.js";
+import { showBoard, animate } from "./board.js";
+import {
+  parseClock, controlText, bestOfText, scoreText, resultText,
+  showInvitation, dropInvitation, showDrawOffer, dropDrawOffer,
+} from "./match.js";
+import { presetName, howToPlay } from "./rules.js";
+import { renderOccupant, showHomeInvitation, meet } from "./home.js";
+
+/// A table event that is not newer than what the client holds is old news (a move sent
+/// again gets its answer again): dropped. One that skips versions asks for what was missed.
+function fresh(m) {
+  const table = state.tables.get(m.table || m.id);
+  if (!table || typeof m.version !== "number") return true;
+  if (m.version <= table.version) return false;
+  if (m.version > table.version + 1) {
+    send({ type: "sync", table: table.id, version: table.version });
+    return false;
+  }
+  return true;
+}
+
+const handlers = {
+  replaced() {
+    state.replaced = true;
+    notice("You opened the lounge somewhere else.", { ms: 0 });
+    $("invitations").replaceChildren(button("Use it here", () => {
+      state.replaced = false;
+      $("invitations").replaceChildren();
+      connect(state.room ? state.room.id : state.lastRoom);
+    }));
+  },
+  server_closing() {
+    notice("The lounge is restarting; back in a moment…");
+  },
+  missed(m) {
+    if (m.resync && m.snapshot) {
+      state.tables.set(m.table, m.snapshot);
+      renderTables();
+      if (m.table === state.watching) showBoard();
+      noteServerTime(m.snapshot.server_time);
+    } else {
+      for (const event of m.events) receive(event);
+    }
+  },
+  welcome(m) {
+    state.user = m.user;
+  },
+  room(m) {
+    const again = state.room && state.room.id === m.room.id;
+    state.room = m.room;
+    state.lastRoom = m.room.id;
+    localStorage.setItem("lounge.room", m.room.id);
+    state.occupants = new Map(m.occupants.map((u) => [u.id, u]));
+    state.tables = new Map(m.tables.map((t) => [t.id, t]));
+    state.away = new Map((m.away || []).map((a) => [a.user.id, a]));
+    for (const t of m.tables) noteServerTime(t.server_time);
+    state.moving = false;
+    state.animation = null;
+    $("room-name").textContent = m.room.name;
+    showSlowMode(m.slow_mode);
+    showChat(m.chat, again);
+    $("shop").hidden = true;
+    $("lounge").hidden = false;
+    // Back in the room (a reload, a new tab, a reconnect): at one's own board first.
+    const own = [...state.tables.values()].find((t) => seatAt(t) && (matchInPlay(t) || (t.game && t.game.state.status === "playing")));
+    if (own) state.watching = own.id;
+    else if (!state.tables.has(state.watching)) state.watching = null;
+    renderRoom();
+    renderRooms();
+  },
+  room_changed(m) {
+    state.room = m.room;
+    $("room-name").textContent = m.room.name;
+    renderRooms();
+  },
+  occupant_joined(m) {
+    state.occupants.set(m.user.id, m.user);
+    renderOccupants();
+    renderTables();
+  },
+  occupant_left(m) {
+    state.occupants.delete(m.user.id);
+    renderOccupants();
+    renderTables();
+  },
+  away(m) {
+    state.away.set(m.user.id, m);
+    tickBoard();
+  },
+  back(m) {
+    state.away.delete(m.user.id);
+    tickBoard();
+  },
+  table(m) {
+    state.tables.set(m.id, m);
+    renderTables();
+    if (m.id === state.watching && !state.animation) showBoard();
+  },
+  table_removed(m) {
+    state.tables.delete(m.table);
+    if (state.watching === m.table) watch(null);
+    renderTables();
+  },
+  game_started(m) {
+    const table = state.tables.get(m.table);
+    if (table) {
+      table.game = { id: m.game_id, players: m.players, state: m.state, clock: m.clock, number: m.match ? m.match.game : 1, moves: [] };
+      table.match = m.match || table.match;
+      table.version = m.version;
+    }
+    dropDrawOffer(m.table);
+    const mine = [m.players.south.id, m.players.north.id].includes(state.user.id);
+    if (mine || !state.watching) watch(m.table);
+    renderTables();
+    if (m.table === state.watching) {
+      $("result").textContent = "";
+      showBoard();
+    }
+  },
+  game_state(m) {
+    const table = state.tables.get(m.table);
+    if (!table || !table.game) return;
+    const before = table.game.state;
+    table.game.state = m.state;
+    table.game.clock = m.clock;
+    table.game.moves = [...(table.game.moves || []), m.last_move.pit];
+    table.game.last = null;
+    table.version = m.version;
+    if (m.last_move.seat === mySeat(table)) state.moving = false;
+    dropDrawOffer(m.table);
+    if (m.table === state.watching) animate(table, before, m);
+  },
+  game_over(m) {
+    const table = state.tables.get(m.table);
+    if (table && table.game) {
+      table.game.state = m.state;
+      table.game.clock = m.clock;
+    }
+    if (table) {
+      table.version = m.version;
+      if (m.match) table.match = m.match;
+    }
+    state.moving = false;
+    dropDrawOffer(m.table);
+    if (m.table === state.watching) {
+      const finish = () => {
+        showBoard();
+        $("result").textContent = resultText(m);
+      };
+      if (state.animation) state.animation.then = finish; else finish();
+    }
+    renderTables();
+  },
+  match_state(m) {
+    // Between games: a start pressed, a game lost by not pressing it, the wait begun.
+    const table = state.tables.get(m.table);
+    if (!table) return;
+    table.match = m.match;
+    table.version = m.version;
+    renderTables();
+    if (m.table === state.watching && !state.animation) showBoard();
+  },
+  match_over(m) {
+    const table = state.tables.get(m.table);
+    if (!table) return;
+    table.match = m.match;
+    table.version = m.version;
+    dropDrawOffer(m.table);
+    renderTables();
+    // The board shows the result once the last sowing has been shown.
+    if (m.table === state.watching && !state.animation) showBoard();
+  },
+  rematch_offered(m) {
+    notice(`${m.from.name} wants a rematch.`);
+    if (m.table === state.watching && !state.animation) showBoard();
+  },
+  invitation: showInvitation,
+  invitation_sent() {
+    notice("Invitation sent.");
+  },
+  invitation_declined(m) {
+    notice("The invitation was declined.");
+    dropInvitation(m.id);
+  },
+  invitation_expired(m) {
+    const why = {
+      settings_changed: "Withdrawn: the host chose other match settings.",
+      withdrawn: "Withdrawn: the host stood up or went.",
+      table_changed: "Withdrawn: the table changed.",
+    }[m.reason] || "This invitation expired.";
+    dropInvitation(m.id, why);
+    notice(why.replace(/^Withdrawn/, "An invitation was withdrawn").replace(/^This invitation/, "An invitation"));
+  },
+  home_invitation: showHomeInvitation,
+  draw_offered: showDrawOffer,
+  draw_declined(m) {
+    notice(m.scope === "match" ? "The offer to draw the match was declined." : "The draw offer was declined.");
+  },
+  chat(m) {
+    addChatLine(m);
+    $("chat").scrollTop = $("chat").scrollHeight;
+  },
+  // Civility: what moderation looks like to a guest.
+  chat_removed(m) {
+    $("chat").querySelector(`[data-line="${m.id}"]`)?.remove();
+  },
+  slow_mode: showSlowMode,
+  muted(m) {
+    moderation(m.until
+      ? `You are muted until ${timeOf(m.until)}${m.reason ? ": " + m.reason : ""}.`
+      : "You may chat again.");
+  },
+  put_out(m) {
+    moderation(`You were put out of ${state.room ? state.room.name : "the room"}${m.reason ? ": " + m.reason : ""}. You may come back at ${timeOf(m.until)}.`);
+    state.room = null;
+    state.occupants = new Map();
+    state.tables = new Map();
+    watch(null);
+    $("lounge").hidden = true;
+  },
+  room_closing() {
+    notice("This room is closing after the games in play.", { ms: 0 });
+  },
+  room_closed(m) {
+    notice("This room has closed.");
+    state.tables = new Map();
+    watch(null);
+    loadRooms();
+    enter(m.room === LOUNGE ? "gist-lounge" : LOUNGE);
+  },
+  error(m) {
+    // Every refusal says why in words (bad_settings, not_between_games, time_out,
+    // no_rematch, rematch_void, ...): shown as it comes.
+    state.moving = false;
+    notice(m.message);
+    // A refused choice (bad_settings, ...) shows the table's settings again.
+    renderTables();
+    if (state.watching && !state.animation) showBoard();
+  },
+};
+
+export function receive(m) {
+  if (VERSIONED.includes(m.type) && !fresh(m)) return;
+  noteServerTime(m.server_time);
+  if (m.clock) noteServerTime(m.clock.server_time);
+  const handle = handlers[m.type];
+  if (handle) handle(m);
+}
+
+function tickBoard() {
+  if (state.watching && !state.animation) showBoard();
+}
+
+function renderRoom() {
+  renderOccupants();
+  renderTables();
+  showBoard();
+}
+
+function renderOccupants() {
+  $("occupants").replaceChildren(...[...state.occupants.values()].map(renderOccupant));
+  meet(state.occupants.values());
+}
+
+// ---- Chat ---------------------------------------------------------------------------------------
+
+function addChatLine(m) {
+  if ($("chat").querySelector(`[data-line="${m.id}"]`)) return;
+  const li = document.createElement("li");
+  const who = document.createElement("b");
+  who.textContent = `${m.user.name}: `;
+  li.append(who, m.text);
+  li.dataset.line = m.id;
+  $("chat").appendChild(li);
+}
+
+/// The room's recent lines (the snapshot's `chat`): what a reloaded page had seen. Entering
+/// the room one is in again keeps the lines shown.
+function showChat(lines, again) {
+  if (!again) $("chat").replaceChildren();
+  for (const line of lines || []) addChatLine(line);
+  $("chat").scrollTop = $("chat").scrollHeight;
+}
+
+$("chat-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const text = $("chat-text").value.trim();
+  if (text) send({ type: "chat", text });
+  $("chat-text").value = "";
+});
+
+function showSlowMode(slow) {
+  const on = slow && slow.seconds > 0;
+  $("slow-mode").hidden = !on;
+  if (on) {
+    $("slow-mode").textContent = `Slow mode: one line every ${slow.seconds} s` +
+      (slow.auto ? ` (the room is busy, until ${timeOf(slow.until)})` : "");
+  }
+}
+
+// ---- The hotel's rooms --------------------------------------------------------------------------
+
+/// The public rooms, from the server: those an operator made too.
+export async function loadRooms() {
+  try {
+    state.rooms = (await api("GET", "/rooms")).rooms;
+  } catch (e) { /* the menu keeps what it had */ }
+  renderRooms();
+}
+
+function renderRooms() {
+  const rooms = state.rooms.length ? state.rooms : [{ id: LOUNGE, name: "Surulere Games Lounge" }];
+  $("room-menu").replaceChildren(...rooms.map((r) => {
+    const b = button(r.name, () => enter(r.id), "room-" + r.id);
+    b.className = "go" + (state.room && state.room.id === r.id ? " here" : "");
+    b.dataset.room = r.id;
+    if (state.room && state.room.id === r.id) b.setAttribute("aria-current", "true");
+    return b;
+  }));
+}
+
+// ---- Tables -------------------------------------------------------------------------------------
+
+export function watch(tableId) {
+  state.watching = tableId;
+  state.animation = null;
+  $("result").textContent = "";
+  showBoard();
+  renderTables();
+}
+
+function renderTables() {
+  const tables = [...state.tables.values()];
+  // A room to talk in (no tables): the chat takes the room's width.
+  $("lounge").classList.toggle("talk", tables.length === 0);
+  $("tables").replaceChildren(...tables.map((t, i) => {
+    const div = document.createElement("div");
+    div.className = "table" + (t.id === state.watching ? " watching" : "");
+    div.dataset.table = t.id;
+    const h = document.createElement("h4");
+    h.textContent = `Table ${i + 1} · ${presetName(t.rules)} `;
+    const help = button("How to play", () => showRules(t), "how-to-play");
+    help.className = "link";
+    h.appendChild(help);
+    div.appendChild(h);
+    const seat = seatAt(t);
+    const playing = t.game && t.game.state.status === "playing";
+    const inPlay = playing || matchInPlay(t);
+    const how = document.createElement("div");
+    how.className = "how";
+    how.dataset.testid = "table-match";
+    how.textContent = tableMatchText(t);
+    if (how.textContent) div.appendChild(how);
+    for (const side of ["south", "north"]) {
+      const row = document.createElement("div");
+      row.className = "seat";
+      const who = t.seats[side];
+      const label = document.createElement("span");
+      const away = who && state.away.has(who.id) ? " (away)" : "";
+      label.textContent = `${side}: ${who ? who.name + away : "free"}`;
+      row.appendChild(label);
+      if (!who && !seat && !inPlay) row.appendChild(button("Sit", () => send({ type: "sit", table: t.id, seat: side }), `sit-${side}`));
+      div.appendChild(row);
+    }
+    div.appendChild(tableControls(t, seat, inPlay));
+    return div;
+  }));
+}
+
+function tableControls(t, seat, inPlay) {
+  const controls = document.createElement("div");
+  controls.className = "controls";
+  const other = seat && t.seats[seat === "south" ? "north" : "south"];
+  // The host (seated, nobody opposite, no match in play) chooses how the table plays; at a
+  // free table the same choice goes with a game against Baba Ayo.
+  const host = seat && !other && !inPlay;
+  const house = !inPlay && (!t.seats.south || seat) && (!t.seats.north || seat) && !(t.seats.south && t.seats.north);
+  let clock, bestOf;
+  if (host || house) {
+    [clock, bestOf] = matchChoice(t, host);
+    const form = document.createElement("div");
+    form.className = "match-form";
+    form.append(clock, bestOf);
+    controls.appendChild(form);
+  }
+  if (seat && !inPlay) {
+    if (!other) {
+      const pick = document.createElement("select");
+      pick.setAttribute("aria-label", "Invite someone in the room");
+      pick.dataset.testid = "invite-who";
+      for (const u of state.occupants.values()) {
+        if (u.id !== state.user.id) pick.appendChild(option(u.id, u.name));
+      }
+      remember(pick, t.id, "invitee");
+      controls.appendChild(pick);
+      controls.appendChild(button("Invite", () => pick.value && send({ type: "invite", table: t.id, user: pick.value }), "invite"));
+    }
+    controls.appendChild(button("Stand up", () => send({ type: "stand", table: t.id })));
+  }
+  if (house) {
+    const level = document.createElement("select");
+    level.setAttribute("aria-label", "Baba Ayo's level");
+    level.dataset.testid = "house-level";
+    for (const l of LEVELS) level.appendChild(option(l, l));
+    remember(level, t.id, "level");
+    controls.appendChild(level);
+    controls.appendChild(button("Play Baba Ayo", () => send({
+      type: "play_house", table: t.id, level: level.value, clock: clock.value, best_of: Number(bestOf.value),
+    }), "play-house"));
+  }
+  if (t.game) controls.appendChild(button(t.id === state.watching ? (seatAt(t) ? "Your board" : "Watching") : "Watch", () => watch(t.id)));
+  return controls;
+}
+
+/// The clock and best-of selects of a table card. The host's show the table's settings and
+/// change them (`set_match`); otherwise they are the viewer's choice for Baba Ayo.
+function matchChoice(t, host) {
+  const choices = (state.choices[t.id] = state.choices[t.id] || {});
+  const clock = document.createElement("select");
+  clock.setAttribute("aria-label", "Clock");
+  clock.dataset.testid = "match-clock";
+  for (const [value, label] of CLOCKS) clock.appendChild(option(value, label));
+  const bestOf = document.createElement("select");
+  bestOf.setAttribute("aria-label", "Games in the match");
+  bestOf.dataset.testid = "match-best-of";
+  for (const n of BEST_OF) bestOf.appendChild(option(String(n), n === 1 ? "one game" : `best of ${n}`));
+  let [clockValue, bestOfValue] = [choices.clock || "none", choices.best_of || "1"];
+  if (host && t.settings) {
+    clockValue = clockWord(t.settings.clock);
+    bestOfValue = String(t.settings.best_of);
+  }
+  // A clock set elsewhere that the list has not got (another client's "90s").
+  if (![...clock.options].some((o) => o.value === clockValue)) clock.appendChild(option(clockValue, controlText(parseClock(clockValue))));
+  clock.value = clockValue;
+  bestOf.value = bestOfValue;
+  const changed = () => {
+    choices.clock = clock.value;
+    choices.best_of = bestOf.value;
+    if (host) send({ type: "set_match", table: t.id, clock: clock.value, best_of: Number(bestOf.value) });
+  };
+  clock.addEventListener("change", changed);
+  bestOf.addEventListener("change", changed);
+  return [clock, bestOf];
+}
+
+function clockWord(control) {
+  if (!control || control.kind === "none") return "none";
+  if (control.kind === "game") return `${control.minutes}+${control.increment_seconds}`;
+  const known = CLOCKS.find(([value]) => {
+    const c = parseClock(value);
+    return c.kind === "per_move" && c.seconds === control.seconds;
+  });
+  return known ? known[0] : `${control.seconds}s`;
+}
+
+/// The card's line on how the table plays: the match in play (with its score), the host's
+/// settings for the next, or at a free table how the last series ended (settings go back to
+/// none / one game when someone sits there).
+function tableMatchText(t) {
+  const m = t.match;
+  if (matchInPlay(t)) {
+    const text = `${controlText(m.clock)} · ${bestOfText(m.best_of)}`;
+    return m.best_of > 1 ? `${text} · ${scoreText(m)}` : text;
+  }
+  if (t.seats.south || t.seats.north) {
+    const settings = t.settings || { clock: { kind: "none" }, best_of: 1 };
+    return `${controlText(settings.clock)} · ${bestOfText(settings.best_of)}`;
+  }
+  if (m && m.best_of > 1) return `Last match: ${scoreText(m)}`;
+  return "";
+}
+
+/// Keeps a select's choice across redraws.
+function remember(select, table, key) {
+  const choices = (state.choices[table] = state.choices[table] || {});
+  if (choices[key] && [...select.options].some((o) => o.value === choices[key])) select.value = choices[key];
+  select.addEventListener("change", () => { choices[key] = select.value; });
+}
+
+/// The rules of a table, one click from its card (a dialog).
+function showRules(t) {
+  $("rules-title").textContent = `How to play: ${presetName(t.rules)}`;
+  $("rules-text").replaceChildren(...howToPlay(t.rules).map((line) => {
+    const li = document.createElement("li");
+    li.textContent = line;
+    return li;
+  }));
+  $("rules").showModal();
+}
+
+$("rules-close").addEventListener("click", () => $("rules").close());
