@@ -1,5 +1,8 @@
 //! The hotel web client, served by the binary itself (no CDN, no build step): `cargo run` and
 //! a browser are all anyone needs. The script is a set of ES modules under `/js/`.
+//!
+//! Working on the client, `LOUNGE_WEB_DIR=web` serves the files from that folder as they are
+//! on disk (the same names only), so a change shows at the next reload without a rebuild.
 
 use actix_web::{get, http::header, web, HttpResponse};
 
@@ -24,13 +27,22 @@ const MODULES: &[(&str, &str)] = &[
     ("ui.js", include_str!("../../web/js/ui.js")),
 ];
 
+/// `built_in`, or the file `name` of `LOUNGE_WEB_DIR` when that is set (see the module notes).
+fn asset(name: &str, built_in: &'static str) -> String {
+    match std::env::var_os("LOUNGE_WEB_DIR") {
+        Some(dir) => std::fs::read_to_string(std::path::Path::new(&dir).join(name))
+            .unwrap_or_else(|_| built_in.to_owned()),
+        None => built_in.to_owned(),
+    }
+}
+
 /// The hotel web client.
 #[utoipa::path(tag = "web", responses((status = 200, description = "the web client", content_type = "text/html")))]
 #[get("/")]
 pub async fn index() -> HttpResponse {
     HttpResponse::Ok()
         .content_type("text/html; charset=utf-8")
-        .body(INDEX)
+        .body(asset("index.html", INDEX))
 }
 
 /// One of the web client's modules.
@@ -50,7 +62,7 @@ pub async fn module(name: web::Path<String>) -> Result<HttpResponse, ApiError> {
             // Modules of one build go together: a browser asks again each time (an ETag-less
             // revalidation costs a few kilobytes) rather than mix two versions.
             .insert_header((header::CACHE_CONTROL, "no-cache"))
-            .body(*text)),
+            .body(asset(&format!("js/{name}"), text))),
         None => Err(ApiError::NotFound(format!("no such module: {name}"))),
     }
 }
@@ -61,7 +73,7 @@ pub async fn module(name: web::Path<String>) -> Result<HttpResponse, ApiError> {
 pub async fn style() -> HttpResponse {
     HttpResponse::Ok()
         .content_type("text/css; charset=utf-8")
-        .body(STYLE)
+        .body(asset("style.css", STYLE))
 }
 
 /// The hotel's icon, for the browser's tab.

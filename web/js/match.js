@@ -282,7 +282,8 @@ export function tick() {
     setText($("rematch-text"), `${other ? other + " · " : ""}${countdown(table.rematch.deadline_ms)} left for a rematch`);
   }
   // A player of this game dropped: say so, with the grace counting down.
-  const away = [...state.away.values()].filter((a) => a.table === table.id && game.state.status === "playing");
+  // (Until they are `back`, the match ends, or the seat is no longer theirs.)
+  const away = [...state.away.values()].filter((a) => a.table === table.id && table.seats[a.seat]?.id === a.user.id && matchInPlay(table));
   $("away").hidden = away.length === 0;
   if (away.length) {
     setText($("away"), away.map((a) => `${a.user.name} lost their connection: ${countdown(a.until)} to come back before the game is lost`).join(" · "));

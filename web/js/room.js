@@ -172,6 +172,7 @@ const handlers = {
     table.match = m.match;
     table.version = m.version;
     dropDrawOffer(m.table);
+    for (const [id, a] of state.away) if (a.table === m.table) state.away.delete(id);
     renderTables();
     // The board shows the result once the last sowing has been shown.
     if (m.table === state.watching && !state.animation) showBoard();
@@ -362,7 +363,7 @@ function renderTables() {
       row.className = "seat";
       const who = t.seats[side];
       const label = document.createElement("span");
-      const away = who && state.away.has(who.id) ? " (away)" : "";
+      const away = who && state.away.get(who.id)?.table === t.id && matchInPlay(t) ? " (away)" : "";
       label.textContent = `${side}: ${who ? who.name + away : "free"}`;
       row.appendChild(label);
       if (!who && !seat && !inPlay) row.appendChild(button("Sit", () => send({ type: "sit", table: t.id, seat: side }), `sit-${side}`));
