@@ -315,6 +315,11 @@ export async function loadRooms() {
   renderRooms();
 }
 
+// Rooms an operator opens later show when the guest comes back to the tab.
+document.addEventListener("visibilitychange", () => {
+  if (document.visibilityState === "visible" && state.token) loadRooms();
+});
+
 function renderRooms() {
   const rooms = state.rooms.length ? state.rooms : [{ id: LOUNGE, name: "Surulere Games Lounge" }];
   $("room-menu").replaceChildren(...rooms.map((r) => {
