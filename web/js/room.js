@@ -91,10 +91,12 @@ const handlers = {
   },
   away(m) {
     state.away.set(m.user.id, m);
+    renderTables();
     tickBoard();
   },
   back(m) {
     state.away.delete(m.user.id);
+    renderTables();
     tickBoard();
   },
   table(m) {
