@@ -181,6 +181,9 @@ impl Application {
             },
             banlist: http::banlist::Banlist::new(bans, settings.world.clock.clone()),
             connections: connections.clone(),
+            tickets: http::tickets::WsTickets::new(Duration::from_secs(
+                settings.auth.ws_ticket_secs,
+            )),
             proxies: http::peer::Proxies::new(
                 settings
                     .server

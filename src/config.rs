@@ -205,6 +205,9 @@ pub struct AuthSettings {
     /// How long a device stays signed in without refreshing (slides on each refresh).
     #[serde(default)]
     pub refresh_ttl_secs: u64,
+    /// How long a WebSocket ticket stays valid, in seconds.
+    #[serde(default)]
+    pub ws_ticket_secs: u64,
     /// The hotel's identity provider, when its tokens are accepted.
     #[serde(default)]
     pub hotel: Option<HotelIdpSettings>,
@@ -275,6 +278,7 @@ impl std::fmt::Debug for AuthSettings {
             .field("issuer", &self.issuer)
             .field("token_ttl_secs", &self.token_ttl_secs)
             .field("refresh_ttl_secs", &self.refresh_ttl_secs)
+            .field("ws_ticket_secs", &self.ws_ticket_secs)
             .field("secret_file", &self.secret_file)
             .field("hotel", &self.hotel)
             .finish_non_exhaustive()
@@ -363,6 +367,12 @@ impl Settings {
             return Err(ConfigError::Invalid {
                 key: "auth.refresh_ttl_secs",
                 message: "60 to 315,360,000 (10 years)".into(),
+            });
+        }
+        if !(1..=300).contains(&self.auth.ws_ticket_secs) {
+            return Err(ConfigError::Invalid {
+                key: "auth.ws_ticket_secs",
+                message: "1 to 300".into(),
             });
         }
         if let Some(hotel) = &self.auth.hotel {

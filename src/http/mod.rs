@@ -18,6 +18,7 @@ pub mod pace;
 mod passwords;
 pub mod peer;
 pub mod signups;
+pub mod tickets;
 mod ws;
 
 use crate::common::{ErrorCode, RoomKind};
@@ -55,6 +56,8 @@ pub struct AppState {
     pub banlist: banlist::Banlist,
     /// The live WebSocket connections: by user, by address.
     pub connections: connections::Connections,
+    /// WebSocket tickets issued here and not yet spent.
+    pub tickets: tickets::WsTickets,
     /// Whose `X-Forwarded-For` is believed.
     pub proxies: peer::Proxies,
     /// Sign-ups: per address, and their turns at the database.
@@ -129,6 +132,7 @@ pub fn routes(cfg: &mut ServiceConfig<'_>) {
         scope::scope("/api/v1")
             .service(openapi_json)
             .service(guest)
+            .service(tickets::ws_ticket)
             .service(account::refresh)
             .service(account::sign_out)
             .service(account::sign_in)

@@ -32,4 +32,5 @@ mod signups;
 mod store;
 mod supervision;
 mod support;
+mod tickets;
 mod wall;
