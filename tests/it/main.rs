@@ -2,6 +2,7 @@
 
 mod admin;
 mod alloc;
+mod away;
 mod bans;
 mod browser;
 mod browser_identity;

@@ -3,6 +3,7 @@
 //! people, and never waits for a reader (their outboxes are bounded). A room whose task
 //! panics leaves the registry and opens again from the store at the next visit.
 
+mod away;
 mod civil;
 mod commit;
 mod dispatch;
