@@ -112,6 +112,7 @@ impl Application {
             invitation_ttl: Duration::from_secs(settings.world.invitation_ttl_secs),
             grace: Duration::from_secs(settings.world.grace_secs),
             chat_max_chars: settings.world.chat_max_chars,
+            chat_backlog: settings.world.chat_backlog,
             table_log: settings.world.table_log_events,
             apartment_idle: Duration::from_secs(settings.world.apartment_idle_secs),
             house: house.clone(),

@@ -129,6 +129,8 @@ pub struct WorldSettings {
     pub invitation_ttl_secs: u64,
     pub grace_secs: u64,
     pub chat_max_chars: usize,
+    /// Chat lines a room keeps for the `room` snapshot (in memory).
+    pub chat_backlog: usize,
     pub table_log_events: usize,
     /// Seconds an apartment with nobody in it and no game in play stays open.
     pub apartment_idle_secs: u64,
@@ -403,6 +405,12 @@ impl Settings {
             return Err(ConfigError::Invalid {
                 key: "champions.new_account_secs",
                 message: "0 to ten years".into(),
+            });
+        }
+        if self.world.chat_backlog > 1000 {
+            return Err(ConfigError::Invalid {
+                key: "world.chat_backlog",
+                message: "0 to 1000".into(),
             });
         }
         if !(1..=3650).contains(&self.champions.keep_days) {

@@ -306,6 +306,9 @@ pub enum ServerMessage {
         slow_mode: Option<super::civility::SlowMode>,
         /// Players of matches in play who dropped and whose seats wait for them (an addition).
         away: Vec<AwayView>,
+        /// The room's last chat lines, oldest first, exactly as they were sent, less those an
+        /// operator removed and those from users the receiver blocks (an addition).
+        chat: Vec<Box<RawValue>>,
     },
     /// A seated player of a match in play dropped (an addition): the seat waits for them
     /// until `until` (server ms), the end of their grace.

@@ -8,6 +8,7 @@ mod browser;
 mod browser_identity;
 mod browser_moderation;
 mod champions;
+mod chat_backlog;
 mod chat_flood;
 mod civility;
 mod clock;

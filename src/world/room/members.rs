@@ -125,6 +125,7 @@ impl Room {
             tables: self.tables.iter().map(|k| k.table.view(now)).collect(),
             slow_mode: self.slow_mode_shown(),
             away: self.away_now(),
+            chat: self.chat_backlog_for(user),
         };
         self.send_to(user, &snapshot);
         // One answer a table at most: a longer list names tables that are not here.
