@@ -202,6 +202,11 @@ impl Application {
             clock: settings.world.clock.clone(),
             welcome_coins: settings.shop.welcome_coins,
             max_boards: settings.apartment.max_boards,
+            home_invitations: http::pace::Buckets::new(
+                f64::from(settings.apartment.invitations_per_minute) / 60.0,
+                f64::from(settings.apartment.invitations_per_minute),
+            ),
+            home_invitations_per_minute: settings.apartment.invitations_per_minute,
             default_rules,
             champions: champions.clone(),
             openapi: http::openapi()

@@ -108,6 +108,8 @@ pub struct ItemSeed {
 pub struct ApartmentSettings {
     /// Ayo boards an apartment holds at most.
     pub max_boards: usize,
+    /// Invitations home an owner sends a minute at most (in a burst as many).
+    pub invitations_per_minute: u32,
 }
 
 /// Baba Ayo, the house champion.
@@ -405,6 +407,12 @@ impl Settings {
             return Err(ConfigError::Invalid {
                 key: "champions.new_account_secs",
                 message: "0 to ten years".into(),
+            });
+        }
+        if !(1..=60).contains(&self.apartment.invitations_per_minute) {
+            return Err(ConfigError::Invalid {
+                key: "apartment.invitations_per_minute",
+                message: "1 to 60".into(),
             });
         }
         if self.world.chat_backlog > 1000 {

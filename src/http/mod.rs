@@ -14,6 +14,7 @@ pub mod history;
 pub mod home;
 pub mod hotel_idp;
 pub mod input;
+pub mod invitations;
 pub mod pace;
 mod passwords;
 pub mod peer;
@@ -70,6 +71,9 @@ pub struct AppState {
     pub welcome_coins: i64,
     /// Boards an apartment holds at most.
     pub max_boards: usize,
+    /// Invitations home a minute, per owner.
+    pub home_invitations: pace::Buckets<crate::common::UserId>,
+    pub home_invitations_per_minute: u32,
     /// The rules a new table plays unless told otherwise.
     pub default_rules: Rules,
     /// Today's champions.
@@ -156,6 +160,7 @@ pub fn routes(cfg: &mut ServiceConfig<'_>) {
             .service(home::set_door)
             .service(home::add_guest)
             .service(home::remove_guest)
+            .service(invitations::invite_home)
             .service(home::place_board)
             .service(home::take_up_board)
             .service(admin::rooms)

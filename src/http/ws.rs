@@ -245,6 +245,12 @@ async fn run(
                     AggregatedMessage::Pong(_) | AggregatedMessage::Close(_) => {}
                 }
             }
+            frame = registration.frames.recv() => {
+                // From outside the room (an invitation home): written like the room's.
+                if let Some(frame) = frame {
+                    if !conn.write(Out::Text(&frame)).await { break }
+                }
+            }
             why = registration.closing.recv() => match why {
                 Some(Closing::Replaced) => {
                     conn.send(&ServerMessage::Replaced {}).await;

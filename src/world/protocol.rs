@@ -326,6 +326,13 @@ pub enum ServerMessage {
         seat: Side,
         user: User,
     },
+    /// To a user invited to an apartment (an addition), in whatever room or none: `room` is
+    /// the apartment's id, `name` its name; `enter` it to go.
+    HomeInvitation {
+        from: User,
+        room: RoomId,
+        name: String,
+    },
     OccupantJoined {
         room: RoomId,
         user: User,

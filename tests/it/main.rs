@@ -16,6 +16,7 @@ mod config;
 mod engine;
 mod floods;
 mod helpers;
+mod home_invitations;
 mod identity;
 mod image;
 mod layers;

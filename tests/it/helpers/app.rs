@@ -380,6 +380,20 @@ impl TestApp {
         .await
     }
 
+    /// `POST /api/v1/me/apartment/invitations` with `{"user": user}`; the answer's headers too
+    /// (`Retry-After`).
+    pub async fn invite_home(&self, token: &str, user: &str) -> (u16, Value, HeaderMap) {
+        self.request(
+            "POST",
+            "/api/v1/me/apartment/invitations",
+            Some(token),
+            &[],
+            Some(json!({ "user": user })),
+            &[],
+        )
+        .await
+    }
+
     /// `DELETE /api/v1/me/apartment/guests/{user}`
     pub async fn remove_guest(&self, token: &str, user: &str) -> (u16, Value) {
         let path = format!("/api/v1/me/apartment/guests/{user}");
