@@ -112,6 +112,7 @@ impl Application {
             invitation_ttl: Duration::from_secs(settings.world.invitation_ttl_secs),
             grace: Duration::from_secs(settings.world.grace_secs),
             chat_max_chars: settings.world.chat_max_chars,
+            chat_backlog: settings.world.chat_backlog,
             table_log: settings.world.table_log_events,
             apartment_idle: Duration::from_secs(settings.world.apartment_idle_secs),
             house: house.clone(),
@@ -181,6 +182,9 @@ impl Application {
             },
             banlist: http::banlist::Banlist::new(bans, settings.world.clock.clone()),
             connections: connections.clone(),
+            tickets: http::tickets::WsTickets::new(Duration::from_secs(
+                settings.auth.ws_ticket_secs,
+            )),
             proxies: http::peer::Proxies::new(
                 settings
                     .server
@@ -198,6 +202,11 @@ impl Application {
             clock: settings.world.clock.clone(),
             welcome_coins: settings.shop.welcome_coins,
             max_boards: settings.apartment.max_boards,
+            home_invitations: http::pace::Buckets::new(
+                f64::from(settings.apartment.invitations_per_minute) / 60.0,
+                f64::from(settings.apartment.invitations_per_minute),
+            ),
+            home_invitations_per_minute: settings.apartment.invitations_per_minute,
             default_rules,
             champions: champions.clone(),
             openapi: http::openapi()

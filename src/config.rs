@@ -108,6 +108,8 @@ pub struct ItemSeed {
 pub struct ApartmentSettings {
     /// Ayo boards an apartment holds at most.
     pub max_boards: usize,
+    /// Invitations home an owner sends a minute at most (in a burst as many).
+    pub invitations_per_minute: u32,
 }
 
 /// Baba Ayo, the house champion.
@@ -129,6 +131,8 @@ pub struct WorldSettings {
     pub invitation_ttl_secs: u64,
     pub grace_secs: u64,
     pub chat_max_chars: usize,
+    /// Chat lines a room keeps for the `room` snapshot (in memory).
+    pub chat_backlog: usize,
     pub table_log_events: usize,
     /// Seconds an apartment with nobody in it and no game in play stays open.
     pub apartment_idle_secs: u64,
@@ -205,6 +209,9 @@ pub struct AuthSettings {
     /// How long a device stays signed in without refreshing (slides on each refresh).
     #[serde(default)]
     pub refresh_ttl_secs: u64,
+    /// How long a WebSocket ticket stays valid, in seconds.
+    #[serde(default)]
+    pub ws_ticket_secs: u64,
     /// The hotel's identity provider, when its tokens are accepted.
     #[serde(default)]
     pub hotel: Option<HotelIdpSettings>,
@@ -275,6 +282,7 @@ impl std::fmt::Debug for AuthSettings {
             .field("issuer", &self.issuer)
             .field("token_ttl_secs", &self.token_ttl_secs)
             .field("refresh_ttl_secs", &self.refresh_ttl_secs)
+            .field("ws_ticket_secs", &self.ws_ticket_secs)
             .field("secret_file", &self.secret_file)
             .field("hotel", &self.hotel)
             .finish_non_exhaustive()
@@ -365,6 +373,12 @@ impl Settings {
                 message: "60 to 315,360,000 (10 years)".into(),
             });
         }
+        if !(1..=300).contains(&self.auth.ws_ticket_secs) {
+            return Err(ConfigError::Invalid {
+                key: "auth.ws_ticket_secs",
+                message: "1 to 300".into(),
+            });
+        }
         if let Some(hotel) = &self.auth.hotel {
             if hotel.issuer.trim().is_empty()
                 || hotel.audience.trim().is_empty()
@@ -393,6 +407,18 @@ impl Settings {
             return Err(ConfigError::Invalid {
                 key: "champions.new_account_secs",
                 message: "0 to ten years".into(),
+            });
+        }
+        if !(1..=60).contains(&self.apartment.invitations_per_minute) {
+            return Err(ConfigError::Invalid {
+                key: "apartment.invitations_per_minute",
+                message: "1 to 60".into(),
+            });
+        }
+        if self.world.chat_backlog > 1000 {
+            return Err(ConfigError::Invalid {
+                key: "world.chat_backlog",
+                message: "0 to 1000".into(),
             });
         }
         if !(1..=3650).contains(&self.champions.keep_days) {

@@ -106,7 +106,8 @@ error_codes! {
     // Civility.
     /// A chat line too soon in slow mode (the room's own, when its chat is too busy); `until` says when.
     SlowMode => "slow_mode",
-    /// Too many invitations to one guest in a minute; `until` says when the next may go.
+    /// Too many invitations to one guest in a minute; `until` says when the next may go. Or
+    /// too many invitations home from one owner in a minute (HTTP 429 with `Retry-After`).
     TooManyInvitations => "too_many_invitations",
     /// An operator muted the guest: no chat line in any room until `until`.
     Muted => "muted",

@@ -224,14 +224,16 @@ fn state_of(req: &HttpRequest) -> Result<&actix_web::web::Data<super::AppState>,
 /// One lookup by primary key.
 pub async fn player(req: &HttpRequest) -> Result<Claims, ApiError> {
     let mut claims = claims_with(req, Role::Player)?;
-    let store = state_of(req)?.store.clone();
     let id = UserId::from(claims.sub.clone());
-    let user = crate::store::blocking(move || store.user(&id)).await?;
-    match user {
-        Some(user) if !user.house => {
-            claims.name = user.name;
-            Ok(claims)
-        }
+    claims.name = stored_player(state_of(req)?, &id).await?;
+    Ok(claims)
+}
+
+/// The stored name of player `id`; 401 when there is no such player (or it is Baba Ayo).
+pub async fn stored_player(state: &super::AppState, id: &UserId) -> Result<String, ApiError> {
+    let (store, id) = (state.store.clone(), id.clone());
+    match crate::store::blocking(move || store.user(&id)).await? {
+        Some(user) if !user.house => Ok(user.name),
         _ => Err(Refused::NoSuchUser.into()),
     }
 }

@@ -1,7 +1,8 @@
 //! The live WebSocket connections of this instance: whose they are and where they come from.
 //! A user has one connection (a new one takes the others over); an address has at most
-//! `server.ws_connections_per_address`; and a connection can be told to close from outside
-//! (an operator's ban, a newer connection).
+//! `server.ws_connections_per_address`; a connection can be told to close from outside (an
+//! operator's ban, a newer connection), and be sent a frame from outside, in whatever room or
+//! none (an invitation home).
 
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -38,9 +39,20 @@ pub struct Connections {
 
 #[derive(Default)]
 struct Inner {
-    users: HashMap<UserId, Vec<(u64, mpsc::Sender<Closing>)>>,
+    users: HashMap<UserId, Vec<Line>>,
     addresses: HashMap<IpAddr, usize>,
 }
+
+/// How one connection is reached from outside.
+struct Line {
+    conn: u64,
+    closing: mpsc::Sender<Closing>,
+    frames: mpsc::Sender<Arc<str>>,
+}
+
+/// Frames from outside a connection holds unwritten at most; past that they are dropped, never
+/// waited for (a connection that does not read is cut by its write deadline anyway).
+const FRAMES_QUEUED: usize = 16;
 
 impl Connections {
     pub fn new(per_address: usize) -> Connections {
@@ -82,29 +94,42 @@ impl Connections {
             *open += 1;
         }
         // One message is all a connection is ever told: it closes then.
-        let (tx, rx) = mpsc::channel(1);
-        inner
-            .users
-            .entry(user.clone())
-            .or_default()
-            .push((conn, tx));
+        let (closing, closing_rx) = mpsc::channel(1);
+        let (frames, frames_rx) = mpsc::channel(FRAMES_QUEUED);
+        inner.users.entry(user.clone()).or_default().push(Line {
+            conn,
+            closing,
+            frames,
+        });
         Ok(Registration {
             connections: self.clone(),
             user: user.clone(),
             address,
             conn,
-            closing: rx,
+            closing: closing_rx,
+            frames: frames_rx,
         })
     }
 
     /// Tells every connection of `user` but `except` to close; how many were told.
     pub fn close_user(&self, user: &UserId, except: Option<u64>, why: Closing) -> usize {
         let inner = self.lock();
-        inner.users.get(user).map_or(0, |conns| {
-            conns
+        inner.users.get(user).map_or(0, |lines| {
+            lines
                 .iter()
-                .filter(|(c, _)| Some(*c) != except)
-                .filter(|(_, tx)| tx.try_send(why.clone()).is_ok())
+                .filter(|line| Some(line.conn) != except)
+                .filter(|line| line.closing.try_send(why.clone()).is_ok())
+                .count()
+        })
+    }
+
+    /// Sends `frame` to every connection of `user`, in a room or not; how many took it.
+    pub fn send_to_user(&self, user: &UserId, frame: &Arc<str>) -> usize {
+        let inner = self.lock();
+        inner.users.get(user).map_or(0, |lines| {
+            lines
+                .iter()
+                .filter(|line| line.frames.try_send(frame.clone()).is_ok())
                 .count()
         })
     }
@@ -128,6 +153,8 @@ pub struct Registration {
     conn: u64,
     /// Where this connection hears it must close.
     pub closing: mpsc::Receiver<Closing>,
+    /// Frames sent to this connection from outside any room.
+    pub frames: mpsc::Receiver<Arc<str>>,
 }
 
 impl Registration {
@@ -142,7 +169,7 @@ impl Drop for Registration {
     fn drop(&mut self) {
         let mut inner = self.connections.lock();
         if let Some(conns) = inner.users.get_mut(&self.user) {
-            conns.retain(|(c, _)| *c != self.conn);
+            conns.retain(|line| line.conn != self.conn);
             if conns.is_empty() {
                 inner.users.remove(&self.user);
             }
@@ -189,5 +216,19 @@ mod tests {
         assert_eq!(first.closing.try_recv(), Ok(Closing::Replaced));
         drop(first);
         assert_eq!(connections.of_user(&user), 1);
+    }
+
+    #[test]
+    fn a_frame_reaches_every_connection_of_its_user_only() {
+        let connections = Connections::new(10);
+        let (ade, bisi) = (UserId::from("a".to_owned()), UserId::from("b".to_owned()));
+        let mut a = connections.admit(&ade, None, 1).unwrap();
+        let mut b = connections.admit(&bisi, None, 2).unwrap();
+        let frame: Arc<str> = Arc::from("{}");
+        assert_eq!(connections.send_to_user(&ade, &frame), 1);
+        assert_eq!(a.frames.try_recv().as_deref(), Ok("{}"));
+        assert!(b.frames.try_recv().is_err());
+        drop(a);
+        assert_eq!(connections.send_to_user(&ade, &frame), 0);
     }
 }

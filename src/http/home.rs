@@ -399,17 +399,25 @@ pub(super) async fn change_tables(
 }
 
 /// The player's apartment, made on first need.
-async fn my_apartment(state: &AppState, user_id: &str) -> Result<RoomRow, ApiError> {
+pub(super) async fn my_apartment(state: &AppState, user_id: &str) -> Result<RoomRow, ApiError> {
     let (store, id) = (state.store.clone(), UserId::from(user_id));
     Ok(web::block(move || apartment::apartment_of(&store, &id)).await??)
 }
 
 /// Tells the apartment (if open) its new door and guests; answers the apartment as it is.
 async fn door_changed(state: &AppState, room: &RoomRow) -> Result<HttpResponse, ApiError> {
+    Ok(HttpResponse::Ok().json(apartment_told(state, room).await?))
+}
+
+/// Tells the apartment (if open) its new door and guests; the apartment as it is.
+pub(super) async fn apartment_told(
+    state: &AppState,
+    room: &RoomRow,
+) -> Result<ApartmentView, ApiError> {
     let (store, row, max) = (state.store.clone(), room.clone(), state.max_boards);
     let view = web::block(move || apartment::apartment(&store, &row)).await??;
     state.world.door_changed(room.id.as_str()).await;
-    Ok(HttpResponse::Ok().json(apartment_view(view, max)))
+    Ok(apartment_view(view, max))
 }
 
 fn apartment_view(apartment: Apartment, max_boards: usize) -> ApartmentView {

@@ -14,10 +14,12 @@ pub mod history;
 pub mod home;
 pub mod hotel_idp;
 pub mod input;
+pub mod invitations;
 pub mod pace;
 mod passwords;
 pub mod peer;
 pub mod signups;
+pub mod tickets;
 mod ws;
 
 use crate::common::{ErrorCode, RoomKind};
@@ -55,6 +57,8 @@ pub struct AppState {
     pub banlist: banlist::Banlist,
     /// The live WebSocket connections: by user, by address.
     pub connections: connections::Connections,
+    /// WebSocket tickets issued here and not yet spent.
+    pub tickets: tickets::WsTickets,
     /// Whose `X-Forwarded-For` is believed.
     pub proxies: peer::Proxies,
     /// Sign-ups: per address, and their turns at the database.
@@ -67,6 +71,9 @@ pub struct AppState {
     pub welcome_coins: i64,
     /// Boards an apartment holds at most.
     pub max_boards: usize,
+    /// Invitations home a minute, per owner.
+    pub home_invitations: pace::Buckets<crate::common::UserId>,
+    pub home_invitations_per_minute: u32,
     /// The rules a new table plays unless told otherwise.
     pub default_rules: Rules,
     /// Today's champions.
@@ -130,6 +137,7 @@ pub fn routes(cfg: &mut ServiceConfig<'_>) {
         scope::scope("/api/v1")
             .service(openapi_json)
             .service(guest)
+            .service(tickets::ws_ticket)
             .service(account::refresh)
             .service(account::sign_out)
             .service(account::sign_in)
@@ -153,6 +161,7 @@ pub fn routes(cfg: &mut ServiceConfig<'_>) {
             .service(home::set_door)
             .service(home::add_guest)
             .service(home::remove_guest)
+            .service(invitations::invite_home)
             .service(home::place_board)
             .service(home::take_up_board)
             .service(admin::rooms)

@@ -48,11 +48,15 @@ pub struct WsLimits {
 }
 
 /// The WebSocket of the lounge protocol (docs/protocol.md). A missing, forged or expired
-/// token, or one whose user does not exist, is refused with 401 before the upgrade; a banned
+/// token or ticket (a ticket used before too), or one whose user does not exist, is refused
+/// with 401 before the upgrade; a banned
 /// guest with 403; an address with too many connections open with 429.
 #[utoipa::path(
     tag = "players",
-    params(("token" = Option<String>, Query, description = "the player token, unless in Authorization: Bearer")),
+    params(
+        ("ticket" = Option<String>, Query, description = "a ticket from POST /api/v1/auth/ws-ticket, spent here (preferred: no token in the URL)"),
+        ("token" = Option<String>, Query, description = "the player token, unless in Authorization: Bearer"),
+    ),
     responses(
         (status = 101, description = "switching to the WebSocket protocol"),
         (status = 400, body = super::error::ErrorBody),
@@ -68,12 +72,7 @@ pub async fn connect(
     state: web::Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
     // The user must exist (the name shown is the stored one) and not be banned.
-    let claims = super::auth::player(&req).await?;
-    let user = User {
-        id: UserId::from(claims.sub),
-        name: claims.name,
-        house: false,
-    };
+    let user = super::tickets::ws_user(&req, &state).await?;
     let conn = World::next_connection();
     let address = state.proxies.client_of(&req);
     let registration = state
@@ -244,6 +243,12 @@ async fn run(
                         if !conn.write(Out::Pong(&bytes)).await { break }
                     }
                     AggregatedMessage::Pong(_) | AggregatedMessage::Close(_) => {}
+                }
+            }
+            frame = registration.frames.recv() => {
+                // From outside the room (an invitation home): written like the room's.
+                if let Some(frame) = frame {
+                    if !conn.write(Out::Text(&frame)).await { break }
                 }
             }
             why = registration.closing.recv() => match why {

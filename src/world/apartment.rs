@@ -62,6 +62,13 @@ pub fn invite(
     owner: &UserId,
     guest: &UserId,
 ) -> Result<(), HotelError> {
+    let guest = may_invite(store, owner, guest)?;
+    Ok(store.add_guest(&room.id, &guest.id)?)
+}
+
+/// The guest `owner` may invite home: a person this service knows, not the owner (who lives
+/// there) and not Baba Ayo.
+pub fn may_invite(store: &Store, owner: &UserId, guest: &UserId) -> Result<User, HotelError> {
     if guest == owner {
         return Err(HotelError::Invalid {
             field: "user",
@@ -69,7 +76,11 @@ pub fn invite(
         });
     }
     match store.user(guest)? {
-        Some(guest) if !guest.house => Ok(store.add_guest(&room.id, &guest.id)?),
+        Some(guest) if !guest.house => Ok(User {
+            id: guest.id,
+            name: guest.name,
+            house: false,
+        }),
         _ => Err(HotelError::NoSuchUser(guest.to_string())),
     }
 }

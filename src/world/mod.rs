@@ -99,6 +99,11 @@ pub struct World {
     opening: Arc<tokio::sync::Mutex<()>>,
     /// The service is stopping: no more heartbeats.
     stopped: Arc<AtomicBool>,
+    /// Wakes the heartbeat task to stop.
+    stop_beating: Arc<tokio::sync::Notify>,
+    /// The heartbeat task, awaited by `close`: a beat still being written would otherwise
+    /// land after the last one and move the outage's start back.
+    beating: Arc<tokio::sync::Mutex<Option<tokio::task::JoinHandle<()>>>>,
 }
 
 impl World {
@@ -117,6 +122,8 @@ impl World {
             config,
             opening: Arc::default(),
             stopped: Arc::default(),
+            stop_beating: Arc::default(),
+            beating: Arc::default(),
         };
         let mut matches_at: HashMap<TableId, Vec<ResumedMatch>> = HashMap::new();
         for m in matches {
@@ -135,23 +142,29 @@ impl World {
                 tracing::warn!(r#match = %m.r#match.id, %table, "a match in play at a table that is gone");
             }
         }
-        world.start_heartbeat();
-        world
+        let beating = world.start_heartbeat();
+        World {
+            beating: Arc::new(tokio::sync::Mutex::new(Some(beating))),
+            ..world
+        }
     }
 
     /// Every second (`heartbeat`), the service says in the store that it is alive: where an
     /// outage began, should it end without a clean stop.
-    fn start_heartbeat(&self) {
+    fn start_heartbeat(&self) -> tokio::task::JoinHandle<()> {
         let (store, clock, every) = (
             self.store.clone(),
             self.config.clock.clone(),
             self.config.heartbeat,
         );
-        let stopped = self.stopped.clone();
-        tokio::spawn(async move {
+        let (stopped, stop) = (self.stopped.clone(), self.stop_beating.clone());
+        let task = tokio::spawn(async move {
             let mut tick = tokio::time::interval(every);
             loop {
-                tick.tick().await;
+                tokio::select! {
+                    _ = tick.tick() => {}
+                    _ = stop.notified() => break,
+                }
                 if stopped.load(Ordering::SeqCst) {
                     break;
                 }
@@ -161,6 +174,7 @@ impl World {
                 }
             }
         });
+        task
     }
 
     /// Starts a room's task and puts it in the registry.
@@ -250,6 +264,12 @@ impl World {
     /// the last heartbeat is then the moment every clock stopped.
     pub async fn close(&self) {
         self.stopped.store(true, Ordering::SeqCst);
+        // The heartbeat ends first, with any beat it is writing: a beat taken before the stop
+        // and stored after the last one would charge the side to move for less than it ran.
+        self.stop_beating.notify_one();
+        if let Some(task) = self.beating.lock().await.take() {
+            let _ = task.await;
+        }
         for room in self.registry.all() {
             let (done, closed) = tokio::sync::oneshot::channel();
             if room.send(RoomCommand::Close { done }).await {

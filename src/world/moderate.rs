@@ -149,6 +149,11 @@ impl World {
         Ok(())
     }
 
+    /// Whether `user` blocks `other` (as every room knows it).
+    pub fn blocks(&self, user: &UserId, other: &UserId) -> bool {
+        self.config.civility.blocks(user, other)
+    }
+
     /// `user` unblocks `other`; false when they did not block them.
     pub async fn unblock(&self, user: &UserId, other: &UserId) -> Result<bool, StoreError> {
         let (store, a, b) = (self.store.clone(), user.clone(), other.clone());

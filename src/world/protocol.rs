@@ -277,6 +277,16 @@ impl WallVerdict {
     }
 }
 
+/// A player away, as the `room` snapshot lists them (an addition).
+#[derive(Debug, Clone, Serialize)]
+pub struct AwayView {
+    pub table: TableId,
+    pub seat: Side,
+    pub user: User,
+    /// When their grace ends (server ms).
+    pub until: u64,
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct LastMove {
     pub seat: Side,
@@ -297,6 +307,34 @@ pub enum ServerMessage {
         /// Slow mode, when on (an addition; civility).
         #[serde(skip_serializing_if = "Option::is_none")]
         slow_mode: Option<super::civility::SlowMode>,
+        /// Players of matches in play who dropped and whose seats wait for them (an addition).
+        away: Vec<AwayView>,
+        /// The room's last chat lines, oldest first, exactly as they were sent, less those an
+        /// operator removed and those from users the receiver blocks (an addition).
+        chat: Vec<Box<RawValue>>,
+    },
+    /// A seated player of a match in play dropped (an addition): the seat waits for them
+    /// until `until` (server ms), the end of their grace.
+    Away {
+        room: RoomId,
+        table: TableId,
+        seat: Side,
+        user: User,
+        until: u64,
+    },
+    /// A player who was away came back into the room within their grace (an addition).
+    Back {
+        room: RoomId,
+        table: TableId,
+        seat: Side,
+        user: User,
+    },
+    /// To a user invited to an apartment (an addition), in whatever room or none: `room` is
+    /// the apartment's id, `name` its name; `enter` it to go.
+    HomeInvitation {
+        from: User,
+        room: RoomId,
+        name: String,
     },
     OccupantJoined {
         room: RoomId,

@@ -2,11 +2,13 @@
 
 mod admin;
 mod alloc;
+mod away;
 mod bans;
 mod browser;
 mod browser_identity;
 mod browser_moderation;
 mod champions;
+mod chat_backlog;
 mod chat_flood;
 mod civility;
 mod clock;
@@ -14,6 +16,7 @@ mod config;
 mod engine;
 mod floods;
 mod helpers;
+mod home_invitations;
 mod identity;
 mod image;
 mod layers;
@@ -32,5 +35,6 @@ mod signups;
 mod store;
 mod supervision;
 mod support;
+mod tickets;
 mod wall;
 mod web_client;

@@ -2,6 +2,9 @@
 //! what operators decide (already stored and audited when it reaches the room). The rules
 //! themselves are pure, in `world/civility.rs`; here they meet the members.
 
+use std::sync::Arc;
+
+use serde_json::value::RawValue;
 use serde_json::Value;
 use tokio::sync::oneshot;
 
@@ -36,6 +39,13 @@ pub enum Moderation {
         line: u64,
         reply: oneshot::Sender<bool>,
     },
+}
+
+/// A chat line as it was sent, kept for the snapshot of those who come in later.
+pub(super) struct ChatLine {
+    id: u64,
+    speaker: UserId,
+    frame: Arc<str>,
 }
 
 /// Whole seconds from `now` to `until`, at least 1.
@@ -166,6 +176,7 @@ impl Room {
             .config
             .civility
             .blocking_of(&user.id, self.members.keys());
+        let speaker = user.id.clone();
         let frame = ServerMessage::Chat {
             room: self.info.id.clone(),
             user,
@@ -173,6 +184,14 @@ impl Room {
             id: self.chat_lines,
         }
         .to_frame();
+        self.chat_log.push_back(ChatLine {
+            id: self.chat_lines,
+            speaker,
+            frame: frame.clone(),
+        });
+        while self.chat_log.len() > self.config.chat_backlog {
+            self.chat_log.pop_front();
+        }
         let slow: Vec<UserId> = self
             .members
             .iter()
@@ -181,6 +200,17 @@ impl Room {
             .collect();
         self.drop_members(slow);
         Ok(())
+    }
+
+    /// The kept chat lines `receiver` may see (not those of users they block), oldest first,
+    /// each exactly as it was sent.
+    pub(super) fn chat_backlog_for(&self, receiver: &UserId) -> Vec<Box<RawValue>> {
+        let civility = &self.config.civility;
+        self.chat_log
+            .iter()
+            .filter(|line| !civility.blocks(receiver, &line.speaker))
+            .filter_map(|line| RawValue::from_string(line.frame.to_string()).ok())
+            .collect()
     }
 
     /// Time passed: the room's own slow mode may be over.
@@ -278,6 +308,7 @@ impl Room {
             }
             Moderation::RemoveLine { line, reply } => {
                 let known = (1..=self.chat_lines).contains(&line);
+                self.chat_log.retain(|kept| kept.id != line);
                 if known {
                     self.broadcast(&ServerMessage::ChatRemoved {
                         room: self.info.id.clone(),

@@ -82,7 +82,8 @@ impl Room {
         since: BTreeMap<TableId, u64>,
         r#ref: Option<Value>,
     ) {
-        self.absent.remove(&user.id);
+        // Told after the snapshot and `occupant_joined`.
+        let back = self.coming_back(&user.id);
         self.outside.remove(&user.id);
         let member = Member {
             user: user.clone(),
@@ -97,13 +98,16 @@ impl Room {
         }
         self.count_occupants();
         self.send_snapshot(&user.id, since, r#ref);
-        if !rejoin && self.members.contains_key(&user.id) {
-            let id = user.id.clone();
+        let id = user.id.clone();
+        if !rejoin && self.members.contains_key(&id) {
             let joined = ServerMessage::OccupantJoined {
                 room: self.info.id.clone(),
                 user,
             };
             self.broadcast_frame(Some(&id), &joined.to_frame());
+        }
+        if let Some(back) = back {
+            self.broadcast_frame(Some(&id), &back.to_frame());
         }
     }
 
@@ -120,6 +124,8 @@ impl Room {
             occupants: self.members.values().map(|m| m.user.clone()).collect(),
             tables: self.tables.iter().map(|k| k.table.view(now)).collect(),
             slow_mode: self.slow_mode_shown(),
+            away: self.away_now(),
+            chat: self.chat_backlog_for(user),
         };
         self.send_to(user, &snapshot);
         // One answer a table at most: a longer list names tables that are not here.
@@ -168,15 +174,16 @@ impl Room {
             .tables
             .iter()
             .any(|k| k.table.seat_of(user).is_some() && k.table.match_in_play());
-        if in_match && matches!(going, Going::Dropped | Going::NotReading) {
-            let back = self.now().saturating_add(ms(self.config.grace));
-            self.absent.entry(user.clone()).or_insert(back);
-        }
         if let Some(user) = told {
             self.broadcast(&ServerMessage::OccupantLeft {
                 room: self.info.id.clone(),
                 user,
             });
+        }
+        // After `occupant_left`: the seat waits for them.
+        if in_match && matches!(going, Going::Dropped | Going::NotReading) {
+            let back = self.now().saturating_add(ms(self.config.grace));
+            self.gone_away(user, back);
         }
     }
 

@@ -3,6 +3,7 @@
 //! people, and never waits for a reader (their outboxes are bounded). A room whose task
 //! panics leaves the registry and opens again from the store at the next visit.
 
+mod away;
 mod civil;
 mod commit;
 mod dispatch;
@@ -185,6 +186,8 @@ pub struct RoomConfig {
     /// How long a player who dropped keeps the seat of a match in play.
     pub grace: Duration,
     pub chat_max_chars: usize,
+    /// Chat lines a room keeps for the `room` snapshot.
+    pub chat_backlog: usize,
     /// Table events kept for clients that come back.
     pub table_log: usize,
     /// How long an empty apartment without a match in play stays open.
@@ -284,6 +287,8 @@ pub struct Room {
     chat: super::civility::ChatGate,
     /// The last chat line's number here (each line gets the next, for `chat_removed`).
     chat_lines: u64,
+    /// The last `chat_backlog` chat lines, for the snapshot; in memory only.
+    chat_log: VecDeque<civil::ChatLine>,
     /// Guests an operator put out, with when they may come back (server ms).
     barred: HashMap<UserId, u64>,
     /// Guests put out whose connection still thinks it is here: their connection (its id
@@ -337,6 +342,7 @@ impl Room {
             door: opening.door,
             chat: super::civility::ChatGate::new(config_limits, 0, now),
             chat_lines: 0,
+            chat_log: VecDeque::new(),
             barred: HashMap::new(),
             outside: HashMap::new(),
         };

@@ -295,6 +295,19 @@ impl TestApp {
         )
     }
 
+    /// `POST /api/v1/auth/ws-ticket` (a player token, or none).
+    pub async fn ws_ticket(&self, token: Option<&str>) -> (u16, Value) {
+        self.json("POST", "/api/v1/auth/ws-ticket", token, &[], None)
+            .await
+    }
+
+    /// A new ticket for the player of `token`.
+    pub async fn a_ws_ticket(&self, token: &str) -> String {
+        let (status, body) = self.ws_ticket(Some(token)).await;
+        assert_eq!(status, 201, "{body}");
+        body["ticket"].as_str().unwrap().to_owned()
+    }
+
     /// `GET /api/v1/rooms`
     pub async fn rooms(&self) -> (u16, Value) {
         self.json("GET", "/api/v1/rooms", None, &[], None).await
@@ -363,6 +376,20 @@ impl TestApp {
             Some(token),
             &[],
             Some(json!({ "user": user })),
+        )
+        .await
+    }
+
+    /// `POST /api/v1/me/apartment/invitations` with `{"user": user}`; the answer's headers too
+    /// (`Retry-After`).
+    pub async fn invite_home(&self, token: &str, user: &str) -> (u16, Value, HeaderMap) {
+        self.request(
+            "POST",
+            "/api/v1/me/apartment/invitations",
+            Some(token),
+            &[],
+            Some(json!({ "user": user })),
+            &[],
         )
         .await
     }
@@ -580,6 +607,24 @@ impl TestApp {
             &format!("ws://127.0.0.1:{}/ws?token={token}", self.port),
         )
         .await
+    }
+
+    /// `GET /ws?ticket=…`, upgraded; the `welcome` read.
+    pub async fn ws_by_ticket(&self, ticket: &str) -> Ws {
+        Ws::connect(
+            &self.client,
+            &format!("ws://127.0.0.1:{}/ws?ticket={ticket}", self.port),
+        )
+        .await
+    }
+
+    /// `GET /ws?ticket=…` refused before the upgrade: the status and the error body.
+    pub async fn ws_ticket_refused(&self, ticket: &str) -> (u16, Value) {
+        let (status, body, _) = self
+            .request("GET", "/ws", None, &[("ticket", ticket)], None, &[])
+            .await;
+        assert_ne!(status, 101, "{body}");
+        (status, body)
     }
 
     /// The status the upgrade gets with a token in the query string and/or as a bearer, or

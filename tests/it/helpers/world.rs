@@ -62,6 +62,7 @@ pub fn config() -> RoomConfig {
         invitation_ttl: Duration::from_secs(60),
         grace: Duration::from_secs(60),
         chat_max_chars: 500,
+        chat_backlog: 50,
         table_log: 8,
         apartment_idle: Duration::from_secs(300),
         house: std::sync::Arc::new(lounge::house::House::new(

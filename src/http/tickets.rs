@@ -1,0 +1,285 @@
+//! WebSocket tickets: `POST /api/v1/auth/ws-ticket` trades a player token for a ticket that
+//! `GET /ws?ticket=…` takes once, so no token sits in a URL (a browser prints a failed
+//! WebSocket's URL, query string and all, in its console at every reconnection).
+//!
+//! A ticket is 256 random bits (base64url), valid `auth.ws_ticket_secs` (30 s), kept only as
+//! its SHA-256 and only in this process: it is spent on the instance that issued it (several
+//! instances will need them shared). A user holds a few at most: issuing more evicts their
+//! oldest; expired ones are swept as new ones are issued.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use actix_web::{post, web, HttpRequest, HttpResponse};
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+use utoipa::ToSchema;
+
+use super::auth::Player;
+use super::error::{ApiError, ErrorBody};
+use super::AppState;
+use crate::common::{User, UserId};
+
+/// Tickets one user holds at most.
+pub const PER_USER: usize = 4;
+/// Tickets held past which the expired ones are swept out.
+const SWEEP_AT: usize = 1024;
+
+type Hash = [u8; 32];
+
+/// The tickets issued here and not yet spent.
+pub struct WsTickets {
+    ttl: Duration,
+    inner: Mutex<Inner>,
+}
+
+#[derive(Default)]
+struct Inner {
+    tickets: HashMap<Hash, Ticket>,
+    /// Each user's tickets, oldest first.
+    of_user: HashMap<UserId, VecDeque<Hash>>,
+}
+
+struct Ticket {
+    user: UserId,
+    /// The device of the token it was made from.
+    device: Option<String>,
+    expires_ms: u64,
+}
+
+/// Why a ticket did not let anyone in (401 `unauthorized`, before the upgrade).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum TicketRefused {
+    #[error("the ticket is not valid: it was used already or never issued here; ask for another")]
+    Unknown,
+    #[error("the ticket has expired: ask for another")]
+    Expired,
+}
+
+impl WsTickets {
+    pub fn new(ttl: Duration) -> WsTickets {
+        WsTickets {
+            ttl,
+            inner: Mutex::default(),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A new ticket for `user` on `device`, valid from `now_ms` for the configured time.
+    pub fn issue(
+        &self,
+        user: &UserId,
+        device: Option<&str>,
+        now_ms: u64,
+    ) -> Result<String, getrandom::Error> {
+        let mut bytes = [0u8; 32];
+        getrandom::fill(&mut bytes)?;
+        let ticket = base64url(&bytes);
+        let hash = hash_of(&ticket);
+        let mut inner = self.lock();
+        if inner.tickets.len() >= SWEEP_AT {
+            inner.sweep(now_ms);
+        }
+        let Inner { tickets, of_user } = &mut *inner;
+        let held = of_user.entry(user.clone()).or_default();
+        held.retain(|h| tickets.get(h).is_some_and(|t| t.expires_ms > now_ms));
+        while held.len() >= PER_USER {
+            if let Some(oldest) = held.pop_front() {
+                tickets.remove(&oldest);
+            }
+        }
+        held.push_back(hash);
+        let ttl_ms = u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX);
+        tickets.insert(
+            hash,
+            Ticket {
+                user: user.clone(),
+                device: device.map(str::to_owned),
+                expires_ms: now_ms.saturating_add(ttl_ms),
+            },
+        );
+        Ok(ticket)
+    }
+
+    /// Spends `ticket`: its user and device, once.
+    pub fn spend(
+        &self,
+        ticket: &str,
+        now_ms: u64,
+    ) -> Result<(UserId, Option<String>), TicketRefused> {
+        let hash = hash_of(ticket);
+        let mut inner = self.lock();
+        let spent = inner.tickets.remove(&hash).ok_or(TicketRefused::Unknown)?;
+        if let Some(held) = inner.of_user.get_mut(&spent.user) {
+            held.retain(|h| *h != hash);
+            if held.is_empty() {
+                inner.of_user.remove(&spent.user);
+            }
+        }
+        if spent.expires_ms <= now_ms {
+            return Err(TicketRefused::Expired);
+        }
+        Ok((spent.user, spent.device))
+    }
+
+    /// Tickets held now (spent and swept ones not counted).
+    pub fn held(&self) -> usize {
+        self.lock().tickets.len()
+    }
+}
+
+impl Inner {
+    fn sweep(&mut self, now_ms: u64) {
+        self.tickets.retain(|_, t| t.expires_ms > now_ms);
+        let tickets = &self.tickets;
+        self.of_user.retain(|_, held| {
+            held.retain(|h| tickets.contains_key(h));
+            !held.is_empty()
+        });
+    }
+}
+
+fn hash_of(ticket: &str) -> Hash {
+    let mut hash = [0u8; 32];
+    hash.copy_from_slice(&Sha256::digest(ticket.as_bytes()));
+    hash
+}
+
+/// Base64url without padding (RFC 4648 §5): safe in a query string as it is.
+fn base64url(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
+        for i in 0..=chunk.len() {
+            out.push(char::from(ALPHABET[(n >> (18 - 6 * i)) as usize & 63]));
+        }
+    }
+    out
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct TicketBody {
+    /// Single use, for `GET /ws?ticket=…`.
+    pub ticket: String,
+    /// Seconds it stays valid.
+    pub expires_in: u64,
+}
+
+/// A single-use ticket for `GET /ws?ticket=…`, valid for `auth.ws_ticket_secs`: the socket
+/// opens without the token in its URL. It carries this token's user and device.
+#[utoipa::path(
+    tag = "players",
+    security(("bearer" = [])),
+    responses(
+        (status = 201, body = TicketBody),
+        (status = 401, body = ErrorBody),
+        (status = 403, description = "an admin token, or a banned guest", body = ErrorBody),
+    )
+)]
+#[post("/auth/ws-ticket")]
+pub async fn ws_ticket(
+    Player(claims): Player,
+    state: web::Data<AppState>,
+) -> Result<HttpResponse, ApiError> {
+    let user = UserId::from(claims.sub);
+    let ticket = state
+        .tickets
+        .issue(&user, claims.sid.as_deref(), state.clock.now_ms())
+        .map_err(|e| ApiError::Internal(format!("randomness: {e}")))?;
+    Ok(HttpResponse::Created().json(TicketBody {
+        ticket,
+        expires_in: state.tickets.ttl.as_secs(),
+    }))
+}
+
+/// Who opens a WebSocket: the holder of a `ticket` (spent here), else of a player token (in
+/// `Authorization: Bearer` or `?token=`). Either way the user must exist and not be banned.
+pub async fn ws_user(req: &HttpRequest, state: &AppState) -> Result<User, ApiError> {
+    let ticket = req
+        .query_string()
+        .split('&')
+        .filter_map(|kv| kv.split_once('='))
+        .find(|(k, _)| *k == "ticket")
+        .map(|(_, v)| v);
+    let Some(ticket) = ticket else {
+        let claims = super::auth::player(req).await?;
+        return Ok(User {
+            id: UserId::from(claims.sub),
+            name: claims.name,
+            house: false,
+        });
+    };
+    let (id, _device) = state
+        .tickets
+        .spend(ticket, state.clock.now_ms())
+        .map_err(|e| ApiError::Unauthorized(e.to_string()))?;
+    if let Some(reason) = state.banlist.reason(id.as_str()) {
+        return Err(ApiError::Banned(reason));
+    }
+    let name = super::auth::stored_player(state, &id).await?;
+    Ok(User {
+        id,
+        name,
+        house: false,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64url_matches_rfc_4648() {
+        assert_eq!(base64url(b""), "");
+        assert_eq!(base64url(b"f"), "Zg");
+        assert_eq!(base64url(b"fo"), "Zm8");
+        assert_eq!(base64url(b"foo"), "Zm9v");
+        assert_eq!(base64url(b"foob"), "Zm9vYg");
+        assert_eq!(base64url(&[0xfb, 0xff]), "-_8");
+        assert_eq!(base64url(&[0u8; 32]).len(), 43);
+    }
+
+    #[test]
+    fn a_ticket_is_spent_once_and_only_before_it_expires() {
+        let tickets = WsTickets::new(Duration::from_secs(30));
+        let ade = UserId::from("ade".to_owned());
+        let t = tickets.issue(&ade, Some("phone"), 0).unwrap();
+        assert_eq!(
+            tickets.spend(&t, 29_999),
+            Ok((ade.clone(), Some("phone".into())))
+        );
+        assert_eq!(tickets.spend(&t, 29_999), Err(TicketRefused::Unknown));
+        let late = tickets.issue(&ade, None, 0).unwrap();
+        assert_eq!(tickets.spend(&late, 30_000), Err(TicketRefused::Expired));
+        assert_eq!(tickets.spend("made-up", 0), Err(TicketRefused::Unknown));
+        assert_eq!(tickets.held(), 0);
+    }
+
+    #[test]
+    fn a_user_holds_a_few_the_oldest_evicted_and_expired_ones_swept() {
+        let tickets = WsTickets::new(Duration::from_secs(30));
+        let ade = UserId::from("ade".to_owned());
+        let first = tickets.issue(&ade, None, 0).unwrap();
+        let rest: Vec<String> = (0..PER_USER)
+            .map(|_| tickets.issue(&ade, None, 0).unwrap())
+            .collect();
+        assert_eq!(tickets.held(), PER_USER);
+        assert_eq!(tickets.spend(&first, 1), Err(TicketRefused::Unknown));
+        assert!(tickets.spend(&rest[0], 1).is_ok());
+        // Everyone's expired tickets go once many are held.
+        for n in 0..SWEEP_AT {
+            let user = UserId::from(format!("u{n}"));
+            tickets.issue(&user, None, 0).unwrap();
+        }
+        tickets.issue(&ade, None, 60_000).unwrap();
+        assert_eq!(tickets.held(), 1);
+    }
+}
