@@ -68,7 +68,10 @@ async fn the_clients_sowing_agrees_with_the_engines_trace_under_every_rule_set()
             .unwrap()
             .write_all(&std::fs::read(&moves).unwrap())
             .unwrap();
-        assert!(child.wait().unwrap().success(), "replay of {preset} {overrides:?}");
+        assert!(
+            child.wait().unwrap().success(),
+            "replay of {preset} {overrides:?}"
+        );
         let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e/sowing.mjs");
         let out = Command::new("node")
             .arg(script)
@@ -82,7 +85,10 @@ async fn the_clients_sowing_agrees_with_the_engines_trace_under_every_rule_set()
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
         );
-        assert!(out.status.success() && said.contains("\nok"), "{preset} {overrides:?}: {said}");
+        assert!(
+            out.status.success() && said.contains("\nok"),
+            "{preset} {overrides:?}: {said}"
+        );
         if rules.sowing == lounge::ayo::Sowing::Relay {
             assert!(!said.contains("(0 relays)"), "no relay was tried: {said}");
         }
@@ -127,7 +133,8 @@ async fn at_a_lan_address_over_plain_http_the_shop_sells_and_signing_out_leaves_
 }
 
 #[actix_web::test]
-async fn an_invitation_home_reaches_the_guest_in_another_room_and_operators_rooms_are_in_the_menu() {
+async fn an_invitation_home_reaches_the_guest_in_another_room_and_operators_rooms_are_in_the_menu()
+{
     let app = TestApp::spawn(TestDb::sqlite()).await;
     let ops = app.admin_token("ops");
     let (status, made) = app
@@ -159,7 +166,14 @@ fn lan_address() -> std::net::IpAddr {
 async fn the_client_is_served_as_modules_that_import_only_what_is_served() {
     let app = TestApp::spawn(TestDb::sqlite()).await;
     let client = awc::Client::default();
-    let page = client.get(app.url("/")).send().await.unwrap().body().await.unwrap();
+    let page = client
+        .get(app.url("/"))
+        .send()
+        .await
+        .unwrap()
+        .body()
+        .await
+        .unwrap();
     let page = String::from_utf8(page.to_vec()).unwrap();
     assert!(page.contains(r#"<script type="module" src="/js/main.js">"#));
     assert!(page.contains(r#"href="/favicon.svg""#));
@@ -170,14 +184,21 @@ async fn the_client_is_served_as_modules_that_import_only_what_is_served() {
         if !seen.insert(module.clone()) {
             continue;
         }
-        let mut answer = client.get(app.url(&format!("/js/{module}"))).send().await.unwrap();
+        let mut answer = client
+            .get(app.url(&format!("/js/{module}")))
+            .send()
+            .await
+            .unwrap();
         assert_eq!(answer.status(), 200, "{module}");
         assert_eq!(
             answer.headers().get("content-type").unwrap(),
             "text/javascript; charset=utf-8"
         );
         let text = String::from_utf8(answer.body().await.unwrap().to_vec()).unwrap();
-        assert!(!text.contains("randomUUID("), "{module} needs a secure origin");
+        assert!(
+            !text.contains("randomUUID("),
+            "{module} needs a secure origin"
+        );
         for import in text.split("from \"./").skip(1) {
             todo.push(import.split('"').next().unwrap().to_owned());
         }
