@@ -95,13 +95,14 @@ function wallText(wall) {
   return why ? ` · not on the champions wall: ${why}` : "";
 }
 
-/// A game's end in words, the stores in the viewer's order: "You win (majority) 26–8".
+/// A game's end in words, the winner's store first, as people say a result: "You win
+/// (majority) 26–8", "Ade wins (majority) 26–8" (the score line beside the board is the one
+/// in the viewer's order).
 export function resultText(m) {
   const game = state.tables.get(m.table)?.game;
   if (m.result === "draw") return `Draw (${m.reason.replace(/_/g, " ")})`;
   const winner = m.result === "south_won" ? game?.players.south : game?.players.north;
-  const me = game && (game.players.north.id === state.user.id ? 1 : 0);
-  const [a, b] = me === 1 ? [m.state.stores[1], m.state.stores[0]] : m.state.stores;
+  const [a, b] = m.result === "north_won" ? [m.state.stores[1], m.state.stores[0]] : m.state.stores;
   const who = winner && winner.id === state.user.id ? "You win" : `${winner ? winner.name : "?"} wins`;
   return `${who} (${m.reason.replace(/_/g, " ")}) ${a}–${b}${wallText(m.wall)}`;
 }
