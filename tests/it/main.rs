@@ -12,6 +12,7 @@ mod civility;
 mod clock;
 mod config;
 mod engine;
+mod external;
 mod floods;
 mod helpers;
 mod identity;
