@@ -1,11 +1,11 @@
-//! `lounge ayo engine` (JSON lines in, a move a line out) and `lounge ayo match` (two players
-//! over many games).
+//! `lounge ayo engine` (JSON lines in, a move a line out) and `lounge ayo tune` (the
+//! evaluation's weights by self-play).
 
 use std::collections::HashMap;
 use std::io::{self, BufRead, Write};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
@@ -14,8 +14,7 @@ use crate::ayo::house::{self, Ask, Level};
 use crate::ayo::{Game, Pit, Rules};
 use crate::house::{Budgets, Endgames};
 
-/// Searchers kept between moves, by level and rules.
-type Minds = HashMap<(Level, String), crate::ayo::search::Searcher>;
+use super::matches::{xorshift, Minds, Tally};
 
 /// One analysis request.
 #[derive(Debug, Deserialize)]
@@ -137,214 +136,6 @@ fn replay(rules: Rules, moves: &[i64]) -> Result<Game, String> {
         game.play(pit).map_err(|e| format!("move {i} ({m}): {e}"))?;
     }
     Ok(game)
-}
-
-/// A player in a match.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Player {
-    House(Level),
-    /// A uniformly random legal move.
-    Random,
-    /// The move that captures most now (the lowest pit among equals).
-    Greedy,
-}
-
-impl std::str::FromStr for Player {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Player, String> {
-        match s {
-            "random" => Ok(Player::Random),
-            "greedy" => Ok(Player::Greedy),
-            level => level.parse().map(Player::House).map_err(|_| {
-                format!("unknown player `{s}`: expected easy, normal, champion, random or greedy")
-            }),
-        }
-    }
-}
-
-impl std::fmt::Display for Player {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Player::House(l) => f.write_str(l.name()),
-            Player::Random => f.write_str("random"),
-            Player::Greedy => f.write_str("greedy"),
-        }
-    }
-}
-
-/// How a match went, for the first player.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct Tally {
-    pub wins: u32,
-    pub draws: u32,
-    pub losses: u32,
-}
-
-impl Tally {
-    pub fn games(&self) -> u32 {
-        self.wins + self.draws + self.losses
-    }
-
-    /// The score (a draw is half) and its 95% confidence half-width.
-    pub fn score(&self) -> (f64, f64) {
-        let n = f64::from(self.games().max(1));
-        let mean = (f64::from(self.wins) + 0.5 * f64::from(self.draws)) / n;
-        let var = (f64::from(self.wins) * (1.0 - mean).powi(2)
-            + f64::from(self.draws) * (0.5 - mean).powi(2)
-            + f64::from(self.losses) * mean.powi(2))
-            / n;
-        (mean, 1.96 * (var / n).sqrt())
-    }
-}
-
-pub struct MatchPlan {
-    pub a: Player,
-    pub b: Player,
-    pub games: u32,
-    pub rules: Rules,
-    /// The house's time a move; `None` for each level's budget.
-    pub movetime: Option<Duration>,
-    pub threads: usize,
-    /// Random plies that open each pair of games, so deterministic players meet new games.
-    pub opening_plies: u32,
-}
-
-fn xorshift(state: &mut u64) -> u64 {
-    *state ^= *state << 13;
-    *state ^= *state >> 7;
-    *state ^= *state << 17;
-    *state
-}
-
-/// Plays `plan.games` games, A taking South in the even ones; each pair shares its opening.
-pub fn play_match(
-    plan: &MatchPlan,
-    budgets: &Budgets,
-    endgames: &Endgames,
-    progress: impl Fn(u32, Tally) + Sync,
-) -> Tally {
-    let next = AtomicUsize::new(0);
-    let tally = Mutex::new(Tally::default());
-    let champion = Player::House(Level::Champion);
-    let endgame = (plan.a == champion || plan.b == champion)
-        .then(|| endgames.get(&plan.rules))
-        .flatten();
-    std::thread::scope(|scope| {
-        for _ in 0..plan.threads.max(1) {
-            scope.spawn(|| {
-                let mut minds = Minds::new();
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed) as u32;
-                    if i >= plan.games {
-                        break;
-                    }
-                    let a_south = i.is_multiple_of(2);
-                    let mut rng =
-                        0x2545_F491_4F6C_DD1Du64 ^ u64::from(i / 2 + 1).wrapping_mul(0x9E37_79B9);
-                    let mut game = Game::new(plan.rules);
-                    for _ in 0..plan.opening_plies {
-                        let legal = game.legal_moves();
-                        if game.is_over() || legal.is_empty() {
-                            break;
-                        }
-                        let pit = legal.nth((xorshift(&mut rng) % legal.len() as u64) as usize);
-                        game.play(pit.expect("within the set")).expect("legal");
-                    }
-                    while !game.is_over() {
-                        let south = game.position().to_move() == crate::ayo::Side::South;
-                        let player = if south == a_south { plan.a } else { plan.b };
-                        let seed = xorshift(&mut rng);
-                        let pit = choose(player, &game, plan, budgets, &endgame, &mut minds, seed);
-                        game.play(pit).expect("players choose legal moves");
-                    }
-                    let winner = game.status().winner();
-                    let mut t = tally.lock().expect("no thread panics holding it");
-                    match winner {
-                        None => t.draws += 1,
-                        Some(side) if (side == crate::ayo::Side::South) == a_south => t.wins += 1,
-                        Some(_) => t.losses += 1,
-                    }
-                    progress(t.games(), *t);
-                }
-            });
-        }
-    });
-    tally.into_inner().unwrap_or_default()
-}
-
-fn choose(
-    player: Player,
-    game: &Game,
-    plan: &MatchPlan,
-    budgets: &Budgets,
-    endgame: &Option<std::sync::Arc<crate::ayo::endgame::Endgame>>,
-    minds: &mut Minds,
-    mut seed: u64,
-) -> Pit {
-    let legal = game.legal_moves();
-    match player {
-        Player::Random => legal
-            .nth((xorshift(&mut seed) % legal.len() as u64) as usize)
-            .expect("within the set"),
-        Player::Greedy => legal
-            .iter()
-            .max_by_key(|&pit| {
-                let mut p = *game.position();
-                (p.sow(game.rules(), pit).captured, std::cmp::Reverse(pit))
-            })
-            .expect("a move"),
-        Player::House(level) => {
-            let searcher = minds
-                .entry((level, String::new()))
-                .or_insert_with(|| house::mind(level, game.rules(), endgame.clone()));
-            house::think_with(
-                searcher,
-                Ask {
-                    game,
-                    level,
-                    movetime: plan.movetime.unwrap_or_else(|| budgets.of(level)),
-                    endgame: None,
-                    seed,
-                    stop: None,
-                },
-            )
-            .expect("the game goes on")
-            .best
-        }
-    }
-}
-
-/// Prints a match as it goes and its result.
-pub fn report_match(
-    plan: &MatchPlan,
-    budgets: &Budgets,
-    endgames: &Endgames,
-    mut out: impl Write,
-) -> io::Result<Tally> {
-    let started = Instant::now();
-    let tally = play_match(plan, budgets, endgames, |n, t| {
-        if n % 20 == 0 {
-            eprintln!("{n} games: +{} ={} -{}", t.wins, t.draws, t.losses);
-        }
-    });
-    let (score, ci) = tally.score();
-    writeln!(
-        out,
-        "{} vs {} ({}, {} games, colours alternating, {} random opening plies): {} wins, {} draws, {} losses; score {:.1}% ± {:.1}% (95%); {:.0} s",
-        plan.a,
-        plan.b,
-        plan.rules.preset.name(),
-        tally.games(),
-        plan.opening_plies,
-        tally.wins,
-        tally.draws,
-        tally.losses,
-        score * 100.0,
-        ci * 100.0,
-        started.elapsed().as_secs_f64()
-    )?;
-    Ok(tally)
 }
 
 /// Self-play tuning of the evaluation: coordinate descent, each weight nudged up and down in

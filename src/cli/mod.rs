@@ -1,7 +1,10 @@
 //! The `lounge` command line.
 
 mod engine;
+mod external;
+mod matches;
 mod replay;
+mod uci;
 
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
@@ -12,7 +15,8 @@ use thiserror::Error;
 use crate::ayo::{perft, Position, Rules, RulesError};
 use crate::config::{ConfigError, Settings};
 
-pub use engine::{play_match, MatchPlan, Player, Tally};
+pub use external::{parse_pit, pit_letter, position_line, External, ExternalError};
+pub use matches::{play_match, MatchError, MatchPlan, MatchResult, Openings, Player, Tally};
 pub use replay::{replay, ReplayReport, MAX_LINE};
 
 #[derive(Debug, Parser)]
@@ -121,26 +125,42 @@ pub enum AyoCommand {
     /// (`{"moves": [3, 1], "rules": "lagos", "rule": {...}, "level": "champion",
     /// "movetime_ms": 200}`), each line out its move, score, depth, nodes and line.
     Engine,
+    /// Baba Ayo as an engine speaking the UCI-like protocol of Oware engines on standard input
+    /// and output (`position startpos moves AdFb`, `go movetime N`, `bestmove X`).
+    Uci {
+        #[command(flatten)]
+        rules: RulesArgs,
+        /// easy, normal or champion.
+        #[arg(long, default_value = "champion")]
+        level: String,
+    },
     /// Plays two players over many games, colours alternating, and prints wins, draws and
     /// losses for the first with a confidence interval.
     Match {
         #[command(flatten)]
         rules: RulesArgs,
-        /// The first player: easy, normal, champion, random or greedy.
+        /// The first player: easy, normal, champion, random, greedy, or external (the engine
+        /// --external starts).
         a: String,
         /// The second player.
         b: String,
         #[arg(long, default_value_t = 200)]
         games: u32,
-        /// The house's time a move (default: each level's configured budget).
+        /// The time a move, for the house and an external engine (default: each level's
+        /// configured budget; an external engine needs it).
         #[arg(long, value_name = "MS")]
         movetime_ms: Option<u64>,
-        /// Games played at once.
+        /// Games played at once (an external engine runs once a thread).
         #[arg(long, default_value_t = 2)]
         threads: usize,
-        /// Random plies opening each pair of games.
-        #[arg(long, default_value_t = 4)]
-        opening_plies: u32,
+        /// Random plies opening each pair of games: a number, or a range (2-4) drawn a pair.
+        #[arg(long, value_name = "N|MIN-MAX", default_value = "4")]
+        opening_plies: String,
+        /// The external engine: a program and its arguments, split at spaces, speaking the
+        /// UCI-like protocol of Oware engines (`position startpos moves ...`, `go movetime N`,
+        /// `bestmove`).
+        #[arg(long, value_name = "COMMAND")]
+        external: Option<String>,
     },
     /// Tunes the evaluation's weights by self-play and prints them.
     Tune {
@@ -196,6 +216,8 @@ pub enum CliError {
     Startup(#[from] crate::app::StartupError),
     #[error("{0}")]
     Usage(String),
+    #[error(transparent)]
+    Match(#[from] MatchError),
 }
 
 /// Serves until SIGINT or SIGTERM.
@@ -296,6 +318,21 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
             )?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::Ayo(AyoCommand::Uci { rules, level }) => {
+            let rules = rules.resolve(&settings)?;
+            let level = level.parse().map_err(CliError::Usage)?;
+            let budgets = crate::house::Budgets::from_settings(&settings.house);
+            let endgames = crate::house::Endgames::new(&settings.house);
+            uci::serve(
+                rules,
+                level,
+                &budgets,
+                &endgames,
+                io::stdin().lock(),
+                io::stdout().lock(),
+            )?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Ayo(AyoCommand::Match {
             rules,
             a,
@@ -304,6 +341,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
             movetime_ms,
             threads,
             opening_plies,
+            external,
         }) => {
             let plan = MatchPlan {
                 a: a.parse().map_err(CliError::Usage)?,
@@ -312,11 +350,12 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
                 rules: rules.resolve(&settings)?,
                 movetime: movetime_ms.map(std::time::Duration::from_millis),
                 threads,
-                opening_plies,
+                openings: opening_plies.parse().map_err(CliError::Usage)?,
+                external,
             };
             let budgets = crate::house::Budgets::from_settings(&settings.house);
             let endgames = crate::house::Endgames::new(&settings.house);
-            engine::report_match(&plan, &budgets, &endgames, io::stdout().lock())?;
+            matches::report_match(&plan, &budgets, &endgames, io::stdout().lock())?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Ayo(AyoCommand::Tune {

@@ -14,6 +14,7 @@ mod civility;
 mod clock;
 mod config;
 mod engine;
+mod external;
 mod floods;
 mod helpers;
 mod home_invitations;
