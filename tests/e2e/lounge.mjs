@@ -167,6 +167,8 @@ try {
 
   step("Ade resigns game 1, presses start for game 2");
   await ade.locator("#resign", { hasText: "Resign game" }).click();
+  // The second press counts a moment after the first (a double click is one press).
+  await ade.waitForTimeout(300);
   await ade.locator("#resign", { hasText: "Really resign?" }).click();
   await series.filter({ hasText: /Baba Ayo 1 –|– 1 Baba Ayo/ }).waitFor();
   await series.filter({ hasText: "game 2" }).waitFor();
@@ -183,6 +185,8 @@ try {
 
   step("Ade resigns the match; Baba Ayo wins it, a rematch is on offer");
   await ade.locator("#resign-match").click();
+  // The second press counts a moment after the first (a double click is one press).
+  await ade.waitForTimeout(300);
   await ade.locator("#resign-match", { hasText: "Resign the whole match?" }).click();
   await ade.getByTestId("match-result").filter({ hasText: /Baba Ayo wins the match 2–0/ }).waitFor();
   await ade.locator("#rematch", { hasText: "Rematch" }).waitFor();

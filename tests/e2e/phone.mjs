@@ -53,6 +53,8 @@ try {
 
   step("Chidi resigns with two taps on Resign");
   await chidi.locator("#resign").click();
+  // The second press counts a moment after the first (a double click is one press).
+  await chidi.waitForTimeout(300);
   await chidi.locator("#resign", { hasText: "Really resign?" }).click();
   await chidi.getByTestId("result").filter({ hasText: "Ade wins (resigned)" }).waitFor();
   w = await widths(chidi);

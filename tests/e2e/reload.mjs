@@ -76,8 +76,8 @@ try {
   await ade.locator("#chat li", { hasText: "Ẹ kú àárọ̀, Bisi" }).waitFor();
   await bisi.getByTestId("away").waitFor({ state: "hidden" });
 
-  step("Bisi resigns: asked once more first");
-  await bisi.locator("#resign").click();
+  step("Bisi resigns: asked once more first (a double click is one press)");
+  await bisi.locator("#resign").dblclick();
   await bisi.locator("#resign", { hasText: "Really resign?" }).waitFor();
   await bisi.waitForTimeout(300);
   check(!(await bisi.getByTestId("result").textContent()).trim(), "one press resigned the game");

@@ -111,8 +111,10 @@ export function signOut(text) {
   localStorage.removeItem("lounge.user");
   localStorage.removeItem("lounge.refresh");
   clearTimeout(state.refreshTimer);
+  clearTimeout(state.retryTimer);
   state.refresh = null;
   state.token = null;
+  state.replaced = false;
   const ws = state.ws;
   state.ws = null;
   if (ws) ws.close();
@@ -123,6 +125,7 @@ export function signOut(text) {
 /// Opens the socket and enters `room` (its snapshot brings the tables, games, seats and chat
 /// back). A refused ticket or token signs out; anything else retries, slower each time.
 export async function connect(room) {
+  clearTimeout(state.retryTimer);
   let ticket;
   try {
     ticket = (await api("POST", "/auth/ws-ticket")).ticket;
@@ -138,7 +141,8 @@ export async function connect(room) {
     state.retries = 0;
     send({ type: "enter", room });
   };
-  ws.onmessage = (event) => hooks.receive(JSON.parse(event.data));
+  // A socket this client has moved on from says nothing more.
+  ws.onmessage = (event) => { if (state.ws === ws) hooks.receive(JSON.parse(event.data)); };
   ws.onclose = (event) => {
     if (state.ws !== ws || state.replaced) return;
     // Closed on purpose (flooding, a ban): the reason says which, and no retry helps.
@@ -151,7 +155,8 @@ function retry(room) {
   const wait = Math.min(30000, 1500 * 2 ** state.retries);
   state.retries += 1;
   notice(`Connection lost; reconnecting in ${Math.round(wait / 1000)} s…`, { ms: wait });
-  setTimeout(() => { if (state.token) connect(room); }, wait);
+  clearTimeout(state.retryTimer);
+  state.retryTimer = setTimeout(() => { if (state.token) connect(room); }, wait);
 }
 
 export function send(message) {

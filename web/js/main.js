@@ -11,18 +11,29 @@
 //   rules.js       how to play at a table
 //   ui.js          buttons, notices, the tab title, sound
 
-import { $, state } from "./state.js";
+import { $, state, LOUNGE } from "./state.js";
 import { api, adopt, refreshToken, signOut, connect, hooks, enter } from "./connection.js";
 import { receive, loadRooms, watch } from "./room.js";
 import { loadBlocks } from "./home.js";
 import { showShop } from "./shop.js";
-import { showSoundSetting } from "./ui.js";
+import { showSoundSetting, moderation } from "./ui.js";
 
 hooks.receive = receive;
+// Signed out (on a shared lobby computer, say): nothing of this guest stays for the next.
 hooks.signedOut = () => {
+  localStorage.removeItem("lounge.room");
+  state.lastRoom = LOUNGE;
   state.room = null;
   state.tables = new Map();
+  state.occupants = new Map();
   state.watching = null;
+  state.away = new Map();
+  state.met = new Map();
+  state.invitations = new Map();
+  state.choices = {};
+  state.blocked = new Set();
+  for (const id of ["chat", "occupants", "invitations", "tables", "room-name", "me"]) $(id).replaceChildren();
+  moderation("");
   $("nav").hidden = true;
   $("account").hidden = true;
   $("lounge").hidden = true;

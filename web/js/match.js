@@ -144,6 +144,10 @@ export function showMatch(table, seat) {
   $("game-actions").hidden = !((seat && playing) || between);
   $("resign").hidden = !(seat && playing);
   $("offer-draw").hidden = !(seat && playing);
+  // A confirmation asked about another game, or of a button gone, is off.
+  for (const id of ["resign", "resign-match"]) {
+    if (confirming.has(id) && confirming.get(id).game !== gameShown()) disarm(id);
+  }
   if (!confirming.has("resign")) $("resign").textContent = series ? "Resign game" : "Resign";
   $("offer-draw").textContent = series ? "Offer draw (game)" : "Offer a draw";
   $("resign-match").hidden = !(series && ((seat && playing) || between));
@@ -177,35 +181,46 @@ export function showMatch(table, seat) {
 
 // Resigning asks once more: the first press turns the button into "Really resign?" for a few
 // seconds; the second resigns.
+// The second press counts only after a moment (a double click is one press) and only for the
+// game it was asked about.
 const confirming = new Map();
+
+function gameShown() {
+  const table = state.tables.get(state.watching);
+  return table && table.game ? `${table.id}/${table.game.id}` : null;
+}
+
+function disarm(id) {
+  const armed = confirming.get(id);
+  if (!armed) return;
+  clearTimeout(armed.timer);
+  confirming.delete(id);
+  $(id).textContent = armed.was;
+  $(id).classList.remove("confirming");
+}
 
 function confirmThen(id, question, act) {
   $(id).addEventListener("click", () => {
-    if (confirming.has(id)) {
-      clearTimeout(confirming.get(id).timer);
-      confirming.delete(id);
+    const armed = confirming.get(id);
+    if (armed && armed.game === gameShown()) {
+      if (Date.now() - armed.at < 250) return;
+      disarm(id);
       act();
       return;
     }
+    disarm(id);
     const was = $(id).textContent;
     $(id).textContent = question;
     $(id).classList.add("confirming");
-    const timer = setTimeout(() => {
-      confirming.delete(id);
-      $(id).textContent = was;
-      $(id).classList.remove("confirming");
-    }, 4000);
-    confirming.set(id, { timer });
+    const timer = setTimeout(() => disarm(id), 4000);
+    confirming.set(id, { timer, was, at: Date.now(), game: gameShown() });
   });
 }
 
 confirmThen("resign", "Really resign? Press again", () => {
-  $("resign").classList.remove("confirming");
   send({ type: "resign", table: state.watching, scope: "game" });
 });
 confirmThen("resign-match", "Resign the whole match? Press again", () => {
-  $("resign-match").classList.remove("confirming");
-  $("resign-match").textContent = "Resign match";
   send({ type: "resign", table: state.watching, scope: "match" });
 });
 $("offer-draw").addEventListener("click", () => {
@@ -315,7 +330,15 @@ export function showInvitation(m) {
     button("Decline", () => { send({ type: "respond", invitation: m.id, accept: false }); dropInvitation(m.id); }, "decline"),
   );
   $("invitations").appendChild(div);
-  if (m.expires_at) state.invitations.set(m.id, { expires_at: m.expires_at, left });
+  if (m.expires_at) state.invitations.set(m.id, { expires_at: m.expires_at, left, room: m.room });
+}
+
+/// Entering another room: the table invitations of the room left are void.
+export function dropInvitationsOutside(room) {
+  $("invitations").querySelectorAll("[data-id]").forEach((div) => {
+    const invitation = state.invitations.get(div.dataset.id);
+    if (!invitation || invitation.room !== room) dropInvitation(div.dataset.id);
+  });
 }
 
 /// An invitation answered, withdrawn or run out: its card goes (with `text`, it stays a few
@@ -332,8 +355,9 @@ export function dropInvitation(id, text) {
 }
 
 function tickInvitations() {
-  for (const [, invitation] of state.invitations) {
-    setText(invitation.left, `${countdown(invitation.expires_at)} left`);
+  for (const [id, invitation] of state.invitations) {
+    if (serverNow() >= invitation.expires_at) dropInvitation(id, "This invitation expired.");
+    else setText(invitation.left, `${countdown(invitation.expires_at)} left`);
   }
 }
 

@@ -7,7 +7,7 @@ import { button, option, notice, moderation } from "./ui.js";
 import { showBoard, animate } from "./board.js";
 import {
   parseClock, controlText, bestOfText, scoreText, resultText,
-  showInvitation, dropInvitation, showDrawOffer, dropDrawOffer,
+  showInvitation, dropInvitation, dropInvitationsOutside, showDrawOffer, dropDrawOffer,
 } from "./match.js";
 import { presetName, howToPlay } from "./rules.js";
 import { renderOccupant, showHomeInvitation, meet } from "./home.js";
@@ -53,6 +53,8 @@ const handlers = {
   },
   room(m) {
     const again = state.room && state.room.id === m.room.id;
+    // Table invitations belong to the room they were made in.
+    if (!again) dropInvitationsOutside(m.room.id);
     state.room = m.room;
     state.lastRoom = m.room.id;
     localStorage.setItem("lounge.room", m.room.id);
@@ -61,16 +63,18 @@ const handlers = {
     state.away = new Map((m.away || []).map((a) => [a.user.id, a]));
     for (const t of m.tables) noteServerTime(t.server_time);
     state.moving = false;
-    state.animation = null;
+    // A sowing being shown ends at once (a result waiting for it is shown).
+    if (state.animation) state.animation.skip();
     $("room-name").textContent = m.room.name;
     showSlowMode(m.slow_mode);
-    showChat(m.chat, again);
+    showChat(m.chat);
     $("shop").hidden = true;
     $("lounge").hidden = false;
     // Back in the room (a reload, a new tab, a reconnect): at one's own board first.
     const own = [...state.tables.values()].find((t) => seatAt(t) && (matchInPlay(t) || (t.game && t.game.state.status === "playing")));
-    if (own) state.watching = own.id;
-    else if (!state.tables.has(state.watching)) state.watching = null;
+    const watching = own ? own.id : (state.tables.has(state.watching) ? state.watching : null);
+    if (watching !== state.watching) $("result").textContent = "";
+    state.watching = watching;
     renderRoom();
     renderRooms();
   },
@@ -242,6 +246,11 @@ const handlers = {
     // no_rematch, rematch_void, ...): shown as it comes.
     state.moving = false;
     notice(m.message);
+    // In no room yet, and the room of last time is shut to us now: the lounge instead.
+    if (!state.room && ["door_closed", "no_such_room", "room_closing", "barred"].includes(m.code) && state.lastRoom !== LOUNGE) {
+      state.lastRoom = LOUNGE;
+      enter(LOUNGE);
+    }
     // A refused choice (bad_settings, ...) shows the table's settings again.
     renderTables();
     if (state.watching && !state.animation) showBoard();
@@ -283,10 +292,11 @@ function addChatLine(m) {
   $("chat").appendChild(li);
 }
 
-/// The room's recent lines (the snapshot's `chat`): what a reloaded page had seen. Entering
-/// the room one is in again keeps the lines shown.
-function showChat(lines, again) {
-  if (!again) $("chat").replaceChildren();
+/// The room's recent lines (the snapshot's `chat`): what a reloaded page had seen. The
+/// server's list replaces the page's, also on coming back to the same room (a restarted room
+/// numbers its lines from 1 again).
+function showChat(lines) {
+  $("chat").replaceChildren();
   for (const line of lines || []) addChatLine(line);
   $("chat").scrollTop = $("chat").scrollHeight;
 }

@@ -42,16 +42,22 @@ export async function showShop() {
   }
 }
 
-/// One purchase: the same key on a retry, so a lost answer never buys twice.
+// One key an item until its purchase is answered: pressing Buy again after a lost answer
+// retries the same purchase, which the server applies once.
+const keys = new Map();
+
 async function buy(item, b) {
   b.disabled = true;
-  const key = randomKey();
+  if (!keys.has(item.id)) keys.set(item.id, randomKey());
   try {
-    await api("POST", "/shop/purchases", { item: item.id }, { "Idempotency-Key": key });
+    await api("POST", "/shop/purchases", { item: item.id }, { "Idempotency-Key": keys.get(item.id) });
+    keys.delete(item.id);
     shopError("");
     notice(`Bought: ${item.name}.`);
     showShop();
   } catch (e) {
+    // A refusal (4xx) is an answer: the next press is a new purchase.
+    if (e.status >= 400 && e.status < 500) keys.delete(item.id);
     shopError(e.message);
     b.disabled = false;
   }

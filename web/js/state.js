@@ -24,6 +24,7 @@ export const state = {
   token: localStorage.getItem("lounge.token"),
   refresh: localStorage.getItem("lounge.refresh"),
   refreshTimer: null,
+  retryTimer: null,    // the next reconnection, while the socket is down
   user: JSON.parse(localStorage.getItem("lounge.user") || "null"),
   ws: null,
   room: null,          // {id, name, kind, owner}
