@@ -123,7 +123,8 @@ impl External {
             })?;
         let input = child.stdin.take().expect("piped");
         let output = child.stdout.take().expect("piped");
-        let (tx, lines) = mpsc::channel();
+        // Bounded: an engine that floods its output waits for us instead of filling memory.
+        let (tx, lines) = mpsc::sync_channel(1024);
         std::thread::spawn(move || {
             for line in BufReader::new(output).lines() {
                 let Ok(line) = line else { break };
@@ -176,7 +177,14 @@ impl External {
     fn wait_for(&mut self, word: &'static str, within: Duration) -> Result<String, ExternalError> {
         let deadline = Instant::now() + within;
         loop {
+            // Checked before each line: an engine that never stops talking still runs out.
             let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(ExternalError::Silent {
+                    waiting: word,
+                    after: within,
+                });
+            }
             match self.lines.recv_timeout(left) {
                 Ok(line) if line.split_whitespace().next() == Some(word) => return Ok(line),
                 Ok(_) => continue,

@@ -31,6 +31,8 @@ pub fn serve(
         .flatten();
     let mut searcher = house::mind(level, &rules, endgame);
     let mut game = Game::new(rules);
+    // The last `position` could not be read.
+    let mut lost = false;
     for line in input.lines() {
         let line = line?;
         let words: Vec<&str> = line.split_whitespace().collect();
@@ -41,11 +43,22 @@ pub fn serve(
                 writeln!(output, "uciok")?;
             }
             ["isready", ..] => writeln!(output, "readyok")?,
-            ["ucinewgame", ..] => game = Game::new(rules),
+            ["ucinewgame", ..] => {
+                game = Game::new(rules);
+                lost = false;
+            }
             ["position", "startpos", rest @ ..] => match replay(rules, rest) {
-                Ok(g) => game = g,
-                Err(e) => writeln!(output, "info string {e}")?,
+                Ok(g) => {
+                    game = g;
+                    lost = false;
+                }
+                Err(e) => {
+                    // Never answer for the position before: no move until a good one comes.
+                    writeln!(output, "info string {e}")?;
+                    lost = true;
+                }
             },
+            ["go", ..] if lost => writeln!(output, "bestmove 0000")?,
             ["go", rest @ ..] => {
                 let movetime = match rest {
                     ["movetime", ms, ..] => ms.parse().ok().map(Duration::from_millis),
