@@ -7,30 +7,18 @@
 // the tracked docs/screenshots unless asked to.
 //
 //   node tests/e2e/lounge.mjs http://127.0.0.1:8080 [SCREENSHOT_DIR]
-import { chromium } from "playwright-core";
 import { mkdirSync } from "node:fs";
+import { launch, newSeen, clean, signIn as walkIn } from "./common.mjs";
 
 const [base, shots = process.env.LOUNGE_SCREENSHOTS || "target/screenshots"] = process.argv.slice(2);
 if (!base) throw new Error("usage: lounge.mjs BASE_URL [SCREENSHOT_DIR]");
 mkdirSync(shots, { recursive: true });
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-  args: ["--no-sandbox", "--disable-gpu"],
-});
+const browser = await launch();
 const step = (text) => console.log(`- ${text}`);
-
-async function signIn(name, viewport = { width: 1280, height: 900 }) {
-  const context = await browser.newContext({ viewport });
-  const page = await context.newPage();
-  page.on("pageerror", (e) => { throw new Error(`${name}: ${e.message}`); });
-  await page.goto(base + "/");
-  await page.getByLabel("Your name").fill(name);
-  await page.getByRole("button", { name: "Walk in" }).click();
-  await page.locator("#room-name", { hasText: "Surulere Games Lounge" }).waitFor();
-  await page.locator(".table").first().waitFor();
-  return page;
-}
+// Every page is watched (script errors, 404s, tokens in URLs): checked at the end.
+const watched = newSeen();
+const signIn = (name, viewport) => walkIn(browser, base, name, watched, viewport);
 
 /// "2:59" or "0:09.3" as milliseconds.
 function clockMs(text) {
@@ -202,6 +190,7 @@ try {
   await ade.getByRole("button", { name: "My apartment" }).click();
   await ade.locator("#room-name", { hasText: "Ade's apartment" }).waitFor();
   await ade.locator(".table").first().waitFor();
+  clean(watched);
   console.log("ok");
 } finally {
   await browser.close();
