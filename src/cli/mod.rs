@@ -307,8 +307,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Ayo(AyoCommand::Engine) => {
-            let budgets = crate::house::Budgets::from_settings(&settings.house);
-            let endgames = crate::house::Endgames::new(&settings.house);
+            let (budgets, endgames) = house(&settings);
             engine::engine(
                 &settings.ayo.rules,
                 &budgets,
@@ -321,8 +320,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
         Command::Ayo(AyoCommand::Uci { rules, level }) => {
             let rules = rules.resolve(&settings)?;
             let level = level.parse().map_err(CliError::Usage)?;
-            let budgets = crate::house::Budgets::from_settings(&settings.house);
-            let endgames = crate::house::Endgames::new(&settings.house);
+            let (budgets, endgames) = house(&settings);
             uci::serve(
                 rules,
                 level,
@@ -353,8 +351,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
                 openings: opening_plies.parse().map_err(CliError::Usage)?,
                 external,
             };
-            let budgets = crate::house::Budgets::from_settings(&settings.house);
-            let endgames = crate::house::Endgames::new(&settings.house);
+            let (budgets, endgames) = house(&settings);
             matches::report_match(&plan, &budgets, &endgames, io::stdout().lock())?;
             Ok(ExitCode::SUCCESS)
         }
@@ -396,4 +393,12 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// Baba Ayo as the settings make him: his thinking budgets and his endgame databases.
+fn house(settings: &Settings) -> (crate::house::Budgets, crate::house::Endgames) {
+    (
+        crate::house::Budgets::from_settings(&settings.house),
+        crate::house::Endgames::new(&settings.house),
+    )
 }
