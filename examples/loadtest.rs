@@ -1,6 +1,7 @@
 //! Load tool: signs in many users on loopback, seats pairs of them at tables in many rooms,
 //! lets the rest watch, and plays random legal games, reporting moves a second, the round
-//! trip of a move (p50, p99, max), frames delivered, and the server's memory per connection.
+//! trip of a move (p50, p99, max), frames, messages and bytes delivered, and the server's
+//! memory per connection.
 //!
 //! ```sh
 //! cargo run --release --example loadtest -- --url http://127.0.0.1:8080 --rooms load \
@@ -9,7 +10,8 @@
 //! ```
 //!
 //! Game n is played at table `<rooms>-<r>-<t>` of room `<rooms>-<r>` (`--tables-per-room`
-//! tables a room); users beyond the players enter those rooms in turn and watch. The rooms
+//! tables a room); users beyond the players enter those rooms in turn and each watches one
+//! table (`watch`: a server without it refuses, and they receive every move instead). The rooms
 //! must exist: `config/local.toml` can add them (BENCHMARKS.md shows how). `--think-ms` is how
 //! long a player waits before each move (0: as fast as the server answers). `--clock` has
 //! every game played on that clock (`none` by default; `set_match` before each invitation).
@@ -22,6 +24,7 @@ use std::time::{Duration, Instant};
 use awc::ws::{Frame, Message};
 use futures_util::{SinkExt, StreamExt};
 use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use tokio::sync::mpsc;
 
@@ -97,6 +100,9 @@ struct Stats {
     errors: u64,
     first_error: Option<String>,
     frames: u64,
+    /// Messages in those frames (a frame may hold a batch), and their bytes.
+    messages: u64,
+    bytes: u64,
     dropped: u64,
 }
 
@@ -163,21 +169,36 @@ async fn connect(
         while let Some(frame) = stream.next().await {
             match frame {
                 Ok(Frame::Text(bytes)) => {
-                    stats.borrow_mut().frames += 1;
+                    // One message, or a batch of them (a JSON array).
+                    let batch = if bytes.first() == Some(&b'[') {
+                        serde_json::from_slice::<Vec<&RawValue>>(&bytes).unwrap_or_default()
+                    } else {
+                        serde_json::from_slice::<&RawValue>(&bytes)
+                            .map(|m| vec![m])
+                            .unwrap_or_default()
+                    };
+                    {
+                        let mut s = stats.borrow_mut();
+                        s.frames += 1;
+                        s.messages += batch.len() as u64;
+                        s.bytes += bytes.len() as u64;
+                    }
                     let Some(table) = &table else { continue };
-                    let Ok(head) = serde_json::from_slice::<Head<'_>>(&bytes) else {
-                        continue;
-                    };
-                    let ours = match head.kind {
-                        "invitation" | "error" => true,
-                        "game_started" | "game_state" | "game_over" => {
-                            head.table == Some(table.as_str())
-                        }
-                        _ => false,
-                    };
-                    if ours {
-                        if let Ok(v) = serde_json::from_slice(&bytes) {
-                            let _ = deliver.send(v);
+                    for m in batch {
+                        let Ok(head) = serde_json::from_str::<Head<'_>>(m.get()) else {
+                            continue;
+                        };
+                        let ours = match head.kind {
+                            "invitation" | "error" => true,
+                            "game_started" | "game_state" | "game_over" => {
+                                head.table == Some(table.as_str())
+                            }
+                            _ => false,
+                        };
+                        if ours {
+                            if let Ok(v) = serde_json::from_str(m.get()) {
+                                let _ = deliver.send(v);
+                            }
                         }
                     }
                 }
@@ -296,7 +317,7 @@ async fn pair(
             let pit = legal[next_rand(legal.len())].clone();
             let sent = Instant::now();
             mover.send(json!({"type": "move", "table": table, "pit": pit, "ref": ply}));
-            // Everyone in the room sees every table's moves: ours carries our ref.
+            // Our move's reply carries our ref.
             let reply = mover
                 .wait(end + Duration::from_secs(10), |m| {
                     m["ref"] == json!(ply) && (m["type"] == "game_state" || is_error(m))
@@ -395,8 +416,11 @@ fn main() {
                 a.saturating_sub(b) as f64 / args.users.max(1) as f64
             );
         }
+        // Each onlooker watches one table of its room, as people do.
         for (i, c) in &onlookers {
-            c.send(json!({"type": "enter", "room": place(*i).0}));
+            let (room, table) = place(*i);
+            c.send(json!({"type": "enter", "room": room}));
+            c.send(json!({"type": "watch", "table": table}));
         }
         let end = Instant::now() + Duration::from_secs(args.seconds);
         let mut tasks = Vec::new();
@@ -418,7 +442,10 @@ fn main() {
             )));
         }
         let play_start = Instant::now();
-        let frames_before = stats.borrow().frames;
+        let (frames_before, messages_before, bytes_before) = {
+            let s = stats.borrow();
+            (s.frames, s.messages, s.bytes)
+        };
         let mut peak_rss = 0;
         let sampler = {
             let pid = args.server_pid;
@@ -461,8 +488,10 @@ fn main() {
             s.dropped
         );
         println!(
-            "frames delivered: {:.0}/s",
-            (s.frames - frames_before) as f64 / elapsed
+            "delivered: {:.0} frames/s, {:.0} messages/s, {:.1} MB/s",
+            (s.frames - frames_before) as f64 / elapsed,
+            (s.messages - messages_before) as f64 / elapsed,
+            (s.bytes - bytes_before) as f64 / elapsed / 1e6
         );
         println!(
             "move round trip: p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",

@@ -134,6 +134,8 @@ pub struct WorldSettings {
     /// Chat lines a room keeps for the `room` snapshot (in memory).
     pub chat_backlog: usize,
     pub table_log_events: usize,
+    /// Seconds at least between two `table_status` messages of a room.
+    pub status_every_secs: u64,
     /// Seconds an apartment with nobody in it and no game in play stays open.
     pub apartment_idle_secs: u64,
     /// Seconds both players of an untimed match have to press start between games.
@@ -159,6 +161,9 @@ pub struct ServerSettings {
     pub ws_strike_window_secs: u64,
     /// Seconds a write to a WebSocket may take before the connection is cut.
     pub ws_write_timeout_secs: u64,
+    /// Microseconds a connection waits after a room's frame for more to send with it (0: it
+    /// sends what is waiting at once).
+    pub ws_flush_micros: u64,
     /// WebSocket connections open at once from one address.
     pub ws_connections_per_address: usize,
     /// Proxies whose `X-Forwarded-For` is believed: addresses separated by commas (a string,
@@ -413,6 +418,18 @@ impl Settings {
             return Err(ConfigError::Invalid {
                 key: "apartment.invitations_per_minute",
                 message: "1 to 60".into(),
+            });
+        }
+        if !(1..=3600).contains(&self.world.status_every_secs) {
+            return Err(ConfigError::Invalid {
+                key: "world.status_every_secs",
+                message: "1 to 3600".into(),
+            });
+        }
+        if self.server.ws_flush_micros > 10_000 {
+            return Err(ConfigError::Invalid {
+                key: "server.ws_flush_micros",
+                message: "0 to 10000 (10 ms)".into(),
             });
         }
         if self.world.chat_backlog > 1000 {

@@ -20,6 +20,10 @@ pub struct Metrics {
     pub errors: IntCounterVec,
     /// Room tasks that panicked (each leaves the registry and opens again at the next visit).
     pub room_failures: IntCounter,
+    /// Text frames written to WebSockets.
+    pub frames: IntCounter,
+    /// Messages that went out inside a batched frame (a JSON array) rather than alone.
+    pub batched: IntCounter,
 }
 
 fn counter(registry: &Registry, name: &str, help: &str) -> IntCounter {
@@ -67,6 +71,16 @@ pub static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
             &registry,
             "lounge_room_failures_total",
             "Room tasks that panicked",
+        ),
+        frames: counter(
+            &registry,
+            "lounge_ws_frames_total",
+            "Text frames written to WebSockets",
+        ),
+        batched: counter(
+            &registry,
+            "lounge_ws_batched_messages_total",
+            "Messages sent inside a batched frame (a JSON array)",
         ),
         registry,
     }

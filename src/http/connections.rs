@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::{mpsc, watch};
 
 use crate::common::UserId;
+use crate::world::protocol::Frame;
 
 /// Why a connection is told to close.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -47,7 +48,7 @@ struct Inner {
 struct Line {
     conn: u64,
     closing: mpsc::Sender<Closing>,
-    frames: mpsc::Sender<Arc<str>>,
+    frames: mpsc::Sender<Frame>,
 }
 
 /// Frames from outside a connection holds unwritten at most; past that they are dropped, never
@@ -124,7 +125,7 @@ impl Connections {
     }
 
     /// Sends `frame` to every connection of `user`, in a room or not; how many took it.
-    pub fn send_to_user(&self, user: &UserId, frame: &Arc<str>) -> usize {
+    pub fn send_to_user(&self, user: &UserId, frame: &Frame) -> usize {
         let inner = self.lock();
         inner.users.get(user).map_or(0, |lines| {
             lines
@@ -154,7 +155,7 @@ pub struct Registration {
     /// Where this connection hears it must close.
     pub closing: mpsc::Receiver<Closing>,
     /// Frames sent to this connection from outside any room.
-    pub frames: mpsc::Receiver<Arc<str>>,
+    pub frames: mpsc::Receiver<Frame>,
 }
 
 impl Registration {
@@ -224,7 +225,7 @@ mod tests {
         let (ade, bisi) = (UserId::from("a".to_owned()), UserId::from("b".to_owned()));
         let mut a = connections.admit(&ade, None, 1).unwrap();
         let mut b = connections.admit(&bisi, None, 2).unwrap();
-        let frame: Arc<str> = Arc::from("{}");
+        let frame = Frame::from_static("{}");
         assert_eq!(connections.send_to_user(&ade, &frame), 1);
         assert_eq!(a.frames.try_recv().as_deref(), Ok("{}"));
         assert!(b.frames.try_recv().is_err());

@@ -4,10 +4,14 @@
 //! frame the server writes has a deadline, and a connection whose writes stall is cut at the
 //! socket (`peer.rs`), so a client that stops reading cannot hold a task, a descriptor or the
 //! shutdown.
+//!
+//! What a room sends is written in as few frames as it can be: the frames waiting in the
+//! connection's outbox when it comes to write (and those arriving within `ws_flush_micros`) go
+//! out as one WebSocket frame holding a JSON array of the messages. A busy room then costs a
+//! write per connection per turn, not one per event; a quiet one adds no wait.
 
 use std::collections::BTreeMap;
 use std::pin::pin;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use actix_web::{get, web, HttpRequest, HttpResponse};
@@ -21,13 +25,17 @@ use super::pace::{Pace, Ticker, Verdict};
 use super::peer::{elapse, Socket};
 use super::AppState;
 use crate::common::{ErrorCode, RoomId, ServerClock, TableId, UserId};
-use crate::world::protocol::{parse_frame, ClientMessage, ServerMessage};
+use crate::world::protocol::{parse_frame, ClientMessage, Frame, ServerMessage};
 use crate::world::{Refusal, RoomCommand, RoomHandle, User, World};
 
 /// The largest text frame a client may send.
 pub const MAX_FRAME_BYTES: usize = 16 * 1024;
 /// Frames a room may queue for one client before the client is dropped as too slow.
 const OUTBOX_FRAMES: usize = 256;
+/// Messages and bytes (about) one batched frame holds at most: the client's reading stays
+/// bounded, and what is left goes in the next.
+const BATCH_MESSAGES: usize = 64;
+const BATCH_BYTES: usize = 64 * 1024;
 /// How often the server pings, and how long a silent client lives.
 const HEARTBEAT: Duration = Duration::from_secs(10);
 const CLIENT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -45,6 +53,8 @@ pub struct WsLimits {
     pub strike_window: Duration,
     /// A write to the socket not done by then cuts the connection.
     pub write_timeout: Duration,
+    /// How long to wait after a room's frame for more to send with it.
+    pub flush: Duration,
 }
 
 /// The WebSocket of the lounge protocol (docs/protocol.md). A missing, forged or expired
@@ -111,6 +121,7 @@ pub async fn connect(
         socket: Socket::of(&req),
         clock: state.clock.clone(),
         write_timeout: limits.write_timeout,
+        flush: limits.flush,
         stalled: false,
         world: state.world.clone(),
         room: None,
@@ -136,18 +147,19 @@ struct Connection {
     socket: Option<Socket>,
     clock: ServerClock,
     write_timeout: Duration,
+    flush: Duration,
     /// A write missed its deadline: the peer is not reading.
     stalled: bool,
     world: World,
     room: Option<RoomHandle>,
     /// Frames from the room; `None` out of a room. The room holds the only sender, so a closed
     /// channel means the room dropped us.
-    inbox: Option<mpsc::Receiver<Arc<str>>>,
+    inbox: Option<mpsc::Receiver<Frame>>,
 }
 
 /// What the server writes.
 enum Out<'a> {
-    Text(&'a str),
+    Text(Frame),
     Ping,
     Pong(&'a [u8]),
 }
@@ -196,7 +208,10 @@ async fn run(
     while close.is_none() && !conn.stalled {
         tokio::select! {
             frame = next_frame(&mut conn.inbox) => match frame {
-                Some(frame) => if !conn.write(Out::Text(&frame)).await { break },
+                Some(frame) => {
+                    let frame = conn.gather(frame).await;
+                    if !conn.write(Out::Text(frame)).await { break }
+                }
                 None if conn.room_closed() => {
                     // An operator closed the room (it said so): we are in no room now.
                     conn.inbox = None;
@@ -248,7 +263,7 @@ async fn run(
             frame = registration.frames.recv() => {
                 // From outside the room (an invitation home): written like the room's.
                 if let Some(frame) = frame {
-                    if !conn.write(Out::Text(&frame)).await { break }
+                    if !conn.write(Out::Text(frame)).await { break }
                 }
             }
             why = registration.closing.recv() => match why {
@@ -303,7 +318,7 @@ async fn stopped(stopping: &mut watch::Receiver<bool>) {
     }
 }
 
-async fn next_frame(inbox: &mut Option<mpsc::Receiver<Arc<str>>>) -> Option<Arc<str>> {
+async fn next_frame(inbox: &mut Option<mpsc::Receiver<Frame>>) -> Option<Frame> {
     match inbox {
         Some(rx) => rx.recv().await,
         None => std::future::pending().await,
@@ -319,7 +334,24 @@ impl Connection {
                 .with_label_values(&[code.as_str()])
                 .inc();
         }
-        self.write(Out::Text(&message.to_frame())).await
+        self.write(Out::Text(message.to_frame())).await
+    }
+
+    /// `first` and the room's frames waiting behind it (after the flush window, if any), as
+    /// one frame: itself alone, or a JSON array of them all, oldest first. Nothing is copied
+    /// for a frame that goes alone.
+    async fn gather(&mut self, first: Frame) -> Frame {
+        if !self.flush.is_zero() {
+            tokio::time::sleep(self.flush).await;
+        }
+        let Some(inbox) = self.inbox.as_mut() else {
+            return first;
+        };
+        let (frame, count) = batch(first, || inbox.try_recv().ok());
+        if count > 1 {
+            crate::metrics::METRICS.batched.inc_by(count as u64);
+        }
+        frame
     }
 
     /// Writes one frame; false when the socket is gone, or the write missed its deadline (the
@@ -331,7 +363,10 @@ impl Connection {
         let session = &mut self.session;
         let mut written = pin!(async move {
             match out {
-                Out::Text(text) => session.text(text).await,
+                Out::Text(text) => {
+                    crate::metrics::METRICS.frames.inc();
+                    session.text(text).await
+                }
                 Out::Ping => session.ping(b"").await,
                 Out::Pong(bytes) => session.pong(bytes).await,
             }
@@ -558,5 +593,77 @@ impl Connection {
         };
         room.send(command).await;
         Some(room.info.id.clone())
+    }
+}
+
+/// `first` and the frames `next` has waiting, as one frame, with how many messages it holds:
+/// `first` itself when nothing waits, else a JSON array of them all, oldest first, up to
+/// `BATCH_MESSAGES` messages or (about) `BATCH_BYTES`.
+fn batch(first: Frame, mut next: impl FnMut() -> Option<Frame>) -> (Frame, usize) {
+    let Some(second) = next() else {
+        return (first, 1);
+    };
+    let mut batch = String::with_capacity(2 * (first.len() + second.len()) + 2);
+    batch.push('[');
+    batch.push_str(&first);
+    batch.push(',');
+    batch.push_str(&second);
+    let mut count = 2;
+    while count < BATCH_MESSAGES && batch.len() < BATCH_BYTES {
+        let Some(more) = next() else { break };
+        batch.push(',');
+        batch.push_str(&more);
+        count += 1;
+    }
+    batch.push(']');
+    (Frame::from(batch), count)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn waiting(frames: &[&str]) -> impl FnMut() -> Option<Frame> {
+        let mut frames: std::collections::VecDeque<Frame> =
+            frames.iter().map(|f| Frame::from(f.to_string())).collect();
+        move || frames.pop_front()
+    }
+
+    #[test]
+    fn a_frame_with_nothing_behind_it_goes_alone_and_uncopied() {
+        let first = Frame::from(r#"{"type":"pong"}"#.to_owned());
+        let (frame, count) = batch(first.clone(), waiting(&[]));
+        assert_eq!(count, 1);
+        assert_eq!(frame.as_bytes().as_ptr(), first.as_bytes().as_ptr());
+    }
+
+    #[test]
+    fn frames_waiting_go_out_as_one_json_array_in_order() {
+        let (frame, count) = batch(
+            Frame::from(r#"{"n":1}"#.to_owned()),
+            waiting(&[r#"{"n":2}"#, r#"{"n":3}"#]),
+        );
+        assert_eq!(count, 3);
+        let value: serde_json::Value = serde_json::from_str(&frame).unwrap();
+        assert_eq!(value, serde_json::json!([{"n": 1}, {"n": 2}, {"n": 3}]));
+    }
+
+    #[test]
+    fn a_batch_stops_at_its_count_and_its_size_and_leaves_the_rest_waiting() {
+        let small = vec![r#"{"n":0}"#; 100];
+        let mut next = waiting(&small);
+        let (_, count) = batch(next().unwrap(), &mut next);
+        assert_eq!(count, BATCH_MESSAGES);
+        let (_, count) = batch(next().unwrap(), &mut next);
+        assert_eq!(count, 100 - BATCH_MESSAGES);
+        let big = format!(r#"{{"text":"{}"}}"#, "x".repeat(40 * 1024));
+        let mut next = waiting(&[&big, &big, &big]);
+        let (frame, count) = batch(next().unwrap(), &mut next);
+        assert_eq!(
+            count, 2,
+            "past {BATCH_BYTES} bytes the next goes in the next frame"
+        );
+        assert!(frame.len() < 2 * BATCH_BYTES);
+        assert!(next().is_some());
     }
 }

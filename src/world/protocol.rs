@@ -14,6 +14,10 @@ use crate::common::{
     ErrorCode, GameId, InvitationId, MatchId, RoomId, RoomKind, TableId, User, UserId,
 };
 
+/// One message as it goes out: its JSON text, shared (a clone is a reference count, never a
+/// copy), so a message serialised once reaches every connection without another allocation.
+pub type Frame = bytestring::ByteString;
+
 /// A client message, by its `type`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -99,10 +103,20 @@ pub enum ClientMessage {
         table: TableId,
         version: u64,
     },
+    /// Receive the moves of a game at `table` (an addition; one table at a time, a player
+    /// always receives their own). The reply is `missed`: the events after `since` when given
+    /// and still held, else the whole table.
+    Watch {
+        table: TableId,
+        #[serde(default)]
+        since: Option<u64>,
+    },
+    /// Stop receiving the moves of the table watched (an addition).
+    Unwatch {},
 }
 
 /// The message types a client may send, for the `unknown_type` error.
-pub const CLIENT_TYPES: [&str; 17] = [
+pub const CLIENT_TYPES: [&str; 19] = [
     "enter",
     "leave",
     "sit",
@@ -120,6 +134,8 @@ pub const CLIENT_TYPES: [&str; 17] = [
     "chat",
     "ping",
     "sync",
+    "watch",
+    "unwatch",
 ];
 
 /// Why a frame could not be read as a message.
@@ -285,6 +301,20 @@ pub struct AwayView {
     pub user: User,
     /// When their grace ends (server ms).
     pub until: u64,
+}
+
+/// Where a game stands, for those not watching its table (an addition; in `table_status`).
+#[derive(Debug, Clone, Serialize)]
+pub struct TableStatus {
+    pub table: TableId,
+    pub game_id: GameId,
+    /// The board and whose turn it is.
+    pub state: State,
+    /// Both clocks, `null` without one.
+    pub clock: Option<ClockView>,
+    /// The table's version it stands at (a `watch` with `since` catches up from it only
+    /// with the moves before it: a client that took only this asks for the whole table).
+    pub version: u64,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -471,6 +501,12 @@ pub enum ServerMessage {
         table: TableId,
         scope: Scope,
     },
+    /// Where the games that moved since the last one stand (an addition): sent to everyone
+    /// in the room at most once every `world.status_every`, for the tables one does not watch.
+    TableStatus {
+        room: RoomId,
+        tables: Vec<TableStatus>,
+    },
     Chat {
         room: RoomId,
         user: User,
@@ -569,12 +605,18 @@ impl ServerMessage {
         }
     }
 
-    /// The message as one text frame.
-    pub fn to_frame(&self) -> std::sync::Arc<str> {
+    /// The message as one text frame, serialised once for everyone it goes to.
+    pub fn to_frame(&self) -> Frame {
         serde_json::to_string(self)
             .unwrap_or_else(|e| {
                 format!("{{\"type\":\"error\",\"code\":\"internal\",\"message\":\"{e}\"}}")
             })
             .into()
+    }
+
+    /// Whether the message is a move of a game: it goes only to the table's players and
+    /// those watching it.
+    pub fn is_move(&self) -> bool {
+        matches!(self, ServerMessage::GameState { .. })
     }
 }

@@ -103,6 +103,10 @@ try {
   await chidi.getByTestId("result").filter({ hasText: /wins|Draw/ }).waitFor();
   const seen = (await chidi.getByTestId("result").textContent()).trim();
   if (seen !== a && !seen.includes(a.split(" (")[1] || "")) throw new Error(`the onlooker saw ${seen}`);
+  // The moves reach only those watching the table: Chidi's client asked for them (`watch`).
+  const played = await ade.getByTestId("moves").locator("li").count();
+  const followed = await chidi.getByTestId("moves").locator("li").count();
+  if (played === 0 || followed !== played) throw new Error(`the onlooker's move list has ${followed} of ${played} lines`);
 
   step("Ade asks Bisi for a rematch; Bisi is told");
   await ade.locator("#rematch", { hasText: "Rematch" }).click();

@@ -38,4 +38,5 @@ mod supervision;
 mod support;
 mod tickets;
 mod wall;
+mod watching;
 mod web_client;

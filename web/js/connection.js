@@ -141,8 +141,14 @@ export async function connect(room) {
     state.retries = 0;
     send({ type: "enter", room });
   };
-  // A socket this client has moved on from says nothing more.
-  ws.onmessage = (event) => { if (state.ws === ws) hooks.receive(JSON.parse(event.data)); };
+  // A socket this client has moved on from says nothing more. A frame holds one message, or
+  // several sent together as a JSON array (oldest first).
+  ws.onmessage = (event) => {
+    const data = JSON.parse(event.data);
+    for (const m of Array.isArray(data) ? data : [data]) {
+      if (state.ws === ws) hooks.receive(m);
+    }
+  };
   ws.onclose = (event) => {
     if (state.ws !== ws || state.replaced) return;
     // Closed on purpose (flooding, a ban): the reason says which, and no retry helps.

@@ -13,12 +13,19 @@ import { presetName, howToPlay } from "./rules.js";
 import { renderOccupant, showHomeInvitation, meet } from "./home.js";
 
 /// A table event that is not newer than what the client holds is old news (a move sent
-/// again gets its answer again): dropped. One that skips versions asks for what was missed.
+/// again gets its answer again): dropped. At the table watched (or played at), one that skips
+/// versions asks for what was missed; at the others the moves are not sent, so the versions
+/// between are theirs.
 function fresh(m) {
   const table = state.tables.get(m.table || m.id);
   if (!table || typeof m.version !== "number") return true;
   if (m.version <= table.version) return false;
   if (m.version > table.version + 1) {
+    // Not watched: taken as it is, and the whole table asked for when it is watched.
+    if (table.id !== state.watching && !seatAt(table)) {
+      table.partial = true;
+      return true;
+    }
     send({ type: "sync", table: table.id, version: table.version });
     return false;
   }
@@ -39,6 +46,8 @@ const handlers = {
     notice("The lounge is restarting; back in a moment…");
   },
   missed(m) {
+    // Events of a table not watched (a watch changed since it was asked for) are old news.
+    if (m.table !== state.watching && !seatAt(state.tables.get(m.table) || { seats: {} })) return;
     if (m.resync && m.snapshot) {
       state.tables.set(m.table, m.snapshot);
       renderTables();
@@ -75,8 +84,23 @@ const handlers = {
     const watching = own ? own.id : (state.tables.has(state.watching) ? state.watching : null);
     if (watching !== state.watching) $("result").textContent = "";
     state.watching = watching;
+    // The server holds no watch for a connection new to the room: asked again, with the
+    // version the snapshot gave (the answer is what came after it, usually nothing).
+    if (watching) send({ type: "watch", table: watching, since: state.tables.get(watching).version });
     renderRoom();
     renderRooms();
+  },
+  table_status(m) {
+    // Where the games not watched stand (the moves go only to those watching a table).
+    for (const s of m.tables) {
+      const table = state.tables.get(s.table);
+      if (!table || !table.game || table.game.id !== s.game_id || s.table === state.watching) continue;
+      table.game.state = s.state;
+      table.game.clock = s.clock;
+      // Ahead of its version, without the moves between: the whole table when watched.
+      table.partial = true;
+    }
+    renderTables();
   },
   room_changed(m) {
     state.room = m.room;
@@ -141,6 +165,7 @@ const handlers = {
     if (m.last_move.seat === mySeat(table)) state.moving = false;
     dropDrawOffer(m.table);
     if (m.table === state.watching) animate(table, before, m);
+    renderTables();
   },
   game_over(m) {
     const table = state.tables.get(m.table);
@@ -346,6 +371,14 @@ function renderRooms() {
 // ---- Tables -------------------------------------------------------------------------------------
 
 export function watch(tableId) {
+  // The server sends a game's moves to its players and to those who watch its table: the
+  // one shown. The answer (`missed`) brings the board up to date.
+  if (tableId && tableId !== state.watching) {
+    const table = state.tables.get(tableId);
+    send(table && !table.partial ? { type: "watch", table: tableId, since: table.version } : { type: "watch", table: tableId });
+  } else if (!tableId && state.watching) {
+    send({ type: "unwatch" });
+  }
   state.watching = tableId;
   state.animation = null;
   $("result").textContent = "";
@@ -375,6 +408,13 @@ function renderTables() {
     how.dataset.testid = "table-match";
     how.textContent = tableMatchText(t);
     if (how.textContent) div.appendChild(how);
+    if (playing) {
+      const game = document.createElement("div");
+      game.className = "how";
+      game.dataset.testid = "table-game";
+      game.textContent = tableGameText(t);
+      div.appendChild(game);
+    }
     for (const side of ["south", "north"]) {
       const row = document.createElement("div");
       row.className = "seat";
@@ -492,6 +532,13 @@ function tableMatchText(t) {
   }
   if (m && m.best_of > 1) return `Last match: ${scoreText(m)}`;
   return "";
+}
+
+/// The card's line on the game in play: the seeds each side has taken and whose turn it is.
+function tableGameText(t) {
+  const s = t.game.state;
+  const mover = s.to_move && t.game.players[s.to_move];
+  return `Seeds ${s.stores[0]} – ${s.stores[1]}${mover ? ` · ${mover.name} to move` : ""}`;
 }
 
 /// Keeps a select's choice across redraws.

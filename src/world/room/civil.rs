@@ -2,8 +2,6 @@
 //! what operators decide (already stored and audited when it reaches the room). The rules
 //! themselves are pure, in `world/civility.rs`; here they meet the members.
 
-use std::sync::Arc;
-
 use serde_json::value::RawValue;
 use serde_json::Value;
 use tokio::sync::oneshot;
@@ -12,7 +10,7 @@ use crate::common::{ErrorCode, User, UserId};
 use crate::store::blocking;
 
 use super::super::civility::SlowMode;
-use super::super::protocol::{ClientMessage, ServerMessage};
+use super::super::protocol::{ClientMessage, Frame, ServerMessage};
 use super::super::table::Refusal;
 use super::members::Going;
 use super::Room;
@@ -45,7 +43,7 @@ pub enum Moderation {
 pub(super) struct ChatLine {
     id: u64,
     speaker: UserId,
-    frame: Arc<str>,
+    frame: Frame,
 }
 
 /// Whole seconds from `now` to `until`, at least 1.

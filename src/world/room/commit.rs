@@ -57,13 +57,7 @@ impl Room {
             match event {
                 Event::Table { version, message } => {
                     count(&message, &self.games_in_play);
-                    let frame = message.to_frame();
-                    let kept = &mut self.tables[t];
-                    kept.log.push_back((version, frame.clone()));
-                    while kept.log.len() > self.config.table_log {
-                        kept.log.pop_front();
-                    }
-                    self.broadcast_frame(None, &frame);
+                    self.publish(t, version, &message);
                 }
                 Event::To(user, message) | Event::Again(user, message) => {
                     self.send_to(&user, &message);

@@ -171,6 +171,15 @@ impl Room {
                 self.send_to(user_id, &missed);
                 return Ok(());
             }
+            ClientMessage::Watch { table, since } => {
+                let t = self.table_index(&table)?;
+                self.watch(user_id, t, since, r#ref);
+                return Ok(());
+            }
+            ClientMessage::Unwatch {} => {
+                self.unwatch(user_id);
+                return Ok(());
+            }
             // The room one is in, entered again.
             ClientMessage::Enter { since, .. } => {
                 self.send_snapshot(user_id, since, r#ref);
@@ -353,6 +362,7 @@ impl Room {
                 self.tables.push(Kept {
                     table,
                     log: Default::default(),
+                    moved: false,
                 });
                 let t = self.tables.len() - 1;
                 self.apply(t, Command::Announce).await;

@@ -4,25 +4,26 @@
 
 use std::collections::BTreeMap;
 use std::sync::atomic::Ordering;
-use std::sync::Arc;
 
 use serde_json::Value;
 use tokio::sync::mpsc;
 
 use crate::common::{TableId, User, UserId};
 
-use super::super::protocol::ServerMessage;
+use super::super::protocol::{Frame, ServerMessage};
 use super::super::table::{Command, Departure, Refusal};
 use super::{ms, Room};
 
 /// Where a room sends a session its frames.
-pub type Outbox = mpsc::Sender<Arc<str>>;
+pub type Outbox = mpsc::Sender<Frame>;
 
 pub(super) struct Member {
     pub(super) user: User,
     pub(super) outbox: Outbox,
     /// The connection this member speaks through; commands from an older one are ignored.
     pub(super) conn: u64,
+    /// The table whose moves they receive besides their own (`watch`).
+    pub(super) watching: Option<TableId>,
 }
 
 /// How someone goes from the room.
@@ -89,6 +90,7 @@ impl Room {
             user: user.clone(),
             outbox,
             conn,
+            watching: None,
         };
         let old = self.members.insert(user.id.clone(), member);
         let rejoin = old.is_some();
@@ -275,7 +277,7 @@ impl Room {
 
     /// One frame to everyone (but `except`), a `try_send` each; a reader whose queue is full
     /// is dropped.
-    pub(super) fn broadcast_frame(&mut self, except: Option<&UserId>, frame: &Arc<str>) {
+    pub(super) fn broadcast_frame(&mut self, except: Option<&UserId>, frame: &Frame) {
         let slow: Vec<UserId> = self
             .members
             .iter()

@@ -7,6 +7,7 @@ mod away;
 mod civil;
 mod commit;
 mod dispatch;
+mod fanout;
 mod house;
 mod members;
 
@@ -27,7 +28,7 @@ use crate::store::{Actor, Store};
 
 use super::hotel::{CloseGames, DoorState, HotelError, TableChange};
 use super::matches::LiveMatch;
-use super::protocol::{ClientMessage, RoomInfo, TableView};
+use super::protocol::{ClientMessage, Frame, RoomInfo, TableView};
 use super::table::{Command, LiveGame, Refusal, Table, Timing};
 use super::Registry;
 
@@ -190,6 +191,8 @@ pub struct RoomConfig {
     pub chat_backlog: usize,
     /// Table events kept for clients that come back.
     pub table_log: usize,
+    /// How often at most those not watching a game are told where it stands.
+    pub status_every: Duration,
     /// How long an empty apartment without a match in play stays open.
     pub apartment_idle: Duration,
     /// Baba Ayo, for `play_house`.
@@ -241,7 +244,9 @@ pub struct ResultsConfig {
 struct Kept {
     table: Table,
     /// The latest table events as sent, with the version each brought the table to.
-    log: VecDeque<(u64, Arc<str>)>,
+    log: VecDeque<(u64, Frame)>,
+    /// Its game moved since the last `table_status`.
+    moved: bool,
 }
 
 /// How often a room looks at what time has ended, on the system clock.
@@ -294,6 +299,8 @@ pub struct Room {
     /// Guests put out whose connection still thinks it is here: their connection (its id
     /// and outbox) stays open, in no room, until it enters another or goes.
     outside: HashMap<UserId, (u64, Outbox, User)>,
+    /// When the last `table_status` went out (server ms).
+    status_at: u64,
 }
 
 /// A room as the store holds it, to start its task.
@@ -326,6 +333,7 @@ impl Room {
                 .map(|(id, rules)| Kept {
                     table: Table::new(id, room_id.clone(), rules, timing, *VERSION_BASE),
                     log: VecDeque::new(),
+                    moved: false,
                 })
                 .collect(),
             absent: HashMap::new(),
@@ -345,6 +353,7 @@ impl Room {
             chat_log: VecDeque::new(),
             barred: HashMap::new(),
             outside: HashMap::new(),
+            status_at: now,
         };
         for kept in &mut room.tables {
             kept.table.closing = room.closing;
@@ -476,6 +485,7 @@ impl Room {
         }
         self.end_graces().await;
         self.chat_tick(now);
+        self.tell_status(now);
     }
 
     /// The soonest something falls due here.

@@ -18,7 +18,9 @@ use crate::common::{ErrorCode, GameId, InvitationId, RoomId, TableId, User, User
 
 use super::hotel::CloseGames;
 use super::matches::{LiveMatch, MatchSettings, Rematch, Scope};
-use super::protocol::{ClockView, Players, Seats, ServerMessage, TableGame, TableView};
+use super::protocol::{
+    ClockView, Players, Seats, ServerMessage, TableGame, TableStatus, TableView,
+};
 
 pub use effects::{refuse, Effects, Event, MatchResult, MoveClock, NewGame, Refusal, Win, Write};
 pub use flow::result_of;
@@ -402,6 +404,17 @@ impl Table {
             rematch: self.rematch.clone(),
             server_time: now,
         }
+    }
+
+    /// Where its game stands, for `table_status`; `None` without a game.
+    pub fn status(&self, now: u64) -> Option<TableStatus> {
+        self.game.as_ref().map(|g| TableStatus {
+            table: self.id.clone(),
+            game_id: g.id.clone(),
+            state: g.game.state(),
+            clock: ClockView::of(g.clocks.as_ref(), now),
+            version: self.version,
+        })
     }
 
     /// Puts a match read back from the store on the table: its game in play, or the wait

@@ -64,6 +64,7 @@ pub fn config() -> RoomConfig {
         chat_max_chars: 500,
         chat_backlog: 50,
         table_log: 8,
+        status_every: Duration::from_secs(5),
         apartment_idle: Duration::from_secs(300),
         house: std::sync::Arc::new(lounge::house::House::new(
             &lounge::config::Settings::load().unwrap().house,
@@ -111,7 +112,7 @@ pub async fn two_people(db: &TestDb, room: &RoomHandle) -> [Person; 2] {
 
 pub struct Person {
     pub user: User,
-    frames: mpsc::Receiver<std::sync::Arc<str>>,
+    frames: mpsc::Receiver<lounge::world::protocol::Frame>,
     pub conn: u64,
 }
 

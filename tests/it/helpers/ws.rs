@@ -1,5 +1,6 @@
 //! The WebSocket client speaking the lounge's protocol, and the scenes tests play over it.
 
+use std::collections::VecDeque;
 use std::time::Duration;
 
 use awc::ws::{Frame, Message};
@@ -13,6 +14,25 @@ pub type Socket = actix_codec::Framed<awc::BoxedSocket, awc::ws::Codec>;
 /// A WebSocket client speaking the protocol.
 pub struct Ws {
     socket: Socket,
+    /// Messages of a batched frame not read yet.
+    pending: VecDeque<Value>,
+    /// Text frames read, and of those the batched ones (JSON arrays).
+    pub frames: usize,
+    pub batches: usize,
+}
+
+/// The messages of one text frame: the object, or each of a batch (a JSON array).
+pub fn messages(bytes: &[u8]) -> Vec<Value> {
+    match serde_json::from_slice(bytes).expect("JSON") {
+        Value::Array(batch) => {
+            assert!(
+                batch.len() > 1,
+                "a batch holds two messages or more: {batch:?}"
+            );
+            batch
+        }
+        one => vec![one],
+    }
 }
 
 impl Ws {
@@ -24,7 +44,12 @@ impl Ws {
 
     /// A socket opened otherwise; reads the `welcome`.
     pub async fn from_socket(socket: Socket) -> Ws {
-        let mut ws = Ws { socket };
+        let mut ws = Ws {
+            socket,
+            pending: VecDeque::new(),
+            frames: 0,
+            batches: 0,
+        };
         assert_eq!(ws.next().await["type"], "welcome");
         ws
     }
@@ -52,6 +77,9 @@ impl Ws {
 
     /// The next JSON message (pings answered on the way); panics after 5 s.
     pub async fn next(&mut self) -> Value {
+        if let Some(m) = self.pending.pop_front() {
+            return m;
+        }
         loop {
             let frame = tokio::time::timeout(Duration::from_secs(5), self.socket.next())
                 .await
@@ -59,7 +87,14 @@ impl Ws {
                 .expect("the socket is open")
                 .expect("a good frame");
             match frame {
-                Frame::Text(bytes) => return serde_json::from_slice(&bytes).expect("JSON"),
+                Frame::Text(bytes) => {
+                    self.frames += 1;
+                    let mut batch = VecDeque::from(messages(&bytes));
+                    self.batches += usize::from(batch.len() > 1);
+                    let first = batch.pop_front().expect("a message");
+                    self.pending = batch;
+                    return first;
+                }
                 Frame::Ping(b) => self.socket.send(Message::Pong(b)).await.expect("pong"),
                 Frame::Close(reason) => panic!("closed: {reason:?}"),
                 _ => {}
@@ -104,8 +139,8 @@ impl Ws {
     }
 }
 
-/// Ade and Bisi in the lounge, a game started between them at table 1; (ade, bisi, onlooker,
-/// ade's token, ade's id, the game_started message, bisi's token).
+/// Ade and Bisi in the lounge, a game started between them at table 1; (ade, bisi, onlooker
+/// watching table 1, ade's token, ade's id, the game_started message, bisi's token).
 pub async fn game_between_two(app: &TestApp) -> (Ws, Ws, Ws, String, String, Value, String) {
     let (ta, a_id) = app.guest("Ade").await;
     let (tb, b_id) = app.guest("Bisi").await;
@@ -125,6 +160,10 @@ pub async fn game_between_two(app: &TestApp) -> (Ws, Ws, Ws, String, String, Val
     b.send(json!({"type": "respond", "invitation": invitation["id"], "accept": true}))
         .await;
     let started = c.next_of("game_started").await;
+    // As people do: the onlooker watches the game (and is sent its moves).
+    c.send(json!({"type": "watch", "table": table, "since": started["version"]}))
+        .await;
+    c.next_of("missed").await;
     (a, b, c, ta, a_id, started, tb)
 }
 
