@@ -127,6 +127,9 @@ struct Head<'a> {
 async fn sign_in(client: &awc::Client, url: &str, name: &str) -> Result<(String, String), String> {
     let mut resp = client
         .post(format!("{url}/api/v1/auth/guest"))
+        // Not kept open in the pool: with as many users as the open-file limit allows, a
+        // second descriptor a user (on both sides) is one too many.
+        .force_close()
         .send_json(&json!({"name": name}))
         .await
         .map_err(|e| format!("sign in: {e}"))?;

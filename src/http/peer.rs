@@ -2,8 +2,8 @@
 //! believe), and a handle on their TCP socket so a connection that stopped reading can be cut.
 
 use std::any::Any;
-use std::net::{IpAddr, Shutdown, TcpStream};
-use std::os::fd::AsFd;
+use std::net::{IpAddr, Shutdown, SocketAddr};
+use std::os::fd::{AsRawFd, BorrowedFd, RawFd};
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
@@ -48,44 +48,62 @@ impl Proxies {
     }
 }
 
-/// A second descriptor of a connection's TCP socket, taken when it is accepted. Shutting it
+/// A connection's TCP socket as it was accepted: its descriptor's number and its two
+/// addresses, held in the connection's data (which goes when the connection does). Shutting it
 /// down ends the connection whatever state its HTTP machinery is in: a peer that never reads
-/// leaves actix waiting on a full socket forever, holding the descriptor, otherwise.
-#[derive(Clone, Debug)]
-pub struct Socket(Arc<TcpStream>);
-
-impl Socket {
-    /// Cuts the connection both ways; the server's side then fails its writes and lets go.
-    pub fn cut(&self) {
-        let _ = self.0.shutdown(Shutdown::Both);
-    }
-
-    /// A hold that does not keep the socket open.
-    pub fn downgrade(&self) -> WeakSocket {
-        WeakSocket(Arc::downgrade(&self.0))
-    }
-
-    /// The socket of a request's connection, when it was recorded.
-    pub fn of(req: &HttpRequest) -> Option<Socket> {
-        req.conn_data::<Socket>().cloned()
-    }
+/// leaves actix waiting on a full socket forever, holding the descriptor, otherwise. The
+/// number, not a second descriptor: a process may open 20,000 files, and a second one a
+/// connection halved the guests an instance could hold.
+#[derive(Debug)]
+struct Accepted {
+    fd: RawFd,
+    local: SocketAddr,
+    peer: SocketAddr,
 }
 
-/// A socket, if its connection is still there.
+/// What a session holds of its connection's socket: a weak hold on the connection's data. It
+/// upgrades only while the connection is there, and so its descriptor is open.
 #[derive(Clone, Debug)]
-pub struct WeakSocket(Weak<TcpStream>);
+pub struct Socket(Weak<Accepted>);
 
-impl WeakSocket {
-    pub fn upgrade(&self) -> Option<Socket> {
-        self.0.upgrade().map(Socket)
+impl Socket {
+    /// The socket of a request's connection, when it was recorded.
+    pub fn of(req: &HttpRequest) -> Option<Socket> {
+        req.conn_data::<Arc<Accepted>>()
+            .map(|a| Socket(Arc::downgrade(a)))
+    }
+
+    /// Cuts the connection both ways if it is still there; the server's side then fails its
+    /// writes and lets go.
+    pub fn cut(&self) {
+        let Some(accepted) = self.0.upgrade() else {
+            return;
+        };
+        let Accepted { fd, local, peer } = *accepted;
+        // SAFETY: the descriptor is open. The connection's data is still held (the upgrade
+        // above), so actix has not dropped the connection, whose data and stream go together
+        // in one drop on its worker thread; sessions run on that same thread (`rt::spawn` from
+        // the handler), so the drop cannot happen between here and the shutdown. It is only
+        // borrowed for the calls below, none of which closes it; its two addresses are checked
+        // too, to touch no other socket should that reasoning ever stop holding.
+        #[allow(unsafe_code)]
+        let borrowed = unsafe { BorrowedFd::borrow_raw(fd) };
+        let socket = socket2::SockRef::from(&borrowed);
+        let same = |a: std::io::Result<socket2::SockAddr>, b: SocketAddr| {
+            a.ok().and_then(|a| a.as_socket()) == Some(b)
+        };
+        if same(socket.local_addr(), local) && same(socket.peer_addr(), peer) {
+            let _ = socket.shutdown(Shutdown::Both);
+        }
     }
 }
 
 /// `HttpServer::on_connect`: records each connection's socket.
 pub fn on_connect(conn: &dyn Any, data: &mut Extensions) {
     if let Some(stream) = conn.downcast_ref::<actix_web::rt::net::TcpStream>() {
-        if let Ok(fd) = stream.as_fd().try_clone_to_owned() {
-            data.insert(Socket(Arc::new(TcpStream::from(fd))));
+        if let (Ok(local), Ok(peer)) = (stream.local_addr(), stream.peer_addr()) {
+            let fd = stream.as_raw_fd();
+            data.insert(Arc::new(Accepted { fd, local, peer }));
         }
     }
 }

@@ -32,8 +32,8 @@ use crate::world::{Refusal, RoomCommand, RoomHandle, User, World};
 pub const MAX_FRAME_BYTES: usize = 16 * 1024;
 /// Frames a room may queue for one client before the client is dropped as too slow.
 const OUTBOX_FRAMES: usize = 256;
-/// Messages and bytes (about) one batched frame holds at most: the client's reading stays
-/// bounded, and what is left goes in the next.
+/// Messages and bytes one batched frame holds at most (64 KiB: what many clients take in a
+/// frame by default); what is left goes in the next.
 const BATCH_MESSAGES: usize = 64;
 const BATCH_BYTES: usize = 64 * 1024;
 /// How often the server pings, and how long a silent client lives.
@@ -126,6 +126,7 @@ pub async fn connect(
         world: state.world.clone(),
         room: None,
         inbox: None,
+        carry: None,
     };
     let stopping = state.connections.stopping();
     actix_web::rt::spawn(run(
@@ -155,6 +156,8 @@ struct Connection {
     /// Frames from the room; `None` out of a room. The room holds the only sender, so a closed
     /// channel means the room dropped us.
     inbox: Option<mpsc::Receiver<Frame>>,
+    /// A frame from the room that did not fit in the last batch: written next.
+    carry: Option<Frame>,
 }
 
 /// What the server writes.
@@ -207,7 +210,7 @@ async fn run(
     };
     while close.is_none() && !conn.stalled {
         tokio::select! {
-            frame = next_frame(&mut conn.inbox) => match frame {
+            frame = next_frame(&mut conn.carry, &mut conn.inbox) => match frame {
                 Some(frame) => {
                     let frame = conn.gather(frame).await;
                     if !conn.write(Out::Text(frame)).await { break }
@@ -318,7 +321,13 @@ async fn stopped(stopping: &mut watch::Receiver<bool>) {
     }
 }
 
-async fn next_frame(inbox: &mut Option<mpsc::Receiver<Frame>>) -> Option<Frame> {
+async fn next_frame(
+    carry: &mut Option<Frame>,
+    inbox: &mut Option<mpsc::Receiver<Frame>>,
+) -> Option<Frame> {
+    if let Some(frame) = carry.take() {
+        return Some(frame);
+    }
     match inbox {
         Some(rx) => rx.recv().await,
         None => std::future::pending().await,
@@ -347,7 +356,8 @@ impl Connection {
         let Some(inbox) = self.inbox.as_mut() else {
             return first;
         };
-        let (frame, count) = batch(first, || inbox.try_recv().ok());
+        let (frame, count, carry) = batch(first, || inbox.try_recv().ok());
+        self.carry = carry;
         if count > 1 {
             crate::metrics::METRICS.batched.inc_by(count as u64);
         }
@@ -403,15 +413,11 @@ impl Connection {
             return;
         }
         // The close frame still has to get through to a peer that may not read: if the
-        // connection is still there after the deadline, it is cut. Only a weak hold, so the
-        // socket closes as soon as the connection ends.
-        let weak = socket.downgrade();
-        drop(socket);
+        // connection is still there after the deadline, it is cut (the hold is weak: the
+        // socket closes as soon as the connection ends).
         actix_web::rt::spawn(async move {
             elapse(&clock, write_timeout).await;
-            if let Some(socket) = weak.upgrade() {
-                socket.cut();
-            }
+            socket.cut();
         });
     }
 
@@ -598,25 +604,34 @@ impl Connection {
 
 /// `first` and the frames `next` has waiting, as one frame, with how many messages it holds:
 /// `first` itself when nothing waits, else a JSON array of them all, oldest first, up to
-/// `BATCH_MESSAGES` messages or (about) `BATCH_BYTES`.
-fn batch(first: Frame, mut next: impl FnMut() -> Option<Frame>) -> (Frame, usize) {
+/// `BATCH_MESSAGES` messages and `BATCH_BYTES` (a message alone may be larger). A frame taken
+/// that would not fit is handed back, to go first in the next.
+fn batch(first: Frame, mut next: impl FnMut() -> Option<Frame>) -> (Frame, usize, Option<Frame>) {
     let Some(second) = next() else {
-        return (first, 1);
+        return (first, 1, None);
     };
+    if first.len() + second.len() + 3 > BATCH_BYTES {
+        return (first, 1, Some(second));
+    }
     let mut batch = String::with_capacity(2 * (first.len() + second.len()) + 2);
     batch.push('[');
     batch.push_str(&first);
     batch.push(',');
     batch.push_str(&second);
     let mut count = 2;
-    while count < BATCH_MESSAGES && batch.len() < BATCH_BYTES {
+    let mut carry = None;
+    while count < BATCH_MESSAGES {
         let Some(more) = next() else { break };
+        if batch.len() + more.len() + 2 > BATCH_BYTES {
+            carry = Some(more);
+            break;
+        }
         batch.push(',');
         batch.push_str(&more);
         count += 1;
     }
     batch.push(']');
-    (Frame::from(batch), count)
+    (Frame::from(batch), count, carry)
 }
 
 #[cfg(test)]
@@ -632,18 +647,18 @@ mod tests {
     #[test]
     fn a_frame_with_nothing_behind_it_goes_alone_and_uncopied() {
         let first = Frame::from(r#"{"type":"pong"}"#.to_owned());
-        let (frame, count) = batch(first.clone(), waiting(&[]));
-        assert_eq!(count, 1);
+        let (frame, count, carry) = batch(first.clone(), waiting(&[]));
+        assert_eq!((count, carry), (1, None));
         assert_eq!(frame.as_bytes().as_ptr(), first.as_bytes().as_ptr());
     }
 
     #[test]
     fn frames_waiting_go_out_as_one_json_array_in_order() {
-        let (frame, count) = batch(
+        let (frame, count, carry) = batch(
             Frame::from(r#"{"n":1}"#.to_owned()),
             waiting(&[r#"{"n":2}"#, r#"{"n":3}"#]),
         );
-        assert_eq!(count, 3);
+        assert_eq!((count, carry), (3, None));
         let value: serde_json::Value = serde_json::from_str(&frame).unwrap();
         assert_eq!(value, serde_json::json!([{"n": 1}, {"n": 2}, {"n": 3}]));
     }
@@ -652,18 +667,22 @@ mod tests {
     fn a_batch_stops_at_its_count_and_its_size_and_leaves_the_rest_waiting() {
         let small = vec![r#"{"n":0}"#; 100];
         let mut next = waiting(&small);
-        let (_, count) = batch(next().unwrap(), &mut next);
-        assert_eq!(count, BATCH_MESSAGES);
-        let (_, count) = batch(next().unwrap(), &mut next);
+        let (_, count, carry) = batch(next().unwrap(), &mut next);
+        assert_eq!((count, carry), (BATCH_MESSAGES, None));
+        let (_, count, _) = batch(next().unwrap(), &mut next);
         assert_eq!(count, 100 - BATCH_MESSAGES);
-        let big = format!(r#"{{"text":"{}"}}"#, "x".repeat(40 * 1024));
-        let mut next = waiting(&[&big, &big, &big]);
-        let (frame, count) = batch(next().unwrap(), &mut next);
-        assert_eq!(
-            count, 2,
-            "past {BATCH_BYTES} bytes the next goes in the next frame"
-        );
-        assert!(frame.len() < 2 * BATCH_BYTES);
-        assert!(next().is_some());
+        // 20 KiB each: three fit in 64 KiB, the fourth is handed back, whole, for the next.
+        let big = format!(r#"{{"text":"{}"}}"#, "x".repeat(20 * 1024));
+        let mut next = waiting(&[&big, &big, &big, &big, &big]);
+        let (frame, count, carry) = batch(next().unwrap(), &mut next);
+        assert_eq!(count, 3);
+        assert!(frame.len() <= BATCH_BYTES);
+        assert_eq!(carry.as_deref(), Some(big.as_str()));
+        assert!(next().is_some(), "the fifth is still waiting");
+        // A message larger than a batch goes alone.
+        let huge = "y".repeat(BATCH_BYTES);
+        let (frame, count, carry) = batch(Frame::from(big.clone()), waiting(&[&huge]));
+        assert_eq!((frame.len(), count), (big.len(), 1));
+        assert_eq!(carry.as_deref(), Some(huge.as_str()));
     }
 }

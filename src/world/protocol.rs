@@ -502,7 +502,8 @@ pub enum ServerMessage {
         scope: Scope,
     },
     /// Where the games that moved since the last one stand (an addition): sent to everyone
-    /// in the room at most once every `world.status_every`, for the tables one does not watch.
+    /// in the room at most once every `world.status_every` (what it says of a table one
+    /// watches or plays at, one knows already).
     TableStatus {
         room: RoomId,
         tables: Vec<TableStatus>,
@@ -609,7 +610,8 @@ impl ServerMessage {
     pub fn to_frame(&self) -> Frame {
         serde_json::to_string(self)
             .unwrap_or_else(|e| {
-                format!("{{\"type\":\"error\",\"code\":\"internal\",\"message\":\"{e}\"}}")
+                serde_json::json!({"type": "error", "code": "internal", "message": e.to_string()})
+                    .to_string()
             })
             .into()
     }

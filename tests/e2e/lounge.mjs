@@ -89,9 +89,16 @@ try {
 
   step("they play the game out by clicking pits");
   let shot = false;
+  let followed = false;
   const [a, b] = await Promise.all([
     playOut(ade),
     playOut(bisi),
+    (async () => {
+      // The moves reach only those watching the table: Chidi's client asked for them
+      // (`watch`), and his move list grows while the game is on.
+      await chidi.getByTestId("moves").locator("li").nth(2).waitFor();
+      followed = (await chidi.getByTestId("result").textContent()).trim() === "";
+    })(),
     (async () => {
       await ade.waitForTimeout(1500);
       await ade.screenshot({ path: `${shots}/game.png`, fullPage: true });
@@ -99,14 +106,14 @@ try {
     })(),
   ]);
   if (!shot) throw new Error("no screenshot of the game");
+  if (!followed) throw new Error("the onlooker's move list did not grow during the game");
   console.log(`  Ade sees: ${a}\n  Bisi sees: ${b}`);
   await chidi.getByTestId("result").filter({ hasText: /wins|Draw/ }).waitFor();
   const seen = (await chidi.getByTestId("result").textContent()).trim();
   if (seen !== a && !seen.includes(a.split(" (")[1] || "")) throw new Error(`the onlooker saw ${seen}`);
-  // The moves reach only those watching the table: Chidi's client asked for them (`watch`).
   const played = await ade.getByTestId("moves").locator("li").count();
-  const followed = await chidi.getByTestId("moves").locator("li").count();
-  if (played === 0 || followed !== played) throw new Error(`the onlooker's move list has ${followed} of ${played} lines`);
+  const listed = await chidi.getByTestId("moves").locator("li").count();
+  if (played === 0 || listed !== played) throw new Error(`the onlooker's move list has ${listed} of ${played} lines`);
 
   step("Ade asks Bisi for a rematch; Bisi is told");
   await ade.locator("#rematch", { hasText: "Rematch" }).click();

@@ -217,3 +217,49 @@ async fn an_address_has_a_cap_on_connections_and_proxies_are_believed_only_when_
     let (status, _) = app.ws_from(&b, "203.0.113.2").await;
     assert_eq!(status, 429);
 }
+
+/// The descriptors of this process on the server's side of established TCP connections to
+/// `port`: every descriptor, a second one of the same socket included.
+fn server_descriptors(port: u16) -> (usize, usize) {
+    // /proc/net/tcp: "sl local rem st ... inode", addresses as HEXIP:HEXPORT.
+    let table = std::fs::read_to_string("/proc/self/net/tcp").unwrap();
+    let inodes: std::collections::HashSet<String> = table
+        .lines()
+        .skip(1)
+        .filter_map(|line| {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            let local_port = u16::from_str_radix(f.get(1)?.rsplit(':').next()?, 16).ok()?;
+            (local_port == port && f.get(3)? == &"01").then(|| f.get(9).map(|s| s.to_string()))?
+        })
+        .collect();
+    let descriptors = std::fs::read_dir("/proc/self/fd")
+        .unwrap()
+        .filter_map(|e| std::fs::read_link(e.ok()?.path()).ok())
+        .filter(|link| {
+            let link = link.to_string_lossy();
+            link.strip_prefix("socket:[")
+                .and_then(|s| s.strip_suffix(']'))
+                .is_some_and(|inode| inodes.contains(inode))
+        })
+        .count();
+    (inodes.len(), descriptors)
+}
+
+#[actix_web::test]
+async fn a_connection_holds_one_descriptor_on_the_server() {
+    // A process may open 20,000 files: one a connection is what lets one instance hold
+    // 20,000 guests (a second one, kept to cut a client that stops reading, halved that).
+    let app = TestApp::spawn(TestDb::sqlite()).await;
+    const N: usize = 50;
+    let mut sockets = Vec::new();
+    for i in 0..N {
+        let (token, _) = app.guest(&format!("Guest {i}")).await;
+        sockets.push(app.ws(&token).await);
+    }
+    let (connections, descriptors) = server_descriptors(app.port);
+    assert!(connections >= N, "{connections} connections to the server");
+    assert_eq!(
+        descriptors, connections,
+        "the server holds {descriptors} descriptors for {connections} connections"
+    );
+}

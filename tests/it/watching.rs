@@ -200,3 +200,24 @@ async fn messages_queued_together_go_out_in_one_frame() {
         "frames and batches of each try: {tries:?}"
     );
 }
+
+#[actix_web::test]
+async fn the_last_move_of_a_match_reaches_both_players_as_the_seats_empty() {
+    // A game of one ends the match with its last move, and the players stand up in the same
+    // breath: the move still goes to them (the mover's reply, with its ref), watching or not.
+    let app = TestApp::spawn(TestDb::sqlite()).await;
+    let (mut a, mut b, _c, _, ade, started, _) = game_between_two(&app).await;
+    let a_seat = seat_of(&started, &ade);
+    let mut state = started["state"].clone();
+    let mut plies = 0;
+    while state["status"] == "playing" {
+        state = play_one(&mut a, &mut b, a_seat, &state).await["state"].clone();
+        plies += 1;
+        assert!(plies < 2000, "the game ends");
+    }
+    for ws in [&mut a, &mut b] {
+        assert_eq!(ws.next_of("game_over").await["table"], TABLE);
+        let over = ws.next_of("match_over").await;
+        assert_eq!(over["table"], TABLE);
+    }
+}

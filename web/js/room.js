@@ -94,7 +94,7 @@ const handlers = {
     // Where the games not watched stand (the moves go only to those watching a table).
     for (const s of m.tables) {
       const table = state.tables.get(s.table);
-      if (!table || !table.game || table.game.id !== s.game_id || s.table === state.watching) continue;
+      if (!table || !table.game || table.game.id !== s.game_id || s.table === state.watching || seatAt(table)) continue;
       table.game.state = s.state;
       table.game.clock = s.clock;
       // Ahead of its version, without the moves between: the whole table when watched.
@@ -143,6 +143,8 @@ const handlers = {
       table.game = { id: m.game_id, players: m.players, state: m.state, clock: m.clock, number: m.match ? m.match.game : 1, moves: [] };
       table.match = m.match || table.match;
       table.version = m.version;
+      // A new game from its start: nothing of it was missed yet.
+      table.partial = false;
     }
     dropDrawOffer(m.table);
     const mine = [m.players.south.id, m.players.north.id].includes(state.user.id);
@@ -253,6 +255,8 @@ const handlers = {
     state.room = null;
     state.occupants = new Map();
     state.tables = new Map();
+    // Out of the room, the server holds no watch: nothing to tell it.
+    state.watching = null;
     watch(null);
     $("lounge").hidden = true;
   },
@@ -262,6 +266,7 @@ const handlers = {
   room_closed(m) {
     notice("This room has closed.");
     state.tables = new Map();
+    state.watching = null;
     watch(null);
     loadRooms();
     enter(m.room === LOUNGE ? "gist-lounge" : LOUNGE);

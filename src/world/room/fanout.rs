@@ -31,7 +31,7 @@ impl Room {
         let slow: Vec<UserId> = self
             .members
             .iter()
-            .filter(|(id, m)| m.watching.as_ref() == Some(&table.id) || table.seat_of(id).is_some())
+            .filter(|(id, m)| m.watching.as_ref() == Some(&table.id) || table.plays_here(id))
             .filter(|(_, m)| m.outbox.try_send(frame.clone()).is_err())
             .map(|(id, _)| id.clone())
             .collect();

@@ -337,6 +337,16 @@ impl Table {
     }
 
     /// Whether an open invitation `id` is for `user`.
+    /// Whether `user` sits here or plays the game on the table (still theirs after the match
+    /// ended and the seats emptied, in the same command as its last move).
+    pub fn plays_here(&self, user: &UserId) -> bool {
+        self.seat_of(user).is_some()
+            || self
+                .game
+                .as_ref()
+                .is_some_and(|g| g.players.iter().any(|p| &p.id == user))
+    }
+
     pub fn invites(&self, id: &InvitationId, user: &UserId) -> bool {
         self.invitations
             .iter()
