@@ -308,8 +308,11 @@ pub struct AwayView {
 pub struct TableStatus {
     pub table: TableId,
     pub game_id: GameId,
-    /// The board and whose turn it is.
-    pub state: State,
+    /// Whose turn it is (`null` once over), the seeds each side has taken (South, North), and
+    /// the moves played: what a table's card shows, not the board.
+    pub to_move: Option<Side>,
+    pub stores: [u8; 2],
+    pub ply: u32,
     /// Both clocks, `null` without one.
     pub clock: Option<ClockView>,
     /// The table's version it stands at (a `watch` with `since` catches up from it only

@@ -84,6 +84,8 @@ async fn a_game_s_moves_reach_its_players_and_those_watching_its_table_only() {
 
     // Unwatched: nothing more.
     d.send(json!({"type": "unwatch"})).await;
+    // (The room has heard the unwatch before the move is sent.)
+    heard_by_now(&mut d).await;
     let third = play_one(&mut a, &mut b, a_seat, &second["state"]).await;
     assert_eq!(moves_in(&heard_by_now(&mut d).await), 0);
 
@@ -125,36 +127,47 @@ async fn the_rest_of_a_table_reaches_everyone_and_where_its_game_stands_every_fe
     let (token, _) = app.guest("Dayo").await;
     let mut d = app.ws(&token).await;
     d.enter(ROOM).await;
+    let status_of = |moved: &Value| {
+        json!([{"table": TABLE, "game_id": started["game_id"], "to_move": moved["state"]["to_move"],
+                "stores": moved["state"]["stores"], "ply": moved["state"]["ply"],
+                "clock": null, "version": moved["version"]}])
+    };
+    let no_status = |seen: Vec<Value>| {
+        assert!(
+            !seen.iter().any(|m| m["type"] == "table_status"),
+            "{seen:?}"
+        )
+    };
     let first = play_one(&mut a, &mut b, a_seat, &started["state"]).await;
     let second = play_one(&mut a, &mut b, a_seat, &first["state"]).await;
-    // Within `world.status_every_secs` (5) of the last: nothing yet.
-    app.clock.advance(4_000);
-    let seen = heard_by_now(&mut d).await;
-    assert!(
-        !seen.iter().any(|m| m["type"] == "table_status"),
-        "{seen:?}"
-    );
-    app.clock.advance(1_000);
+    // A room tells it at most every `world.status_every_secs` (5), at its own point in that
+    // interval: within 5 s, whatever the point.
+    app.clock.advance(5_000);
     let status = d.next_of("table_status").await;
     assert_eq!(status["room"], ROOM);
-    assert_eq!(
-        status["tables"],
-        json!([{"table": TABLE, "game_id": started["game_id"], "state": second["state"],
-                "clock": null, "version": second["version"]}]),
-    );
+    assert_eq!(status["tables"], status_of(&second));
     // No move since: nothing to tell.
     app.clock.advance(10_000);
-    let seen = heard_by_now(&mut d).await;
-    assert!(
-        !seen.iter().any(|m| m["type"] == "table_status"),
-        "{seen:?}"
+    no_status(heard_by_now(&mut d).await);
+    // A move long after the last: told at the next tick. The next move, within 5 s of that:
+    // not before the 5 s are up.
+    let third = play_one(&mut a, &mut b, a_seat, &second["state"]).await;
+    app.clock.advance(1);
+    assert_eq!(d.next_of("table_status").await["tables"], status_of(&third));
+    let fourth = play_one(&mut a, &mut b, a_seat, &third["state"]).await;
+    app.clock.advance(4_000);
+    no_status(heard_by_now(&mut d).await);
+    app.clock.advance(1_000);
+    assert_eq!(
+        d.next_of("table_status").await["tables"],
+        status_of(&fourth)
     );
 
     // The game's end reaches everyone, watching or not.
     a.send(json!({"type": "resign", "table": TABLE})).await;
     let over = d.next_of("game_over").await;
     assert_eq!(over["table"], TABLE);
-    assert!(over["version"].as_u64() > second["version"].as_u64());
+    assert!(over["version"].as_u64() > fourth["version"].as_u64());
 }
 
 #[actix_web::test]

@@ -95,7 +95,7 @@ const handlers = {
     for (const s of m.tables) {
       const table = state.tables.get(s.table);
       if (!table || !table.game || table.game.id !== s.game_id || s.table === state.watching || seatAt(table)) continue;
-      table.game.state = s.state;
+      table.game.state = { ...table.game.state, to_move: s.to_move, stores: s.stores, ply: s.ply };
       table.game.clock = s.clock;
       // Ahead of its version, without the moves between: the whole table when watched.
       table.partial = true;

@@ -324,6 +324,7 @@ impl Room {
         let now = config.clock.now_ms();
         let room_id = opening.info.id.clone();
         let config_limits = config.civility.limits;
+        let config_status_every = config.status_every;
         let mut room = Room {
             info: opening.info.clone(),
             members: HashMap::new(),
@@ -353,7 +354,7 @@ impl Room {
             chat_log: VecDeque::new(),
             barred: HashMap::new(),
             outside: HashMap::new(),
-            status_at: now,
+            status_at: now.saturating_sub(status_offset(&room_id, ms(config_status_every))),
         };
         for kept in &mut room.tables {
             kept.table.closing = room.closing;
@@ -537,6 +538,20 @@ impl Room {
     fn seated_anywhere(&self, user: &UserId) -> bool {
         self.tables.iter().any(|k| k.table.seat_of(user).is_some())
     }
+}
+
+/// Where in the `table_status` interval a room's fall (a hash of its id): rooms opened
+/// together would otherwise all tell theirs in the same tick, a burst of frames that holds up
+/// the moves sent with it.
+fn status_offset(room: &crate::common::RoomId, every_ms: u64) -> u64 {
+    // FNV-1a: stable across runs and builds, unlike the standard hasher.
+    let hash = room
+        .as_str()
+        .bytes()
+        .fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        });
+    hash % every_ms.max(1)
 }
 
 /// Sleeps for `d`, or for ever without one.

@@ -421,7 +421,9 @@ impl Table {
         self.game.as_ref().map(|g| TableStatus {
             table: self.id.clone(),
             game_id: g.id.clone(),
-            state: g.game.state(),
+            to_move: g.game.to_move(),
+            stores: g.game.position().stores(),
+            ply: u32::try_from(g.game.moves().len()).unwrap_or(u32::MAX),
             clock: ClockView::of(g.clocks.as_ref(), now),
             version: self.version,
         })
