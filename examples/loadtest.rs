@@ -186,8 +186,16 @@ async fn connect(
                         s.messages += batch.len() as u64;
                         s.bytes += bytes.len() as u64;
                     }
-                    let Some(table) = &table else { continue };
                     for m in batch {
+                        // Onlookers keep only their snapshot, to know they are in.
+                        let Some(table) = &table else {
+                            if m.get().starts_with(r#"{"type":"room""#) {
+                                if let Ok(v) = serde_json::from_str(m.get()) {
+                                    let _ = deliver.send(v);
+                                }
+                            }
+                            continue;
+                        };
                         let Ok(head) = serde_json::from_str::<Head<'_>>(m.get()) else {
                             continue;
                         };
@@ -419,12 +427,23 @@ fn main() {
                 a.saturating_sub(b) as f64 / args.users.max(1) as f64
             );
         }
-        // Each onlooker watches one table of its room, as people do.
+        // Each onlooker watches one table of its room, as people do. All are in before the
+        // games start: a crowd coming in (everyone told of everyone) is not what is measured.
         for (i, c) in &onlookers {
             let (room, table) = place(*i);
             c.send(json!({"type": "enter", "room": room}));
             c.send(json!({"type": "watch", "table": table}));
         }
+        let settle = Instant::now() + Duration::from_secs(120);
+        for (_, c) in onlookers.iter_mut() {
+            c.wait(settle, |m| m["type"] == "room").await;
+        }
+        // What their coming in told the others drains first.
+        tokio::time::sleep(Duration::from_secs(3)).await;
+        println!(
+            "onlookers in their rooms after {:.1} s",
+            started.elapsed().as_secs_f64() - connected.as_secs_f64()
+        );
         let end = Instant::now() + Duration::from_secs(args.seconds);
         let mut tasks = Vec::new();
         let mut it = players.into_iter();

@@ -279,6 +279,7 @@ impl Store {
     /// The service is alive at `at_ms`.
     pub fn beat(&self, at_ms: u64) -> Result<(), StoreError> {
         let mut conn = self.conn()?;
+        let _turn = self.writing();
         let changed = diesel::update(heartbeats::table.find("lounge"))
             .set(heartbeats::at_ms.eq(ms(at_ms)))
             .execute(&mut *conn)?;
