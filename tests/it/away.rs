@@ -2,22 +2,14 @@
 //! room (`away`, the snapshot's `away`) until they come back (`back`) or their grace ends
 //! (the table's events only); after a restart both players are away from the start.
 
-use serde_json::{json, Value};
+use serde_json::json;
 
 use crate::helpers::world::{config, lounge_world, lounge_world_resumed, user, Person};
+use crate::helpers::ws::seat_of;
 use crate::helpers::{game_between_two, TestApp, TestDb};
 
 const ROOM: &str = "surulere-games-lounge";
 const TABLE: &str = "surulere-games-lounge-1";
-
-/// Ade's seat in a `game_started`.
-fn seat_of(started: &Value, id: &str) -> &'static str {
-    if started["players"]["south"]["id"] == id {
-        "south"
-    } else {
-        "north"
-    }
-}
 
 #[actix_web::test]
 async fn a_player_who_drops_is_shown_away_to_everyone_and_back_when_they_return() {

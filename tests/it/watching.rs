@@ -5,6 +5,7 @@
 
 use serde_json::{json, Value};
 
+use crate::helpers::ws::seat_of;
 use crate::helpers::{game_between_two, TestApp, TestDb, Ws};
 
 const ROOM: &str = "surulere-games-lounge";
@@ -48,14 +49,6 @@ async fn play_one(a: &mut Ws, b: &mut Ws, a_seat: &str, state: &Value) -> Value 
     let moved = a.next_of("game_state").await;
     assert_eq!(b.next_of("game_state").await, moved);
     moved
-}
-
-fn seat_of(started: &Value, id: &str) -> &'static str {
-    if started["players"]["south"]["id"] == id {
-        "south"
-    } else {
-        "north"
-    }
 }
 
 #[actix_web::test]

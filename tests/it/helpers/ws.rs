@@ -139,6 +139,15 @@ impl Ws {
     }
 }
 
+/// The seat of user `id` in a `game_started`.
+pub fn seat_of(started: &Value, id: &str) -> &'static str {
+    if started["players"]["south"]["id"] == id {
+        "south"
+    } else {
+        "north"
+    }
+}
+
 /// Ade and Bisi in the lounge, a game started between them at table 1; (ade, bisi, onlooker
 /// watching table 1, ade's token, ade's id, the game_started message, bisi's token).
 pub async fn game_between_two(app: &TestApp) -> (Ws, Ws, Ws, String, String, Value, String) {
