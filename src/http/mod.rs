@@ -5,6 +5,7 @@ pub mod account;
 pub mod admin;
 pub mod auth;
 pub mod banlist;
+mod batch;
 pub mod blocks;
 pub mod champions;
 mod client;
