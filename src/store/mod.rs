@@ -6,6 +6,7 @@
 mod accounts;
 mod bans;
 mod blocks;
+mod checkpoint;
 mod column;
 mod hotel;
 mod matches;
@@ -144,7 +145,7 @@ impl From<DieselError> for StoreError {
 }
 
 /// Opens connections of one kind, with SQLite tuned for a server (WAL, a busy timeout,
-/// foreign keys on).
+/// foreign keys on, checkpoints left to their own thread: `checkpoint.rs`).
 struct Manager(DatabaseUrl);
 
 impl ManageConnection for Manager {
@@ -159,10 +160,12 @@ impl ManageConnection for Manager {
             DatabaseUrl::Sqlite(path) => {
                 let mut conn = SqliteConnection::establish(&path.to_string_lossy())
                     .map_err(r2d2::Error::ConnectionError)?;
-                conn.batch_execute(
+                conn.batch_execute(&format!(
                     "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; \
-                     PRAGMA busy_timeout = 10000; PRAGMA foreign_keys = ON;",
-                )
+                         PRAGMA busy_timeout = 10000; PRAGMA foreign_keys = ON; \
+                         PRAGMA wal_autocheckpoint = {};",
+                    checkpoint::SAFETY_NET_PAGES
+                ))
                 .map_err(r2d2::Error::QueryError)?;
                 Ok(Db::Sqlite(conn))
             }
@@ -303,6 +306,9 @@ impl Store {
             backend,
             writers: Default::default(),
         };
+        if let DatabaseUrl::Sqlite(path) = url {
+            checkpoint::start(path.clone(), std::sync::Arc::downgrade(&store.writers));
+        }
         store.migrate()?;
         let renamed = store.key_names()?;
         if renamed > 0 {

@@ -36,7 +36,10 @@ impl Room {
         if !fx.writes.is_empty() {
             let (store, results) = (self.store.clone(), self.config.results.clone());
             let writes = std::mem::take(&mut fx.writes);
-            match blocking(move || store_all(&store, &writes, &results, now)).await {
+            let timer = crate::metrics::METRICS.store_seconds.start_timer();
+            let stored = blocking(move || store_all(&store, &writes, &results, now)).await;
+            timer.observe_duration();
+            match stored {
                 Ok(ended) => {
                     if ended.iter().any(|(_, f)| f.counts) {
                         self.config.results.pending.notify_one();
