@@ -96,7 +96,13 @@ fn rss_kib(pid: u32) -> Option<u64> {
 struct Stats {
     moves: u64,
     games: u64,
-    round_trips_us: Vec<u64>,
+    /// Each move: when it was sent, and its round trip.
+    round_trips: Vec<(Instant, u64)>,
+    /// Games begun so far, and when the last of them began: the figures are of the games in
+    /// play, from then on; the moves before (2,000 games starting within one think time, a
+    /// burst of invitations, new matches and first moves) are reported apart.
+    games_begun: usize,
+    all_in_play: Option<Instant>,
     errors: u64,
     first_error: Option<String>,
     frames: u64,
@@ -265,6 +271,7 @@ async fn pair(
     stats: Shared,
     seed: u64,
     clock: String,
+    games_total: usize,
 ) {
     let mut rng = seed | 1;
     let mut next_rand = move |n: usize| {
@@ -281,6 +288,7 @@ async fn pair(
     let stagger = 200 + next_rand(think.as_millis() as usize + 1) as u64;
     tokio::time::sleep(Duration::from_millis(stagger)).await;
     let is_error = |m: &Value| m["type"] == "error";
+    let mut ply_total = 0u64;
     while Instant::now() < end {
         a.send(json!({"type": "sit", "table": table, "seat": "south"}));
         if clock != "none" {
@@ -304,6 +312,13 @@ async fn pair(
             Some(m) => return error(&stats, &m),
             None => return,
         };
+        if ply_total == 0 {
+            let mut s = stats.borrow_mut();
+            s.games_begun += 1;
+            if s.games_begun == games_total {
+                s.all_in_play = Some(Instant::now());
+            }
+        }
         let b_is_south = started["players"]["south"]["id"] == b.id.as_str();
         let mut state = started["state"].clone();
         let mut ply = 0u64;
@@ -342,10 +357,12 @@ async fn pair(
             {
                 let mut s = stats.borrow_mut();
                 s.moves += 1;
-                s.round_trips_us.push(sent.elapsed().as_micros() as u64);
+                s.round_trips
+                    .push((sent, sent.elapsed().as_micros() as u64));
             }
             state = reply["state"].clone();
             ply += 1;
+            ply_total += 1;
         }
         if state["status"] != "playing" {
             stats.borrow_mut().games += 1;
@@ -444,7 +461,8 @@ fn main() {
             "onlookers in their rooms after {:.1} s",
             started.elapsed().as_secs_f64() - connected.as_secs_f64()
         );
-        let end = Instant::now() + Duration::from_secs(args.seconds);
+        let play_start = Instant::now();
+        let end = play_start + Duration::from_secs(args.seconds);
         let mut tasks = Vec::new();
         let mut it = players.into_iter();
         let mut n = 0;
@@ -461,9 +479,9 @@ fn main() {
                 stats.clone(),
                 n as u64 * 7919,
                 args.clock.clone(),
+                games,
             )));
         }
-        let play_start = Instant::now();
         let (frames_before, messages_before, bytes_before) = {
             let s = stats.borrow();
             (s.frames, s.messages, s.bytes)
@@ -489,14 +507,23 @@ fn main() {
         }
         let peak_rss = sampler.await.unwrap_or(0);
         let elapsed = play_start.elapsed().as_secs_f64();
-        let mut s = stats.borrow_mut();
-        s.round_trips_us.sort_unstable();
-        let pct = |p: f64| {
-            let v = &s.round_trips_us;
-            v.get(((v.len() as f64 * p) as usize).min(v.len().saturating_sub(1)))
-                .copied()
-                .unwrap_or(0) as f64
-                / 1000.0
+        let s = stats.borrow();
+        // Percentiles in ms of the round trips of the moves `keep` accepts (by when sent).
+        let summary = |keep: &dyn Fn(Instant) -> bool| {
+            let mut v: Vec<u64> = s
+                .round_trips
+                .iter()
+                .filter(|(at, _)| keep(*at))
+                .map(|(_, us)| *us)
+                .collect();
+            v.sort_unstable();
+            let pct = |p: f64| {
+                v.get(((v.len() as f64 * p) as usize).min(v.len().saturating_sub(1)))
+                    .copied()
+                    .unwrap_or(0) as f64
+                    / 1000.0
+            };
+            (v.len(), pct(0.50), pct(0.99), pct(1.0))
         };
         println!(
             "{n} games at once, {} onlookers, think {} ms, {elapsed:.0} s: {} moves ({:.0}/s), \
@@ -515,12 +542,43 @@ fn main() {
             (s.messages - messages_before) as f64 / elapsed,
             (s.bytes - bytes_before) as f64 / elapsed / 1e6
         );
+        // The games in play, from the moment the last one began; before it, apart.
+        let from = s.all_in_play.unwrap_or(end);
+        let (count, p50, p99, max) = summary(&|at| at >= from);
         println!(
-            "move round trip: p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
-            pct(0.50),
-            pct(0.99),
-            pct(1.0)
+            "move round trip, all {} games in play ({count} moves from {:.1} s on): \
+             p50 {p50:.2} ms, p99 {p99:.2} ms, max {max:.2} ms",
+            s.games_begun,
+            from.saturating_duration_since(play_start).as_secs_f64()
         );
+        let (count, p50, p99, max) = summary(&|at| at < from);
+        println!(
+            "while the games began ({count} moves): p50 {p50:.2} ms, p99 {p99:.2} ms, \
+             max {max:.2} ms"
+        );
+        // The seconds of play with the slowest moves: a stall of the whole server shows as
+        // one second where many games were slow at once, a slow client as one game.
+        let mut seconds: std::collections::BTreeMap<u64, Vec<u64>> = Default::default();
+        for (at, us) in &s.round_trips {
+            let second = at.saturating_duration_since(play_start).as_secs();
+            seconds.entry(second).or_default().push(*us);
+        }
+        let mut worst: Vec<(u64, usize, u64, u64)> = seconds
+            .into_iter()
+            .map(|(second, mut v)| {
+                v.sort_unstable();
+                let slow = v.iter().filter(|us| **us > 10_000).count();
+                (second, slow, v[v.len() * 99 / 100], v[v.len() - 1])
+            })
+            .collect();
+        worst.sort_by_key(|w| std::cmp::Reverse(w.3));
+        for (second, slow, p99, max) in worst.iter().take(5) {
+            println!(
+                "second {second}: {slow} moves over 10 ms, p99 {:.2} ms, max {:.2} ms",
+                *p99 as f64 / 1000.0,
+                *max as f64 / 1000.0
+            );
+        }
         if let Some(e) = &s.first_error {
             println!("first error: {e}");
         }
