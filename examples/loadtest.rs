@@ -1,7 +1,8 @@
 //! Load tool: signs in many users on loopback, seats pairs of them at tables in many rooms,
 //! lets the rest watch, and plays random legal games, reporting moves a second, the round
-//! trip of a move (p50, p99, max), frames, messages and bytes delivered, and the server's
-//! memory per connection.
+//! trip of a move (p50, p99, max; of the games in play, from the moment the last one began,
+//! and apart for the moves sent while they began), frames, messages and bytes delivered, and
+//! the server's memory per connection.
 //!
 //! ```sh
 //! cargo run --release --example loadtest -- --url http://127.0.0.1:8080 --rooms load \
@@ -546,7 +547,7 @@ fn main() {
         let from = s.all_in_play.unwrap_or(end);
         let (count, p50, p99, max) = summary(&|at| at >= from);
         println!(
-            "move round trip, all {} games in play ({count} moves from {:.1} s on): \
+            "move round trip, games in play ({} of {n} begun; {count} moves from {:.1} s on): \
              p50 {p50:.2} ms, p99 {p99:.2} ms, max {max:.2} ms",
             s.games_begun,
             from.saturating_duration_since(play_start).as_secs_f64()
