@@ -56,10 +56,16 @@ export async function idOf(page) {
 }
 
 /// Host `host` sits South at the first table with `clock`, invites `guest`, who accepts.
+/// The clock is chosen on the free table's card, before sitting: the choice is the host's
+/// once seated (the card is drawn again as the seat is taken, and a choice made on the card
+/// being replaced must not be lost).
 export async function startGame(host, guest, guestName, clock = "none") {
   const table = host.locator(".table").first();
-  await table.getByTestId("sit-south").click();
   await table.getByTestId("match-clock").selectOption(clock);
+  await table.getByTestId("sit-south").click();
+  await table.getByTestId("invite-who").waitFor();
+  const shown = await table.getByTestId("match-clock").inputValue();
+  if (shown !== clock) throw new Error(`the clock chosen before sitting: ${shown}, not ${clock}`);
   await host.locator(".table").first().getByTestId("invite-who").selectOption({ label: guestName });
   await host.locator(".table").first().getByTestId("invite").click();
   const invitation = guest.getByTestId("invitation");

@@ -47,6 +47,7 @@ try {
     const mine = await page.locator("#clock-me").getAttribute("data-side");
     await page.getByTestId(`store-${mine}`).filter({ hasText: "you" }).waitFor();
     await page.locator(".pit.last-move").waitFor();
+    await page.getByTestId("clock-me").waitFor();
   }
   const side = await ade.locator("#clock-me").getAttribute("data-side");
   const moves = (await ade.locator("#moves").textContent()).trim();

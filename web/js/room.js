@@ -494,7 +494,12 @@ function matchChoice(t, host) {
   bestOf.dataset.testid = "match-best-of";
   for (const n of BEST_OF) bestOf.appendChild(option(String(n), n === 1 ? "one game" : `best of ${n}`));
   let [clockValue, bestOfValue] = [choices.clock || "none", choices.best_of || "1"];
-  if (host && t.settings) {
+  if (host && choices.unsent) {
+    // Chosen before the seat was ours (a choice made as the sit went out, or for Baba Ayo):
+    // the host's choice now, as it showed when they sat.
+    choices.unsent = false;
+    send({ type: "set_match", table: t.id, clock: clockValue, best_of: Number(bestOfValue) });
+  } else if (host && t.settings) {
     clockValue = clockWord(t.settings.clock);
     bestOfValue = String(t.settings.best_of);
   }
@@ -505,6 +510,7 @@ function matchChoice(t, host) {
   const changed = () => {
     choices.clock = clock.value;
     choices.best_of = bestOf.value;
+    choices.unsent = !host;
     if (host) send({ type: "set_match", table: t.id, clock: clock.value, best_of: Number(bestOf.value) });
   };
   clock.addEventListener("change", changed);

@@ -38,7 +38,7 @@ export const state = {
   retries: 0,
   replaced: false,
   moving: false,       // a move sent, its answer not yet here
-  choices: {},         // table id -> {level, invitee, clock, best_of}: kept across redraws
+  choices: {},         // table id -> {level, invitee, clock, best_of, unsent}: kept across redraws
   offsets: [],         // recent (server_time - local time) samples
   offset: 0,           // the server's clock minus ours: the largest recent sample (the least delayed)
   lastRoom: localStorage.getItem("lounge.room") || LOUNGE,
