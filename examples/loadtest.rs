@@ -17,9 +17,15 @@
 //! long a player waits before each move (0: as fast as the server answers). `--clock` has
 //! every game played on that clock (`none` by default; `set_match` before each invitation).
 //! Bounded in time; it stops by itself.
+//!
+//! The players' sockets are read on one thread and the onlookers' on another, as clients on
+//! machines of their own would be: a player's round trip is not measured behind the reading
+//! of thousands of onlookers' frames (both threads on the same cores as the server still).
 
 use std::cell::RefCell;
 use std::rc::Rc;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use awc::ws::{Frame, Message};
@@ -29,6 +35,7 @@ use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use tokio::sync::mpsc;
 
+#[derive(Clone)]
 struct Args {
     url: String,
     rooms: String,
@@ -106,14 +113,26 @@ struct Stats {
     all_in_play: Option<Instant>,
     errors: u64,
     first_error: Option<String>,
-    frames: u64,
-    /// Messages in those frames (a frame may hold a batch), and their bytes.
-    messages: u64,
-    bytes: u64,
-    dropped: u64,
 }
 
 type Shared = Rc<RefCell<Stats>>;
+
+/// What every socket received, counted by the readers of both threads.
+#[derive(Default)]
+struct Delivered {
+    frames: AtomicU64,
+    /// Messages in those frames (a frame may hold a batch), and their bytes.
+    messages: AtomicU64,
+    bytes: AtomicU64,
+    /// Sockets the server closed.
+    dropped: AtomicU64,
+}
+
+impl Delivered {
+    fn now(&self) -> [u64; 3] {
+        [&self.frames, &self.messages, &self.bytes].map(|c| c.load(Relaxed))
+    }
+}
 
 /// One connected user: frames out through a writer task; frames in, already sorted by a
 /// reader task that answers pings and keeps only what the player waits for.
@@ -154,7 +173,7 @@ async fn connect(
     url: &str,
     name: &str,
     table: Option<String>,
-    stats: Shared,
+    delivered: Arc<Delivered>,
 ) -> Result<Conn, String> {
     let (token, id) = sign_in(client, url, name).await?;
     let ws_url = format!("{}/ws?token={token}", url.replacen("http", "ws", 1));
@@ -187,12 +206,9 @@ async fn connect(
                             .map(|m| vec![m])
                             .unwrap_or_default()
                     };
-                    {
-                        let mut s = stats.borrow_mut();
-                        s.frames += 1;
-                        s.messages += batch.len() as u64;
-                        s.bytes += bytes.len() as u64;
-                    }
+                    delivered.frames.fetch_add(1, Relaxed);
+                    delivered.messages.fetch_add(batch.len() as u64, Relaxed);
+                    delivered.bytes.fetch_add(bytes.len() as u64, Relaxed);
                     for m in batch {
                         // Onlookers keep only their snapshot, to know they are in.
                         let Some(table) = &table else {
@@ -224,7 +240,7 @@ async fn connect(
                     let _ = pong.send(Message::Pong(b));
                 }
                 Ok(Frame::Close(_)) | Err(_) => {
-                    stats.borrow_mut().dropped += 1;
+                    delivered.dropped.fetch_add(1, Relaxed);
                     break;
                 }
                 _ => {}
@@ -386,54 +402,49 @@ fn main() {
         }
     };
     let games = args.games.unwrap_or(0);
+    let delivered: Arc<Delivered> = Arc::default();
+    let (tell_main, mut from_onlookers) = mpsc::unbounded_channel();
+    let (tell_onlookers, told) = mpsc::unbounded_channel();
+    let onlookers = {
+        let (args, delivered) = (args.clone(), delivered.clone());
+        std::thread::spawn(move || onlookers(args, delivered, tell_main, told))
+    };
     actix_web::rt::System::new().block_on(async move {
-        // No cap on connections: each socket holds one.
-        let client = awc::Client::builder()
-            .connector(awc::Connector::new().limit(0))
-            .timeout(Duration::from_secs(30))
-            .finish();
+        let client = client();
         let stats: Shared = Rc::default();
         let rss_before = args.server_pid.and_then(rss_kib);
         let started = Instant::now();
-        let rooms_used = games.div_ceil(args.tables_per_room).max(1);
-        let place = |i: usize| {
-            let g = if i < games * 2 { i / 2 } else { i - games * 2 };
-            let room = format!(
-                "{}-{}",
-                args.rooms,
-                g / args.tables_per_room % rooms_used + 1
-            );
-            let table = format!("{room}-{}", g % args.tables_per_room + 1);
-            (room, table)
-        };
-        // Sign in and connect 64 at a time.
-        let conns: Vec<Result<Conn, String>> = futures_util::stream::iter(0..args.users)
+        // Sign in and connect 64 at a time (and as many onlookers on their thread).
+        let players: Vec<Conn> = futures_util::stream::iter(0..games * 2)
             .map(|i| {
-                let (client, url, stats) = (&client, &args.url, stats.clone());
-                let table = (i < games * 2).then(|| place(i).1);
-                async move { connect(client, url, &format!("Load {i}"), table, stats).await }
+                let (client, url, delivered) = (&client, &args.url, delivered.clone());
+                let table = Some(place(&args, i).1);
+                async move {
+                    (
+                        i,
+                        connect(client, url, &format!("Load {i}"), table, delivered).await,
+                    )
+                }
             })
             .buffered(64)
-            .collect()
-            .await;
-        let mut players = Vec::new();
-        let mut onlookers = Vec::new();
-        for (i, c) in conns.into_iter().enumerate() {
-            match c {
-                Ok(c) if i < games * 2 => players.push(c),
-                Ok(c) => onlookers.push((i, c)),
-                Err(e) => {
-                    eprintln!("loadtest: user {i}: {e}");
-                    std::process::exit(1);
-                }
-            }
-        }
+            .collect::<Vec<_>>()
+            .await
+            .into_iter()
+            .map(|(i, c)| c.unwrap_or_else(|e| fail(&format!("user {i}: {e}"))))
+            .collect();
+        let onlookers_ready = |what: &str, m: Option<Result<(), String>>| match m {
+            Some(Ok(())) => {}
+            Some(Err(e)) => fail(&e),
+            None => fail(&format!("the onlookers' thread stopped before {what}")),
+        };
+        onlookers_ready("connecting", from_onlookers.recv().await);
         let connected = started.elapsed();
+        let quick = no_delay_on_every_socket();
         // Let the welcomes land before reading the server's memory.
         tokio::time::sleep(Duration::from_secs(1)).await;
         let rss_after = args.server_pid.and_then(rss_kib);
         println!(
-            "connected {} users in {:.1} s",
+            "connected {} users in {:.1} s ({quick} sockets without delay)",
             args.users,
             connected.as_secs_f64()
         );
@@ -445,17 +456,10 @@ fn main() {
                 a.saturating_sub(b) as f64 / args.users.max(1) as f64
             );
         }
-        // Each onlooker watches one table of its room, as people do. All are in before the
-        // games start: a crowd coming in (everyone told of everyone) is not what is measured.
-        for (i, c) in &onlookers {
-            let (room, table) = place(*i);
-            c.send(json!({"type": "enter", "room": room}));
-            c.send(json!({"type": "watch", "table": table}));
-        }
-        let settle = Instant::now() + Duration::from_secs(120);
-        for (_, c) in onlookers.iter_mut() {
-            c.wait(settle, |m| m["type"] == "room").await;
-        }
+        // All are in before the games start: a crowd coming in (everyone told of everyone)
+        // is not what is measured.
+        let _ = tell_onlookers.send(());
+        onlookers_ready("entering", from_onlookers.recv().await);
         // What their coming in told the others drains first.
         tokio::time::sleep(Duration::from_secs(3)).await;
         println!(
@@ -463,12 +467,22 @@ fn main() {
             started.elapsed().as_secs_f64() - connected.as_secs_f64()
         );
         let play_start = Instant::now();
+        let since_1970 = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_secs();
+        println!(
+            "play begins at {:02}:{:02}:{:02} UTC (second 0 below)",
+            since_1970 / 3600 % 24,
+            since_1970 / 60 % 60,
+            since_1970 % 60
+        );
         let end = play_start + Duration::from_secs(args.seconds);
         let mut tasks = Vec::new();
         let mut it = players.into_iter();
         let mut n = 0;
         while let (Some(a), Some(b)) = (it.next(), it.next()) {
-            let (room, table) = place(n * 2);
+            let (room, table) = place(&args, n * 2);
             n += 1;
             tasks.push(actix_web::rt::spawn(pair(
                 a,
@@ -483,21 +497,28 @@ fn main() {
                 games,
             )));
         }
-        let (frames_before, messages_before, bytes_before) = {
-            let s = stats.borrow();
-            (s.frames, s.messages, s.bytes)
-        };
+        let [frames_before, messages_before, bytes_before] = delivered.now();
         let mut peak_rss = 0;
+        // The server's memory, and its store's times from the moment all games are in play.
         let sampler = {
-            let pid = args.server_pid;
+            let (pid, stats, client, url) = (
+                args.server_pid,
+                stats.clone(),
+                client.clone(),
+                args.url.clone(),
+            );
             async move {
+                let mut stores_from = None;
                 loop {
                     tokio::time::sleep(Duration::from_millis(500)).await;
                     if let Some(rss) = pid.and_then(rss_kib) {
                         peak_rss = peak_rss.max(rss);
                     }
+                    if stores_from.is_none() && stats.borrow().all_in_play.is_some() {
+                        stores_from = Some(store_times(&client, &url).await);
+                    }
                     if Instant::now() > end {
-                        return peak_rss;
+                        return (peak_rss, stores_from);
                     }
                 }
             }
@@ -506,9 +527,11 @@ fn main() {
         for t in tasks {
             let _ = t.await;
         }
-        let peak_rss = sampler.await.unwrap_or(0);
+        let (peak_rss, stores_from) = sampler.await.unwrap_or_default();
+        let stores_to = store_times(&client, &args.url).await;
         let elapsed = play_start.elapsed().as_secs_f64();
         let s = stats.borrow();
+        let [frames, messages, bytes] = delivered.now();
         // Percentiles in ms of the round trips of the moves `keep` accepts (by when sent).
         let summary = |keep: &dyn Fn(Instant) -> bool| {
             let mut v: Vec<u64> = s
@@ -529,19 +552,19 @@ fn main() {
         println!(
             "{n} games at once, {} onlookers, think {} ms, {elapsed:.0} s: {} moves ({:.0}/s), \
              {} games finished, {} errors, {} connections dropped",
-            onlookers.len(),
+            args.users - games * 2,
             args.think_ms,
             s.moves,
             s.moves as f64 / elapsed,
             s.games,
             s.errors,
-            s.dropped
+            delivered.dropped.load(Relaxed)
         );
         println!(
             "delivered: {:.0} frames/s, {:.0} messages/s, {:.1} MB/s",
-            (s.frames - frames_before) as f64 / elapsed,
-            (s.messages - messages_before) as f64 / elapsed,
-            (s.bytes - bytes_before) as f64 / elapsed / 1e6
+            (frames - frames_before) as f64 / elapsed,
+            (messages - messages_before) as f64 / elapsed,
+            (bytes - bytes_before) as f64 / elapsed / 1e6
         );
         // The games in play, from the moment the last one began; before it, apart.
         let from = s.all_in_play.unwrap_or(end);
@@ -580,6 +603,31 @@ fn main() {
                 *max as f64 / 1000.0
             );
         }
+        if let Some(from) = stores_from.filter(|f| !f.is_empty() && !stores_to.is_empty()) {
+            // Bucket bounds and counts, the last bucket being +Inf, and the sum.
+            let diff: Vec<(&str, f64)> = stores_to
+                .iter()
+                .zip(&from)
+                .map(|((k, b), (_, a))| (k.as_str(), b - a))
+                .collect();
+            let count = diff
+                .iter()
+                .find(|(k, _)| *k == "count")
+                .map_or(0.0, |d| d.1);
+            let sum = diff.iter().find(|(k, _)| *k == "sum").map_or(0.0, |d| d.1);
+            let over = |le: &str| {
+                let under = diff.iter().find(|(k, _)| *k == le).map_or(count, |d| d.1);
+                100.0 * (count - under) / count.max(1.0)
+            };
+            println!(
+                "the server's stores while the games were in play: {count:.0}, mean {:.2} ms; \
+                 over 1.6 ms {:.1}%, over 6.4 ms {:.2}%, over 25.6 ms {:.2}%",
+                1000.0 * sum / count.max(1.0),
+                over("0.0016"),
+                over("0.0064"),
+                over("0.0256")
+            );
+        }
         if let Some(e) = &s.first_error {
             println!("first error: {e}");
         }
@@ -589,5 +637,143 @@ fn main() {
                 peak_rss / 1024
             );
         }
+        let _ = tell_onlookers.send(());
+    });
+    let _ = onlookers.join();
+}
+
+/// An HTTP client with no cap on connections: each socket holds one.
+fn client() -> awc::Client {
+    awc::Client::builder()
+        .connector(awc::Connector::new().limit(0))
+        .timeout(Duration::from_secs(30))
+        .finish()
+}
+
+/// Browsers write without waiting (TCP_NODELAY); awc's sockets wait for the acknowledgement
+/// of what they wrote last (Nagle), and the server acknowledges a pong only after up to 40 ms:
+/// a move written just after a pong would wait for it. Set on every socket of the process,
+/// once all are connected (awc does not hand its sockets out).
+#[allow(unsafe_code)]
+fn no_delay_on_every_socket() -> usize {
+    let mut set = 0;
+    for entry in std::fs::read_dir("/proc/self/fd")
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        let Ok(fd) = entry.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        if !std::fs::read_link(entry.path())
+            .is_ok_and(|l| l.to_string_lossy().starts_with("socket:"))
+        {
+            continue;
+        }
+        // SAFETY: the descriptor was open a moment ago and is borrowed for one call; nothing
+        // closes sockets while the users are connected, and on any other kind of descriptor
+        // the option is refused.
+        let fd = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
+        if socket2::SockRef::from(&fd).set_tcp_nodelay(true).is_ok() {
+            set += 1;
+        }
+    }
+    set
+}
+
+/// The server's `lounge_store_seconds` histogram: its buckets by bound, then `sum` and
+/// `count`; empty when the server does not answer.
+async fn store_times(client: &awc::Client, url: &str) -> Vec<(String, f64)> {
+    let Ok(mut resp) = client.get(format!("{url}/metrics")).send().await else {
+        return Vec::new();
+    };
+    let Ok(body) = resp.body().limit(1 << 22).await else {
+        return Vec::new();
+    };
+    String::from_utf8_lossy(&body)
+        .lines()
+        .filter_map(|l| {
+            let rest = l.strip_prefix("lounge_store_seconds")?;
+            let (key, value) = rest.rsplit_once(' ')?;
+            let key = match key {
+                "_sum" => "sum",
+                "_count" => "count",
+                k => k.strip_prefix("_bucket{le=\"")?.strip_suffix("\"}")?,
+            };
+            Some((key.to_owned(), value.parse().ok()?))
+        })
+        .collect()
+}
+
+fn fail(e: &str) -> ! {
+    eprintln!("loadtest: {e}");
+    std::process::exit(1);
+}
+
+/// The room and table of user `i`: game n's two players sit at its table, and the users
+/// after the players watch the tables in turn.
+fn place(args: &Args, i: usize) -> (String, String) {
+    let games = args.games.unwrap_or(0);
+    let rooms_used = games.div_ceil(args.tables_per_room).max(1);
+    let g = if i < games * 2 { i / 2 } else { i - games * 2 };
+    let room = format!(
+        "{}-{}",
+        args.rooms,
+        g / args.tables_per_room % rooms_used + 1
+    );
+    let table = format!("{room}-{}", g % args.tables_per_room + 1);
+    (room, table)
+}
+
+/// The onlookers, on a thread of their own: they connect, say so, enter their rooms and
+/// watch a table each when told, say when all are in, and hold their sockets until told again.
+fn onlookers(
+    args: Args,
+    delivered: Arc<Delivered>,
+    tell: mpsc::UnboundedSender<Result<(), String>>,
+    mut told: mpsc::UnboundedReceiver<()>,
+) {
+    actix_web::rt::System::new().block_on(async move {
+        let client = client();
+        let players = args.games.unwrap_or(0) * 2;
+        let conns: Vec<(usize, Result<Conn, String>)> =
+            futures_util::stream::iter(players..args.users)
+                .map(|i| {
+                    let (client, url, delivered) = (&client, &args.url, delivered.clone());
+                    async move {
+                        (
+                            i,
+                            connect(client, url, &format!("Load {i}"), None, delivered).await,
+                        )
+                    }
+                })
+                .buffered(64)
+                .collect()
+                .await;
+        let mut onlookers = Vec::new();
+        for (i, c) in conns {
+            match c {
+                Ok(c) => onlookers.push((i, c)),
+                Err(e) => {
+                    let _ = tell.send(Err(format!("user {i}: {e}")));
+                    return;
+                }
+            }
+        }
+        let _ = tell.send(Ok(()));
+        if told.recv().await.is_none() {
+            return;
+        }
+        for (i, c) in &onlookers {
+            let (room, table) = place(&args, *i);
+            c.send(json!({"type": "enter", "room": room}));
+            c.send(json!({"type": "watch", "table": table}));
+        }
+        let settle = Instant::now() + Duration::from_secs(120);
+        for (_, c) in onlookers.iter_mut() {
+            c.wait(settle, |m| m["type"] == "room").await;
+        }
+        let _ = tell.send(Ok(()));
+        told.recv().await;
     });
 }
