@@ -223,7 +223,7 @@ async fn connect(
                             continue;
                         };
                         let ours = match head.kind {
-                            "invitation" | "error" => true,
+                            "invitation" | "error" | "room" => true,
                             "game_started" | "game_state" | "game_over" => {
                                 head.table == Some(table.as_str())
                             }
@@ -300,7 +300,15 @@ async fn pair(
     for c in [&a, &b] {
         c.send(json!({"type": "enter", "room": room, "ref": "enter"}));
     }
-    // Both must be in the room before the invitation; a refusal to enter comes as an error.
+    // Both must be in the room before the invitation (an invitation to someone not there yet
+    // is refused, to the one inviting); a refusal to enter comes as an error.
+    for c in [&mut a, &mut b] {
+        match c.wait(end, |m| m["type"] == "room" || m["type"] == "error").await {
+            Some(m) if m["type"] == "room" => {}
+            Some(m) => return error(&stats, &m),
+            None => return,
+        }
+    }
     // The games start spread over the first think time.
     let stagger = 200 + next_rand(think.as_millis() as usize + 1) as u64;
     tokio::time::sleep(Duration::from_millis(stagger)).await;

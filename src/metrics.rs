@@ -30,6 +30,9 @@ pub struct Metrics {
     /// How long a room waited for its writes to be stored (the blocking pool's queue, the
     /// writers' turn and the database): the part of a move's round trip spent in the store.
     pub store_seconds: Histogram,
+    /// Moves a room stored at once on its own thread (SQLite, nothing to wait for); the
+    /// others went to the blocking pool (`store/game_moves.rs`).
+    pub moves_at_once: IntCounter,
 }
 
 fn counter(registry: &Registry, name: &str, help: &str) -> IntCounter {
@@ -103,6 +106,11 @@ pub static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
             &registry,
             "lounge_store_seconds",
             "Time a room waited for its writes to be stored",
+        ),
+        moves_at_once: counter(
+            &registry,
+            "lounge_moves_stored_at_once_total",
+            "Moves a room stored at once on its own thread, without the blocking pool",
         ),
         registry,
     }

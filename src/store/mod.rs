@@ -8,6 +8,7 @@ mod bans;
 mod blocks;
 mod checkpoint;
 mod column;
+mod game_moves;
 mod hotel;
 mod matches;
 mod moderation;
@@ -107,6 +108,8 @@ pub enum StoreError {
     BadUrl(String),
     #[error("database connection: {0}")]
     Pool(#[from] r2d2::PoolError),
+    #[error("database connection: {0}")]
+    Connect(diesel::ConnectionError),
     #[error("database migrations: {0}")]
     Migration(String),
     #[error("database: {0}")]
@@ -240,18 +243,6 @@ pub struct GameInPlay {
     pub moves: Vec<u8>,
 }
 
-#[derive(Insertable)]
-#[diesel(table_name = moves)]
-struct NewMove<'a> {
-    game_id: &'a str,
-    ply: i32,
-    pit: i32,
-    played_at: NaiveDateTime,
-    at_ms: Option<i64>,
-    south_ms: Option<i64>,
-    north_ms: Option<i64>,
-}
-
 /// Which database a store speaks to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Backend {
@@ -269,6 +260,9 @@ pub struct Store {
     /// tries: at a thousand moves a second a move waited tens of milliseconds now and then for
     /// a lock held a fraction of one.
     writers: std::sync::Arc<std::sync::Mutex<()>>,
+    /// SQLite only: the connection a room writes its moves on at once, on its own thread,
+    /// when nothing would make it wait (`game_moves.rs`).
+    at_once: Option<std::sync::Arc<std::sync::Mutex<Db>>>,
 }
 
 /// Now, as stored: UTC to the microsecond (what both databases keep).
@@ -301,10 +295,15 @@ impl Store {
             .max_size(max_connections.max(1))
             .connection_timeout(Duration::from_secs(10))
             .build(Manager(url.clone()))?;
+        let at_once = match url {
+            DatabaseUrl::Sqlite(_) => Some(game_moves::at_once_connection(url)?),
+            DatabaseUrl::Postgres(_) => None,
+        };
         let store = Store {
             pool,
             backend,
             writers: Default::default(),
+            at_once,
         };
         if let DatabaseUrl::Sqlite(path) = url {
             checkpoint::start(path.clone(), std::sync::Arc::downgrade(&store.writers));
@@ -461,54 +460,6 @@ impl Store {
             .optional()?)
     }
 
-    /// Stores move `ply` (from 1) of a game in play. The same ply twice is a `Conflict`, so a
-    /// retried move is stored once.
-    ///
-    /// One plain INSERT, no read-then-write transaction: SQLite would refuse such a
-    /// transaction's upgrade to a writer under concurrent writers ("database is locked") instead
-    /// of waiting. The status check before it is a guard; the room task that owns the game is
-    /// the one that ends it, so nothing races it.
-    pub fn record_move(&self, game_id: &GameId, ply: u32, pit: u8) -> Result<(), StoreError> {
-        self.record_move_with(game_id, ply, pit, None)
-    }
-
-    /// Stores a move with the clocks after it, in the same row: a restart finds both or
-    /// neither.
-    pub fn record_move_with(
-        &self,
-        game_id: &GameId,
-        ply: u32,
-        pit: u8,
-        clock: Option<MoveClock>,
-    ) -> Result<(), StoreError> {
-        let ply = i32::try_from(ply).map_err(|_| StoreError::Conflict(format!("ply {ply}")))?;
-        let mut conn = self.conn()?;
-        let status: Option<Status> = games::table
-            .find(game_id)
-            .select(games::status)
-            .first(&mut *conn)
-            .optional()?;
-        match status {
-            None => return Err(StoreError::NotFound(format!("game {game_id}"))),
-            Some(Status::Playing) => {}
-            Some(_) => return Err(StoreError::Conflict(format!("game {game_id} is over"))),
-        }
-        let _turn = self.writing();
-        let row = NewMove {
-            game_id: game_id.as_str(),
-            ply,
-            pit: pit.into(),
-            played_at: now(),
-            at_ms: clock.map(|c| matches::ms(c.at_ms)),
-            south_ms: clock.map(|c| matches::ms(c.left[0])),
-            north_ms: clock.map(|c| matches::ms(c.left[1])),
-        };
-        diesel::insert_into(moves::table)
-            .values(&row)
-            .execute(&mut *conn)?;
-        Ok(())
-    }
-
     /// Marks a game in play as over; a game already over is left as it is (false).
     pub fn finish_game(
         &self,
@@ -528,19 +479,6 @@ impl Store {
         ))
         .execute(&mut *self.conn()?)?;
         Ok(changed == 1)
-    }
-
-    /// The moves of a game, in order.
-    pub fn moves(&self, game_id: &GameId) -> Result<Vec<u8>, StoreError> {
-        let pits: Vec<i32> = moves::table
-            .filter(moves::game_id.eq(game_id))
-            .order(moves::ply.asc())
-            .select(moves::pit)
-            .load(&mut *self.conn()?)?;
-        Ok(pits
-            .into_iter()
-            .filter_map(|p| u8::try_from(p).ok())
-            .collect())
     }
 
     /// Every game still in play, with its moves: what a restart picks up.

@@ -37,7 +37,13 @@ impl Room {
             let (store, results) = (self.store.clone(), self.config.results.clone());
             let writes = std::mem::take(&mut fx.writes);
             let timer = crate::metrics::METRICS.store_seconds.start_timer();
-            let stored = blocking(move || store_all(&store, &writes, &results, now)).await;
+            let stored = match at_once(&store, &writes) {
+                Some(stored) => {
+                    crate::metrics::METRICS.moves_at_once.inc();
+                    stored.map(|()| Vec::new())
+                }
+                None => blocking(move || store_all(&store, &writes, &results, now)).await,
+            };
             timer.observe_duration();
             match stored {
                 Ok(ended) => {
@@ -192,6 +198,27 @@ fn store_all(
     Ok(ended)
 }
 
+/// A move alone stored at once on the room's thread where the store can without waiting
+/// (`Store::record_move_at_once`); `None` for anything else.
+fn at_once(store: &Store, writes: &[Write]) -> Option<Result<(), StoreError>> {
+    match writes {
+        [Write::Move {
+            game,
+            ply,
+            pit,
+            clock,
+        }] => store.record_move_at_once(game, *ply, pit.number(), clock.map(move_clock)),
+        _ => None,
+    }
+}
+
+fn move_clock(c: super::super::table::MoveClock) -> store::MoveClock {
+    store::MoveClock {
+        at_ms: c.at_ms,
+        left: c.left,
+    }
+}
+
 /// Stores one write; for a game's end, how it was stored.
 fn store_one(
     store: &Store,
@@ -238,11 +265,7 @@ fn store_one(
             pit,
             clock,
         } => {
-            let clock = clock.map(|c| store::MoveClock {
-                at_ms: c.at_ms,
-                left: c.left,
-            });
-            store.record_move_with(game, *ply, pit.number(), clock)?;
+            store.record_move_with(game, *ply, pit.number(), clock.map(move_clock))?;
         }
         Write::GameOver {
             game,
