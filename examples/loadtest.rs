@@ -303,7 +303,10 @@ async fn pair(
     // Both must be in the room before the invitation (an invitation to someone not there yet
     // is refused, to the one inviting); a refusal to enter comes as an error.
     for c in [&mut a, &mut b] {
-        match c.wait(end, |m| m["type"] == "room" || m["type"] == "error").await {
+        match c
+            .wait(end, |m| m["type"] == "room" || m["type"] == "error")
+            .await
+        {
             Some(m) if m["type"] == "room" => {}
             Some(m) => return error(&stats, &m),
             None => return,

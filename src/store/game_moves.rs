@@ -88,8 +88,14 @@ impl Store {
             Ok(ply) => ply,
             Err(e) => return Some(Err(e)),
         };
-        if let Err(e) = check_in_play(&mut conn, game_id) {
-            return Some(Err(e));
+        match status(&mut conn, game_id) {
+            Err(e) if busy(&e) => return None,
+            Err(e) => return Some(Err(e.into())),
+            Ok(found) => {
+                if let Err(e) = in_play(found, game_id) {
+                    return Some(Err(e));
+                }
+            }
         }
         // A writer that panicked held it: the lock is still good, as in `writing`.
         let _turn = match self.writers.try_lock() {
@@ -98,7 +104,7 @@ impl Store {
             Err(TryLockError::WouldBlock) => return None,
         };
         match insert(&mut conn, game_id, ply, pit, clock) {
-            Err(DieselError::DatabaseError(_, info)) if info.message().contains("locked") => None,
+            Err(e) if busy(&e) => None,
             done => Some(done.map_err(StoreError::from)),
         }
     }
@@ -122,13 +128,25 @@ fn column(ply: u32) -> Result<i32, StoreError> {
     i32::try_from(ply).map_err(|_| StoreError::Conflict(format!("ply {ply}")))
 }
 
+/// SQLite would have had it wait (its lock is someone else's).
+fn busy(e: &DieselError) -> bool {
+    matches!(e, DieselError::DatabaseError(_, info) if info.message().contains("locked"))
+}
+
 /// A move is stored only for a game in play.
 fn check_in_play(conn: &mut Db, game_id: &GameId) -> Result<(), StoreError> {
-    let status: Option<Status> = games::table
+    in_play(status(conn, game_id)?, game_id)
+}
+
+fn status(conn: &mut Db, game_id: &GameId) -> Result<Option<Status>, DieselError> {
+    games::table
         .find(game_id)
         .select(games::status)
         .first(conn)
-        .optional()?;
+        .optional()
+}
+
+fn in_play(status: Option<Status>, game_id: &GameId) -> Result<(), StoreError> {
     match status {
         None => Err(StoreError::NotFound(format!("game {game_id}"))),
         Some(Status::Playing) => Ok(()),
