@@ -200,7 +200,9 @@ mod tests {
             position: 1,
             rules: Preset::Lagos.rules(),
         };
-        store.ensure_room(&room, std::slice::from_ref(&table)).unwrap();
+        store
+            .ensure_room(&room, std::slice::from_ref(&table))
+            .unwrap();
         let users: Vec<UserRow> = ["Ada", "Bayo"]
             .map(|name| UserRow {
                 id: new_id().into(),
