@@ -5,6 +5,8 @@ pub mod app;
 pub mod ayo;
 pub mod champions;
 pub mod cli;
+/// Several instances, one hotel: rooms' leases in Redis.
+pub mod cluster;
 /// The leaf: small types every layer shares.
 pub mod common;
 pub mod config;

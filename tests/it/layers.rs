@@ -11,13 +11,16 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("config", &["common", "ayo", "store"]),
     ("house", &["common", "ayo", "config"]),
     ("metrics", &[]),
+    ("cluster", &["common"]),
     (
         "champions",
         &["common", "ayo", "store", "house", "config", "metrics"],
     ),
     (
         "world",
-        &["common", "ayo", "store", "house", "config", "metrics"],
+        &[
+            "common", "ayo", "store", "house", "config", "metrics", "cluster",
+        ],
     ),
     (
         "http",
@@ -30,6 +33,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "metrics",
             "champions",
             "world",
+            "cluster",
         ],
     ),
 ];
@@ -41,6 +45,7 @@ const OURS: &[&str] = &[
     "config",
     "house",
     "metrics",
+    "cluster",
     "champions",
     "world",
     "http",

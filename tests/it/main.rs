@@ -12,6 +12,7 @@ mod chat_backlog;
 mod chat_flood;
 mod civility;
 mod clock;
+mod cluster;
 mod config;
 mod engine;
 mod external;

@@ -1,0 +1,171 @@
+//! A room's lease in Redis (issue 19): one holder at a time, a fencing number that grows with
+//! every grant, renewed and let go only by its holder. On the Redis at 127.0.0.1:6379, under
+//! a key prefix of the test's own; a lease running out is its key going, as Redis would do
+//! at the end of its time to live (no test sleeps through one).
+
+use lounge::cluster::{Fence, LeaseError, Leases};
+use lounge::common::{RoomId, ServerClock};
+
+async fn conn() -> redis::aio::ConnectionManager {
+    redis::Client::open("redis://127.0.0.1:6379")
+        .unwrap()
+        .get_connection_manager()
+        .await
+        .expect("Redis on 127.0.0.1:6379 (tests/run starts it)")
+}
+
+/// Two instances' leases under one fresh prefix, and a raw connection to look at the keys.
+async fn two_instances() -> (Leases, Leases, redis::aio::ConnectionManager, String) {
+    let prefix = format!("test-{}:", lounge::store::new_id());
+    let clock = ServerClock::manual_from_now();
+    let a = Leases::new(
+        conn().await,
+        &prefix,
+        "127.0.0.1:9001",
+        10_000,
+        clock.clone(),
+    );
+    let b = Leases::new(conn().await, &prefix, "127.0.0.1:9002", 10_000, clock);
+    (a, b, conn().await, prefix)
+}
+
+fn lease_key(prefix: &str, room: &str) -> String {
+    format!("{prefix}{{room:{room}}}:lease")
+}
+
+async fn pttl(raw: &mut redis::aio::ConnectionManager, key: &str) -> i64 {
+    redis::cmd("PTTL").arg(key).query_async(raw).await.unwrap()
+}
+
+#[actix_web::test]
+async fn a_room_has_one_holder_and_every_grant_a_larger_fencing_number() {
+    let (a, b, mut raw, prefix) = two_instances().await;
+    let room: RoomId = "surulere-games-lounge".into();
+    let key = lease_key(&prefix, room.as_str());
+
+    let mut first = a
+        .acquire(&room, Fence(0))
+        .await
+        .unwrap()
+        .expect("a free room is granted");
+    assert_eq!(first.fence, Fence(1));
+    assert!(
+        b.acquire(&room, Fence(0)).await.unwrap().is_none(),
+        "one holder at a time"
+    );
+    assert!(
+        a.acquire(&room, Fence(0)).await.unwrap().is_none(),
+        "not twice to the same one either"
+    );
+    assert_eq!(
+        a.owner(&room).await.unwrap(),
+        Some(("127.0.0.1:9001".to_owned(), Fence(1)))
+    );
+    let ttl = pttl(&mut raw, &key).await;
+    assert!((1..=10_000).contains(&ttl), "the lease lives 10 s: {ttl}");
+
+    // Renewing gives it its whole time again; only its holder can.
+    let _: () = redis::cmd("PEXPIRE")
+        .arg(&key)
+        .arg(3_000)
+        .query_async(&mut raw)
+        .await
+        .unwrap();
+    assert!(a.renew(&mut first).await.unwrap());
+    assert!(pttl(&mut raw, &key).await > 3_000, "renewed to 10 s");
+    let mut forged = first.clone();
+    assert!(
+        !b.renew(&mut forged).await.unwrap(),
+        "another instance cannot renew it"
+    );
+    assert!(!b.release(&forged).await.unwrap(), "nor let it go");
+
+    // It runs out (its key goes, as at the end of its time to live): the other instance
+    // takes the room under a larger number, and the old holder can neither renew nor
+    // release what is now someone else's.
+    let _: () = redis::cmd("DEL")
+        .arg(&key)
+        .query_async(&mut raw)
+        .await
+        .unwrap();
+    let second = b
+        .acquire(&room, Fence(0))
+        .await
+        .unwrap()
+        .expect("a lease that ran out is granted again");
+    assert!(second.fence > first.fence);
+    assert!(
+        !a.renew(&mut first).await.unwrap(),
+        "a lost lease is not renewed"
+    );
+    assert!(!a.release(&first).await.unwrap());
+    assert_eq!(
+        a.owner(&room).await.unwrap(),
+        Some(("127.0.0.1:9002".to_owned(), second.fence))
+    );
+
+    // Let go on a clean stop: free at once, and the next grant is larger still.
+    assert!(b.release(&second).await.unwrap());
+    assert_eq!(a.owner(&room).await.unwrap(), None);
+    let third = a.acquire(&room, Fence(0)).await.unwrap().unwrap();
+    assert_eq!(third.fence, Fence(3));
+
+    // Rooms are leased apart.
+    let other = b
+        .acquire(&"rooftop".into(), Fence(0))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(other.fence, Fence(1));
+    forget(&mut raw, &prefix).await;
+}
+
+#[actix_web::test]
+async fn a_lease_key_this_code_did_not_write_is_an_error_not_an_owner() {
+    let (a, _, mut raw, prefix) = two_instances().await;
+    let room: RoomId = "lounge".into();
+    let _: () = redis::cmd("SET")
+        .arg(lease_key(&prefix, "lounge"))
+        .arg("nonsense")
+        .query_async(&mut raw)
+        .await
+        .unwrap();
+    assert!(matches!(
+        a.owner(&room).await,
+        Err(LeaseError::Unreadable { .. })
+    ));
+    assert!(
+        a.acquire(&room, Fence(0)).await.unwrap().is_none(),
+        "held all the same"
+    );
+    forget(&mut raw, &prefix).await;
+}
+
+#[actix_web::test]
+async fn after_redis_lost_its_counters_the_numbers_go_on_above_the_databases() {
+    let (a, b, mut raw, prefix) = two_instances().await;
+    let room: RoomId = "lounge".into();
+    let first = a.acquire(&room, Fence(0)).await.unwrap().unwrap();
+    assert_eq!(first.fence, Fence(1));
+    // Redis restarted with nothing kept: the lease and the counter are gone. The database
+    // has seen fence 41 for the room (its writes carry it): the next grant is above it.
+    forget(&mut raw, &prefix).await;
+    let next = b.acquire(&room, Fence(41)).await.unwrap().unwrap();
+    assert_eq!(next.fence, Fence(42));
+    assert!(b.release(&next).await.unwrap());
+    let after = a.acquire(&room, Fence(0)).await.unwrap().unwrap();
+    assert_eq!(after.fence, Fence(43), "the counter went on from there");
+    forget(&mut raw, &prefix).await;
+}
+
+/// Deletes the test's keys.
+async fn forget(raw: &mut redis::aio::ConnectionManager, prefix: &str) {
+    let keys: Vec<String> = redis::cmd("KEYS")
+        .arg(format!("{prefix}*"))
+        .query_async(raw)
+        .await
+        .unwrap();
+    if !keys.is_empty() {
+        let _: i64 = redis::cmd("DEL").arg(keys).query_async(raw).await.unwrap();
+    }
+}
