@@ -8,6 +8,7 @@ mod bans;
 mod blocks;
 mod checkpoint;
 mod column;
+mod fences;
 mod game_moves;
 mod hotel;
 mod matches;
@@ -116,6 +117,14 @@ pub enum StoreError {
     Query(DieselError),
     #[error("already stored: {0}")]
     Conflict(String),
+    /// The room was taken by a later owner (a larger fencing number): this one's lease ran
+    /// out, and it must drop the room (`fences.rs`).
+    #[error("room {room} belongs to a later owner (fence {latest}, not {mine})")]
+    Fenced {
+        room: RoomId,
+        mine: u64,
+        latest: u64,
+    },
     #[error("not found: {0}")]
     NotFound(String),
     /// A guest's name alike (same key) another guest's.

@@ -277,6 +277,13 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    room_fences (room_id) {
+        room_id -> Text,
+        fence -> BigInt,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     users,
     rooms,
@@ -301,4 +308,5 @@ diesel::allow_tables_to_appear_in_same_query!(
     mutes,
     room_bars,
     blocks,
+    room_fences,
 );

@@ -5,6 +5,7 @@
 
 use lounge::cluster::{Fence, LeaseError, Leases};
 use lounge::common::{RoomId, ServerClock};
+use lounge::store::StoreError;
 
 async fn conn() -> redis::aio::ConnectionManager {
     redis::Client::open("redis://127.0.0.1:6379")
@@ -167,5 +168,80 @@ async fn forget(raw: &mut redis::aio::ConnectionManager, prefix: &str) {
         .unwrap();
     if !keys.is_empty() {
         let _: i64 = redis::cmd("DEL").arg(keys).query_async(raw).await.unwrap();
+    }
+}
+
+/// A room in `db`'s store, for its fencing number.
+fn a_room(db: &crate::helpers::TestDb) -> RoomId {
+    let room = lounge::store::RoomRow {
+        id: "surulere-games-lounge".into(),
+        name: "Surulere Games Lounge".into(),
+        kind: lounge::common::RoomKind::Lounge,
+        owner_id: None,
+        created_at: lounge::store::now(),
+    };
+    db.store().ensure_room(&room, &[]).unwrap();
+    room.id
+}
+
+#[test]
+fn an_owner_whose_room_was_taken_by_a_later_lease_writes_nothing() {
+    for db in crate::helpers::TestDb::both() {
+        let store = db.store();
+        let room = a_room(&db);
+        assert_eq!(store.fence_of(&room).unwrap(), 0, "never taken by lease");
+        assert!(
+            matches!(
+                store.fenced(&room, 1, |_| Ok(())),
+                Err(StoreError::Fenced { .. })
+            ),
+            "{:?}: an owner writes only once it has taken the room",
+            store.backend()
+        );
+
+        // The first owner takes the room under fence 1 and writes.
+        store.take_room(&room, 1).unwrap();
+        assert_eq!(store.fence_of(&room).unwrap(), 1);
+        store
+            .fenced(&room, 1, |_| Ok(()))
+            .expect("the owner's write");
+        // A lease granted again to the same number (a retry) takes it again.
+        store.take_room(&room, 1).unwrap();
+
+        // Its lease ran out; the next owner takes the room under fence 2. The first one's
+        // writes are refused from then on, and what they would have written is not there.
+        store.take_room(&room, 2).unwrap();
+        let mut ran = false;
+        let late = store.fenced(&room, 1, |_| {
+            ran = true;
+            Ok(())
+        });
+        assert!(!ran, "a fenced-off owner's write is not even tried");
+        assert!(
+            matches!(
+                late,
+                Err(StoreError::Fenced {
+                    mine: 1,
+                    latest: 2,
+                    ..
+                })
+            ),
+            "{late:?}"
+        );
+        assert!(
+            matches!(
+                store.take_room(&room, 1),
+                Err(StoreError::Fenced {
+                    mine: 1,
+                    latest: 2,
+                    ..
+                })
+            ),
+            "nor can it take the room back with its old number"
+        );
+        store
+            .fenced(&room, 2, |_| Ok(()))
+            .expect("the new owner's write");
+        assert_eq!(store.fence_of(&room).unwrap(), 2);
     }
 }
