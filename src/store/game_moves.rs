@@ -6,7 +6,9 @@
 //! machine (BENCHMARKS.md, issue 18). It does so only when nothing would make it wait: its
 //! own connection free, no other writer of this process writing, SQLite's lock free (that
 //! connection does not wait for it). Otherwise the caller stores the move on the blocking
-//! pool as it stores everything else, so a slow writer never holds up every room.
+//! pool as it stores everything else, so another writer's long transaction never holds up
+//! every room. What it does cost: while its own INSERT runs (a write to the page cache, and
+//! on a disk that stalls, the stall) the rooms' thread waits, every room with it.
 
 use std::sync::{Mutex, TryLockError};
 
