@@ -145,7 +145,9 @@ impl Leases {
 
     /// The room's lease, if nobody holds it, under a fencing number above `floor`: the
     /// largest the database has seen for the room. Redis here keeps nothing on disk; after
-    /// it restarts, its counter starts again, and the floor keeps the numbers growing.
+    /// it restarts, its counter starts again, and the floor keeps the numbers growing (a
+    /// number granted but not yet taken can be granted twice: `Store::take_room` lets only
+    /// one instance have it).
     pub async fn acquire(&self, room: &RoomId, floor: Fence) -> Result<Option<Held>, LeaseError> {
         let sent_at = self.clock.now_ms();
         let [lease, fence] = self.keys(room);

@@ -2,7 +2,10 @@
 //! takes the room under its lease's number (`take_room`), refused if a later owner already
 //! did; each of its writes runs in a transaction that first checks the number is still its
 //! own (`fenced`), so the writes of an owner paused past its lease are refused once its
-//! successor has taken the room, whatever the pause.
+//! successor has taken the room, whatever the pause. The row also names the instance that
+//! took the room: a Redis that restarted empty can grant one number twice (the floor it is
+//! given is the largest number *taken*, and a grant may still be on its way), and of two
+//! instances under one number only the first to take the room has it.
 //!
 //! The check is an UPDATE of the room's row, not a read: on PostgreSQL it holds the row's
 //! lock until the write commits, so a successor's `take_room` waits for a write already
@@ -27,36 +30,24 @@ impl Store {
         Ok(fence.map_or(0, |f| f.max(0) as u64))
     }
 
-    /// Takes `room` for the owner holding fencing number `fence`: refused (`Fenced`) when the
-    /// database has seen a larger one, a later owner having taken it.
-    pub fn take_room(&self, room: &RoomId, fence: u64) -> Result<(), StoreError> {
+    /// Takes `room` for `owner` (an instance's id) under fencing number `fence`: refused
+    /// (`Fenced`) when a later owner took it, or another instance under the same number (two
+    /// grants of one number, from a Redis that restarted empty). The same owner under the
+    /// same number takes it again (a retry).
+    pub fn take_room(&self, room: &RoomId, fence: u64, owner: &str) -> Result<(), StoreError> {
         let mine = number(fence)?;
-        self.write(|conn| {
-            let raised = diesel::update(
-                room_fences::table
-                    .find(room)
-                    .filter(room_fences::fence.le(mine)),
-            )
-            .set(room_fences::fence.eq(mine))
-            .execute(conn)?;
-            if raised == 1 {
-                return Ok(());
+        // Two takers of a room with no row yet: the second INSERT fails on the key (a
+        // `Conflict`) and tries again, seeing the first one's row.
+        for _ in 0..3 {
+            match self.write(|conn| take(conn, room, fence, mine, owner)) {
+                Ok(true) => return Ok(()),
+                Ok(false) | Err(StoreError::Conflict(_)) => continue,
+                Err(e) => return Err(e),
             }
-            let latest: Option<i64> = room_fences::table
-                .find(room)
-                .select(room_fences::fence)
-                .first(conn)
-                .optional()?;
-            match latest {
-                Some(latest) => Err(fenced(room, fence, latest)),
-                None => {
-                    diesel::insert_into(room_fences::table)
-                        .values((room_fences::room_id.eq(room), room_fences::fence.eq(mine)))
-                        .execute(conn)?;
-                    Ok(())
-                }
-            }
-        })
+        }
+        Err(StoreError::Conflict(format!(
+            "room {room}: its fencing number kept changing"
+        )))
     }
 
     /// Runs `f` in a write transaction of `room`'s owner under `fence`, after checking in the
@@ -73,6 +64,50 @@ impl Store {
             check(conn, room, fence, mine)?;
             f(conn)
         })
+    }
+}
+
+/// One try of `take_room`: true when taken, false to try again (the row changed between
+/// the update and the read).
+fn take(
+    conn: &mut Db,
+    room: &RoomId,
+    fence: u64,
+    mine: i64,
+    owner: &str,
+) -> Result<bool, StoreError> {
+    let raised = diesel::update(
+        room_fences::table.find(room).filter(
+            room_fences::fence.lt(mine).or(room_fences::fence
+                .eq(mine)
+                .and(room_fences::owner.eq(owner))),
+        ),
+    )
+    .set((room_fences::fence.eq(mine), room_fences::owner.eq(owner)))
+    .execute(conn)?;
+    if raised == 1 {
+        return Ok(true);
+    }
+    let latest: Option<(i64, String)> = room_fences::table
+        .find(room)
+        .select((room_fences::fence, room_fences::owner))
+        .first(conn)
+        .optional()?;
+    match latest {
+        Some((latest, holder)) if latest > mine || (latest == mine && holder != owner) => {
+            Err(fenced(room, fence, latest))
+        }
+        Some(_) => Ok(false),
+        None => {
+            diesel::insert_into(room_fences::table)
+                .values((
+                    room_fences::room_id.eq(room),
+                    room_fences::fence.eq(mine),
+                    room_fences::owner.eq(owner),
+                ))
+                .execute(conn)?;
+            Ok(true)
+        }
     }
 }
 

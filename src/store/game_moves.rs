@@ -36,7 +36,9 @@ struct NewMove<'a> {
 }
 
 /// The connection moves are written on at once: as the pool's, but SQLite's lock taken by
-/// someone else is an answer at once ("busy"), not a wait.
+/// someone else is an answer at once ("busy"), not a wait, and its commits never run a
+/// checkpoint (the log filling up while the checkpoint thread is held back would otherwise
+/// have the rooms' thread copy it back and sync the disk).
 pub(super) fn at_once_connection(
     url: &DatabaseUrl,
 ) -> Result<std::sync::Arc<Mutex<Db>>, StoreError> {
@@ -44,7 +46,7 @@ pub(super) fn at_once_connection(
         diesel::r2d2::Error::ConnectionError(e) => StoreError::Connect(e),
         diesel::r2d2::Error::QueryError(e) => StoreError::Query(e),
     })?;
-    conn.batch_execute("PRAGMA busy_timeout = 0;")?;
+    conn.batch_execute("PRAGMA busy_timeout = 0; PRAGMA wal_autocheckpoint = 0;")?;
     Ok(std::sync::Arc::new(Mutex::new(conn)))
 }
 
@@ -235,9 +237,39 @@ mod tests {
         (store, game.id, dir)
     }
 
+    #[derive(diesel::QueryableByName)]
+    struct Timeout {
+        #[diesel(sql_type = diesel::sql_types::Integer)]
+        timeout: i32,
+    }
+
+    #[derive(diesel::QueryableByName)]
+    struct Autocheckpoint {
+        #[diesel(sql_type = diesel::sql_types::Integer)]
+        wal_autocheckpoint: i32,
+    }
+
+    /// The busy timeout and the automatic checkpoint of the connection moves are written on
+    /// at once.
+    fn settings(store: &Store) -> (i32, i32) {
+        let mut conn = store.at_once.as_ref().unwrap().lock().unwrap();
+        let Db::Sqlite(conn) = &mut *conn else {
+            panic!("a SQLite store")
+        };
+        let t: Timeout = diesel::sql_query("PRAGMA busy_timeout")
+            .get_result(conn)
+            .unwrap();
+        let a: Autocheckpoint = diesel::sql_query("PRAGMA wal_autocheckpoint")
+            .get_result(conn)
+            .unwrap();
+        (t.timeout, a.wal_autocheckpoint)
+    }
+
     #[test]
     fn a_move_is_stored_at_once_only_when_nothing_would_make_it_wait() {
         let (store, game, dir) = store_with_a_game();
+        // "Busy" is an answer at once, and no commit of its own copies the log back.
+        assert_eq!(settings(&store), (0, 0));
         assert!(matches!(
             store.record_move_at_once(&game, 1, 3, None),
             Some(Ok(()))

@@ -281,6 +281,7 @@ diesel::table! {
     room_fences (room_id) {
         room_id -> Text,
         fence -> BigInt,
+        owner -> Text,
     }
 }
 

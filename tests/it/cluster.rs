@@ -200,17 +200,17 @@ fn an_owner_whose_room_was_taken_by_a_later_lease_writes_nothing() {
         );
 
         // The first owner takes the room under fence 1 and writes.
-        store.take_room(&room, 1).unwrap();
+        store.take_room(&room, 1, "a").unwrap();
         assert_eq!(store.fence_of(&room).unwrap(), 1);
         store
             .fenced(&room, 1, |_| Ok(()))
             .expect("the owner's write");
         // A lease granted again to the same number (a retry) takes it again.
-        store.take_room(&room, 1).unwrap();
+        store.take_room(&room, 1, "a").unwrap();
 
         // Its lease ran out; the next owner takes the room under fence 2. The first one's
         // writes are refused from then on, and what they would have written is not there.
-        store.take_room(&room, 2).unwrap();
+        store.take_room(&room, 2, "b").unwrap();
         let mut ran = false;
         let late = store.fenced(&room, 1, |_| {
             ran = true;
@@ -230,7 +230,7 @@ fn an_owner_whose_room_was_taken_by_a_later_lease_writes_nothing() {
         );
         assert!(
             matches!(
-                store.take_room(&room, 1),
+                store.take_room(&room, 1, "a"),
                 Err(StoreError::Fenced {
                     mine: 1,
                     latest: 2,
@@ -243,5 +243,23 @@ fn an_owner_whose_room_was_taken_by_a_later_lease_writes_nothing() {
             .fenced(&room, 2, |_| Ok(()))
             .expect("the new owner's write");
         assert_eq!(store.fence_of(&room).unwrap(), 2);
+
+        // Redis restarted empty while a grant of 3 was on its way to "c", and granted 3
+        // again to "d": whichever takes the room first has it, the other is refused.
+        store.take_room(&room, 3, "d").unwrap();
+        assert!(
+            matches!(
+                store.take_room(&room, 3, "c"),
+                Err(StoreError::Fenced {
+                    mine: 3,
+                    latest: 3,
+                    ..
+                })
+            ),
+            "one number, one owner"
+        );
+        store
+            .take_room(&room, 3, "d")
+            .expect("the same owner again: a retry");
     }
 }

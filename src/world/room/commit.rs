@@ -39,7 +39,9 @@ impl Room {
             let timer = crate::metrics::METRICS.store_seconds.start_timer();
             let stored = match at_once(&store, &writes) {
                 Some(stored) => {
-                    crate::metrics::METRICS.moves_at_once.inc();
+                    if stored.is_ok() {
+                        crate::metrics::METRICS.moves_at_once.inc();
+                    }
                     stored.map(|()| Vec::new())
                 }
                 None => blocking(move || store_all(&store, &writes, &results, now)).await,
