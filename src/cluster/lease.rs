@@ -112,6 +112,8 @@ pub struct Leases {
     instance: String,
     ttl: u64,
     clock: ServerClock,
+    /// The scripts, hashed once (`ACQUIRE`, `RENEW`, `RELEASE`).
+    scripts: std::sync::Arc<[redis::Script; 3]>,
 }
 
 impl Leases {
@@ -130,6 +132,7 @@ impl Leases {
             instance: instance.replace(char::is_whitespace, "_"),
             ttl: ttl.max(1),
             clock,
+            scripts: std::sync::Arc::new([ACQUIRE, RENEW, RELEASE].map(redis::Script::new)),
         }
     }
 
@@ -151,7 +154,7 @@ impl Leases {
     pub async fn acquire(&self, room: &RoomId, floor: Fence) -> Result<Option<Held>, LeaseError> {
         let sent_at = self.clock.now_ms();
         let [lease, fence] = self.keys(room);
-        let granted: Option<u64> = redis::Script::new(ACQUIRE)
+        let granted: Option<u64> = self.scripts[0]
             .key(lease)
             .key(fence)
             .arg(&self.instance)
@@ -167,7 +170,7 @@ impl Leases {
     pub async fn renew(&self, held: &mut Held) -> Result<bool, LeaseError> {
         let sent_at = self.clock.now_ms();
         let [lease, _] = self.keys(&held.room);
-        let renewed: i64 = redis::Script::new(RENEW)
+        let renewed: i64 = self.scripts[1]
             .key(lease)
             .arg(held.value(&self.instance))
             .arg(self.ttl)
@@ -183,7 +186,7 @@ impl Leases {
     /// was no longer ours.
     pub async fn release(&self, held: &Held) -> Result<bool, LeaseError> {
         let [lease, _] = self.keys(&held.room);
-        let released: i64 = redis::Script::new(RELEASE)
+        let released: i64 = self.scripts[2]
             .key(lease)
             .arg(held.value(&self.instance))
             .invoke_async(&mut self.conn.clone())

@@ -22,12 +22,8 @@ impl Store {
     /// The room's fencing number as the database has it: the floor of its next lease (0
     /// when no owner has taken it by lease).
     pub fn fence_of(&self, room: &RoomId) -> Result<u64, StoreError> {
-        let fence: Option<i64> = room_fences::table
-            .find(room)
-            .select(room_fences::fence)
-            .first(&mut *self.conn()?)
-            .optional()?;
-        Ok(fence.map_or(0, |f| f.max(0) as u64))
+        let row = taken(&mut *self.conn()?, room)?;
+        Ok(row.map_or(0, |(f, _)| f.max(0) as u64))
     }
 
     /// Takes `room` for `owner` (an instance's id) under fencing number `fence`: refused
@@ -88,12 +84,7 @@ fn take(
     if raised == 1 {
         return Ok(true);
     }
-    let latest: Option<(i64, String)> = room_fences::table
-        .find(room)
-        .select((room_fences::fence, room_fences::owner))
-        .first(conn)
-        .optional()?;
-    match latest {
+    match taken(conn, room)? {
         Some((latest, holder)) if latest > mine || (latest == mine && holder != owner) => {
             Err(fenced(room, fence, latest))
         }
@@ -123,12 +114,17 @@ fn check(conn: &mut Db, room: &RoomId, fence: u64, mine: i64) -> Result<(), Stor
     if held == 1 {
         return Ok(());
     }
-    let latest: Option<i64> = room_fences::table
+    let latest = taken(conn, room)?.map_or(0, |(f, _)| f);
+    Err(fenced(room, fence, latest))
+}
+
+/// The room's fencing number and the instance that took the room under it, if any did.
+fn taken(conn: &mut Db, room: &RoomId) -> Result<Option<(i64, String)>, StoreError> {
+    Ok(room_fences::table
         .find(room)
-        .select(room_fences::fence)
+        .select((room_fences::fence, room_fences::owner))
         .first(conn)
-        .optional()?;
-    Err(fenced(room, fence, latest.unwrap_or(0)))
+        .optional()?)
 }
 
 fn number(fence: u64) -> Result<i64, StoreError> {

@@ -34,17 +34,19 @@ impl Room {
         now: u64,
     ) -> Option<Refusal> {
         if !fx.writes.is_empty() {
-            let (store, results) = (self.store.clone(), self.config.results.clone());
             let writes = std::mem::take(&mut fx.writes);
             let timer = crate::metrics::METRICS.store_seconds.start_timer();
-            let stored = match at_once(&store, &writes) {
+            let stored = match at_once(&self.store, &writes) {
                 Some(stored) => {
                     if stored.is_ok() {
                         crate::metrics::METRICS.moves_at_once.inc();
                     }
                     stored.map(|()| Vec::new())
                 }
-                None => blocking(move || store_all(&store, &writes, &results, now)).await,
+                None => {
+                    let (store, results) = (self.store.clone(), self.config.results.clone());
+                    blocking(move || store_all(&store, &writes, &results, now)).await
+                }
             };
             timer.observe_duration();
             match stored {
