@@ -5,10 +5,14 @@
 //! the server's memory per connection.
 //!
 //! ```sh
-//! cargo run --release --example loadtest -- --url http://127.0.0.1:8080 --rooms load \
+//! cargo run --release --example loadtest -- --url http://127.0.0.1:8080[,http://...] --rooms load \
 //!     --tables-per-room 10 --users 10000 --games 2000 --think-ms 0 --seconds 60 \
-//!     [--server-pid PID] [--clock 10+5]
+//!     [--server-pid PID[,PID...]] [--clock 10+5]
 //! ```
+//!
+//! Several instances (docs/deploy.md): `--url` lists them, and user `i` connects to the
+//! `i`-th in turn, so a game's two players sit on two instances; `--server-pid` lists their
+//! processes (memory is their sum). Metrics are read from the first.
 //!
 //! Game n is played at table `<rooms>-<r>-<t>` of room `<rooms>-<r>` (`--tables-per-room`
 //! tables a room); users beyond the players enter those rooms in turn and each watches one
@@ -44,8 +48,31 @@ struct Args {
     games: Option<usize>,
     think_ms: u64,
     seconds: u64,
-    server_pid: Option<u32>,
+    /// Every server process, for its memory (several instances: each).
+    server_pids: Vec<u32>,
     clock: String,
+}
+
+impl Args {
+    /// The URL user `i` connects to: `--url` may list several instances, and users take
+    /// them in turn (a game's two players then sit on two instances).
+    fn url_of(&self, i: usize) -> &str {
+        let urls: Vec<&str> = self.url.split(',').collect();
+        urls[i % urls.len()]
+    }
+
+    /// The first instance: where the server's metrics are read.
+    fn first_url(&self) -> &str {
+        self.url_of(0)
+    }
+
+    /// The servers' resident memory together, if known.
+    fn server_rss(&self) -> Option<u64> {
+        if self.server_pids.is_empty() {
+            return None;
+        }
+        self.server_pids.iter().map(|&p| rss_kib(p)).sum()
+    }
 }
 
 fn args() -> Result<Args, String> {
@@ -57,7 +84,7 @@ fn args() -> Result<Args, String> {
         games: None,
         think_ms: 0,
         seconds: 30,
-        server_pid: None,
+        server_pids: Vec::new(),
         clock: "none".into(),
     };
     let mut it = std::env::args().skip(1);
@@ -76,7 +103,12 @@ fn args() -> Result<Args, String> {
             "--games" => a.games = Some(number()? as usize),
             "--think-ms" => a.think_ms = number()?,
             "--seconds" => a.seconds = number()?,
-            "--server-pid" => a.server_pid = Some(number()? as u32),
+            "--server-pid" => {
+                a.server_pids = value
+                    .split(',')
+                    .map(|p| p.trim().parse().map_err(|_| format!("--server-pid {p}")))
+                    .collect::<Result<_, _>>()?
+            }
             "--clock" => a.clock = value.clone(),
             other => return Err(format!("unknown flag {other}")),
         }
@@ -423,12 +455,12 @@ fn main() {
     actix_web::rt::System::new().block_on(async move {
         let client = client();
         let stats: Shared = Rc::default();
-        let rss_before = args.server_pid.and_then(rss_kib);
+        let rss_before = args.server_rss();
         let started = Instant::now();
         // Sign in and connect 64 at a time (and as many onlookers on their thread).
         let players: Vec<Conn> = futures_util::stream::iter(0..games * 2)
             .map(|i| {
-                let (client, url, delivered) = (&client, &args.url, delivered.clone());
+                let (client, url, delivered) = (&client, args.url_of(i), delivered.clone());
                 let table = Some(place(&args, i).1);
                 async move {
                     (
@@ -453,7 +485,7 @@ fn main() {
         let quick = no_delay_on_every_socket();
         // Let the welcomes land before reading the server's memory.
         tokio::time::sleep(Duration::from_secs(1)).await;
-        let rss_after = args.server_pid.and_then(rss_kib);
+        let rss_after = args.server_rss();
         println!(
             "connected {} users in {:.1} s ({quick} sockets without delay)",
             args.users,
@@ -512,17 +544,17 @@ fn main() {
         let mut peak_rss = 0;
         // The server's memory, and its store's times from the moment all games are in play.
         let sampler = {
-            let (pid, stats, client, url) = (
-                args.server_pid,
+            let (servers, stats, client, url) = (
+                args.clone(),
                 stats.clone(),
                 client.clone(),
-                args.url.clone(),
+                args.first_url().to_owned(),
             );
             async move {
                 let mut stores_from = None;
                 loop {
                     tokio::time::sleep(Duration::from_millis(500)).await;
-                    if let Some(rss) = pid.and_then(rss_kib) {
+                    if let Some(rss) = servers.server_rss() {
                         peak_rss = peak_rss.max(rss);
                     }
                     if stores_from.is_none() && stats.borrow().all_in_play.is_some() {
@@ -539,7 +571,7 @@ fn main() {
             let _ = t.await;
         }
         let (peak_rss, stores_from) = sampler.await.unwrap_or_default();
-        let stores_to = store_times(&client, &args.url).await;
+        let stores_to = store_times(&client, args.first_url()).await;
         let elapsed = play_start.elapsed().as_secs_f64();
         let s = stats.borrow();
         let [frames, messages, bytes] = delivered.now();
@@ -750,7 +782,7 @@ fn onlookers(
         let conns: Vec<(usize, Result<Conn, String>)> =
             futures_util::stream::iter(players..args.users)
                 .map(|i| {
-                    let (client, url, delivered) = (&client, &args.url, delivered.clone());
+                    let (client, url, delivered) = (&client, args.url_of(i), delivered.clone());
                     async move {
                         (
                             i,

@@ -57,6 +57,21 @@ impl Application {
     /// Opens the database (migrating it), seeds the hotel, starts the rooms and binds.
     /// Must run inside the actix system that will run the server.
     pub async fn build(settings: &Settings) -> Result<Application, StartupError> {
+        settings
+            .check_cluster()
+            .map_err(|e| StartupError::Config(e.to_string()))?;
+        // Bound first: an instance of several is named by the port it listens on.
+        let addr = settings.server.bind.clone();
+        let listener = TcpListener::bind(&addr).map_err(|source| StartupError::Bind {
+            addr: addr.clone(),
+            source,
+        })?;
+        let port = listener
+            .local_addr()
+            .map_err(|source| StartupError::Bind { addr, source })?
+            .port();
+        let cluster = crate::cluster::connect(settings, port)
+            .map_err(|e| StartupError::Config(format!("cluster.redis_url: {e}")))?;
         let url: DatabaseUrl = settings.database.url.parse()?;
         tracing::info!(database = %url, "opening the database");
         let max = settings.database.max_connections;
@@ -130,7 +145,10 @@ impl Application {
             heartbeat: Duration::from_millis(settings.world.heartbeat_ms.max(10)),
             civility: civility(&settings.civility),
         };
-        let matches = {
+        // Leased, a room resumes its matches when it opens here.
+        let matches = if cluster.is_some() {
+            Vec::new()
+        } else {
             let (store, clock, results) = (
                 store.clone(),
                 room_config.clock.clone(),
@@ -158,7 +176,16 @@ impl Application {
         for (user, other) in blocks {
             room_config.civility.set_block(&user, &other, true);
         }
-        let world = World::start(rooms, matches, store.clone(), room_config);
+        let world = match cluster {
+            Some(cluster) => {
+                tracing::info!(
+                    instance = cluster.leases.instance(),
+                    "one of several instances: rooms open here under their leases"
+                );
+                World::start_leased(store.clone(), room_config, cluster)
+            }
+            None => World::start(rooms, matches, store.clone(), room_config),
+        };
         let rooms_world = world.clone();
         let bans = {
             let store = store.clone();
@@ -215,15 +242,6 @@ impl Application {
                 .to_json()
                 .map_err(|e| StartupError::OpenApi(e.to_string()))?,
         });
-        let addr = settings.server.bind.clone();
-        let listener = TcpListener::bind(&addr).map_err(|source| StartupError::Bind {
-            addr: addr.clone(),
-            source,
-        })?;
-        let port = listener
-            .local_addr()
-            .map_err(|source| StartupError::Bind { addr, source })?
-            .port();
         let mut server = HttpServer::new(move || {
             App::new()
                 .app_data(state.clone())

@@ -22,6 +22,59 @@ pub struct Settings {
     pub apartment: ApartmentSettings,
     pub champions: ChampionsSettings,
     pub civility: CivilitySettings,
+    pub cluster: ClusterSettings,
+}
+
+/// Several instances, one hotel (ARCHITECTURE.md, `cluster/`): rooms leased through Redis, writes fenced
+/// in PostgreSQL. Off, this process runs every room itself.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ClusterSettings {
+    pub enabled: bool,
+    /// How this instance names itself in leases; empty: the host name and the port it
+    /// listens on.
+    pub instance_id: String,
+    /// How long a room's lease lives unrenewed (ms): the longest a room is without an owner
+    /// after its owner dies.
+    pub lease_ms: u64,
+    /// Redis for the leases; empty: the champions' (`champions.redis_url`, `REDIS_URL`).
+    pub redis_url: String,
+    /// Before every cluster key; empty: `champions.redis_key_prefix`.
+    pub redis_key_prefix: String,
+}
+
+impl ClusterSettings {
+    /// The Redis URL the leases use, given the champions'.
+    pub fn redis_url<'a>(&'a self, champions: &'a ChampionsSettings) -> &'a str {
+        if self.redis_url.trim().is_empty() {
+            champions.redis_url.trim()
+        } else {
+            self.redis_url.trim()
+        }
+    }
+
+    pub fn key_prefix<'a>(&'a self, champions: &'a ChampionsSettings) -> &'a str {
+        if self.redis_key_prefix.is_empty() {
+            &champions.redis_key_prefix
+        } else {
+            &self.redis_key_prefix
+        }
+    }
+
+    /// This instance's id, listening on `port`.
+    pub fn instance(&self, port: u16) -> String {
+        let id = self.instance_id.trim();
+        if !id.is_empty() {
+            return id.replace(char::is_whitespace, "_");
+        }
+        let host = std::env::var("HOSTNAME")
+            .ok()
+            .filter(|h| !h.trim().is_empty())
+            .or_else(|| std::fs::read_to_string("/etc/hostname").ok())
+            .map(|h| h.trim().to_owned())
+            .filter(|h| !h.is_empty())
+            .unwrap_or_else(|| "localhost".to_owned());
+        format!("{host}:{port}")
+    }
 }
 
 /// Keeping the lounge civil: invitations, a room's chat, moderation.
@@ -358,6 +411,30 @@ impl Settings {
         Ok(settings)
     }
 
+    /// Several instances need a shared database and Redis: checked as the service starts,
+    /// with the URLs every layer (and `DATABASE_URL`, `REDIS_URL`) gave.
+    pub fn check_cluster(&self) -> Result<(), ConfigError> {
+        if !self.cluster.enabled {
+            return Ok(());
+        }
+        if self.cluster.redis_url(&self.champions).is_empty() {
+            return Err(ConfigError::Invalid {
+                key: "cluster.redis_url",
+                message: "several instances need Redis: set it, or champions.redis_url".into(),
+            });
+        }
+        if !matches!(
+            self.database.url.parse(),
+            Ok(crate::store::DatabaseUrl::Postgres(_))
+        ) {
+            return Err(ConfigError::Invalid {
+                key: "database.url",
+                message: "several instances share one PostgreSQL database (postgres://...)".into(),
+            });
+        }
+        Ok(())
+    }
+
     fn validate(&self) -> Result<(), ConfigError> {
         self.default_preset()?;
         if !self.auth.secret.is_empty() && self.auth.secret.len() < MIN_SECRET_BYTES {
@@ -436,6 +513,12 @@ impl Settings {
             return Err(ConfigError::Invalid {
                 key: "world.chat_backlog",
                 message: "0 to 1000".into(),
+            });
+        }
+        if !(500..=600_000).contains(&self.cluster.lease_ms) {
+            return Err(ConfigError::Invalid {
+                key: "cluster.lease_ms",
+                message: "500 to 600000 (10 minutes)".into(),
             });
         }
         if !(1..=3650).contains(&self.champions.keep_days) {

@@ -33,6 +33,17 @@ pub struct Metrics {
     /// Moves a room stored at once on its own thread (SQLite, nothing to wait for); the
     /// others went to the blocking pool (`store/game_moves.rs`).
     pub moves_at_once: IntCounter,
+    /// Rooms this instance dropped because a later owner took them (a fenced write, or a
+    /// lease that could not be renewed in time): several instances only.
+    pub leases_lost: IntCounter,
+    /// Rooms this instance runs under their leases (several instances only).
+    pub rooms_owned: IntGauge,
+    /// Commands of sessions here relayed to a room's owner on another instance.
+    pub relayed_commands: IntCounter,
+    /// Frames a room here relayed to sessions on another instance.
+    pub relayed_frames: IntCounter,
+    /// Round trips to Redis for the cluster: relayed messages and leases.
+    pub redis_round_trips: IntCounter,
 }
 
 fn counter(registry: &Registry, name: &str, help: &str) -> IntCounter {
@@ -111,6 +122,31 @@ pub static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
             &registry,
             "lounge_moves_stored_at_once_total",
             "Moves a room stored at once on its own thread, without the blocking pool",
+        ),
+        leases_lost: counter(
+            &registry,
+            "lounge_leases_lost_total",
+            "Rooms dropped because a later owner took them",
+        ),
+        rooms_owned: gauge(
+            &registry,
+            "lounge_rooms_owned",
+            "Rooms this instance runs under their leases",
+        ),
+        relayed_commands: counter(
+            &registry,
+            "lounge_relayed_commands_total",
+            "Commands of sessions here relayed to a room's owner on another instance",
+        ),
+        relayed_frames: counter(
+            &registry,
+            "lounge_relayed_frames_total",
+            "Frames a room here relayed to sessions on another instance",
+        ),
+        redis_round_trips: counter(
+            &registry,
+            "lounge_cluster_redis_round_trips_total",
+            "Round trips to Redis for the cluster: relayed messages and leases",
         ),
         registry,
     }

@@ -50,7 +50,12 @@ impl Held {
 
     /// Time to renew: a third of the time to live has gone, leaving two tries' worth.
     pub fn renew_due(&self, now: u64) -> bool {
-        now >= self.since.saturating_add(self.ttl / 3)
+        now >= self.renew_at()
+    }
+
+    /// When it is time to renew.
+    pub fn renew_at(&self) -> u64 {
+        self.since.saturating_add(self.ttl / 3)
     }
 
     /// Whether the holder may still act as the room's owner: until a tenth of the time to
@@ -140,6 +145,16 @@ impl Leases {
         &self.instance
     }
 
+    /// How long a lease lives unrenewed (ms).
+    pub fn ttl(&self) -> u64 {
+        self.ttl
+    }
+
+    /// The clock its leases are counted on.
+    pub fn clock(&self) -> &ServerClock {
+        &self.clock
+    }
+
     /// A room's two keys share a hash tag: one node of a Redis cluster holds both.
     fn keys(&self, room: &RoomId) -> [String; 2] {
         let tag = format!("{}{{room:{room}}}", self.prefix);
@@ -192,6 +207,12 @@ impl Leases {
             .invoke_async(&mut self.conn.clone())
             .await?;
         Ok(released == 1)
+    }
+
+    /// Whether Redis answers.
+    pub async fn ping(&self) -> bool {
+        let pong: Result<String, _> = redis::cmd("PING").query_async(&mut self.conn.clone()).await;
+        pong.is_ok()
     }
 
     /// Who holds the room's lease now, and under which fencing number.

@@ -8,8 +8,63 @@
 //! - the database's half is in `store/fences.rs`: a room taken under a lease's number, and
 //!   writes refused once a later owner took it.
 //!
-//! The rooms do not take leases yet: one process still runs every room, as before.
+//! - the world's `Owner` (`world/owner.rs`): a room opens on an instance only under its
+//!   lease, a keeper renews it, and the room is dropped when a write is fenced off or the
+//!   lease cannot be kept.
+//!
+//! - the world's relay (`world/relay.rs`, `world/remote.rs`): a session's commands go to the
+//!   instance running its room, and the room's frames come back, over Redis pub/sub.
 
 pub mod lease;
 
+use std::time::Duration;
+
+use redis::aio::ConnectionManager;
+
 pub use lease::{Fence, Held, LeaseError, Leases};
+
+use crate::common::ServerClock;
+use crate::config::Settings;
+
+/// This instance in the cluster: its leases, and Redis for the relay between instances.
+pub struct Connected {
+    pub leases: Leases,
+    /// For the relay's own subscription (pub/sub wants a connection of its own).
+    pub client: redis::Client,
+    /// For what it publishes.
+    pub conn: ConnectionManager,
+    pub prefix: String,
+}
+
+/// This instance as `[cluster]` says (`None` when off), listening on `port`. Redis is
+/// reached lazily: the instance starts while it is away, and opens rooms once it is back.
+/// Leases run on the system clock, as Redis counts them.
+pub fn connect(settings: &Settings, port: u16) -> Result<Option<Connected>, redis::RedisError> {
+    let cluster = &settings.cluster;
+    if !cluster.enabled {
+        return Ok(None);
+    }
+    let client = redis::Client::open(cluster.redis_url(&settings.champions))?;
+    // A lease renewal that waits longer than this is as good as lost anyway.
+    let wait = Duration::from_millis((cluster.lease_ms / 5).clamp(100, 2_000));
+    let manager = redis::aio::ConnectionManagerConfig::new()
+        .set_connection_timeout(Some(wait))
+        .set_response_timeout(Some(wait))
+        .set_number_of_retries(1)
+        .set_max_delay(Duration::from_secs(1));
+    let conn = client.get_connection_manager_lazy(manager)?;
+    let prefix = cluster.key_prefix(&settings.champions).to_owned();
+    let leases = Leases::new(
+        conn.clone(),
+        &prefix,
+        &cluster.instance(port),
+        cluster.lease_ms,
+        ServerClock::System,
+    );
+    Ok(Some(Connected {
+        leases,
+        client,
+        conn,
+        prefix,
+    }))
+}

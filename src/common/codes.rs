@@ -79,10 +79,15 @@ error_codes! {
     Banned => "banned",
     /// Nothing there by that id.
     NotFound => "not_found",
-    /// The service cannot answer now (its database is unreachable); try again.
+    /// The service cannot answer now (its database is unreachable, or a room is moving
+    /// between instances); try again.
     Unavailable => "unavailable",
     /// Something went wrong on our side; nothing was changed, try again.
     Internal => "internal",
+    /// The room is now run by another instance of the service (several instances): nothing
+    /// of the command was done; the connection closes next, and reconnecting (with `since`)
+    /// brings one back to the room where it runs now.
+    RoomMoved => "room_moved",
     /// It already exists.
     Conflict => "conflict",
 

@@ -8,7 +8,7 @@ use serde_json::json;
 use thiserror::Error;
 
 use crate::store::{ShopError, StoreError};
-use crate::world::HotelError;
+use crate::world::{HotelError, OpenError};
 
 #[derive(Debug, Error)]
 pub enum ApiError {
@@ -90,6 +90,18 @@ impl From<StoreError> for ApiError {
                 ApiError::conflict(ErrorCode::Conflict, format!("already exists: {what}"))
             }
             e => ApiError::Internal(e.to_string()),
+        }
+    }
+}
+
+impl From<OpenError> for ApiError {
+    fn from(e: OpenError) -> Self {
+        match e {
+            OpenError::Store(e) => e.into(),
+            // Redis away, or the room between owners: worth another try.
+            e @ (OpenError::Lease(_) | OpenError::Elsewhere(_)) => {
+                ApiError::Unavailable(e.to_string())
+            }
         }
     }
 }

@@ -228,16 +228,19 @@ async fn metrics(state: web::Data<AppState>) -> HttpResponse {
         .body(m.render())
 }
 
-/// Ready when the database answers.
+/// Ready when the database answers (and Redis, for one of several instances).
 #[utoipa::path(tag = "service", responses((status = 200, description = "ready"), (status = 503, body = ErrorBody)))]
 #[get("/readyz")]
 async fn readyz(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     let store = state.store.clone();
-    if web::block(move || store.ping()).await? {
-        Ok(HttpResponse::Ok().json(json!({"status": "ready"})))
-    } else {
-        Err(ApiError::Unavailable("the database does not answer".into()))
+    if !web::block(move || store.ping()).await? {
+        return Err(ApiError::Unavailable("the database does not answer".into()));
     }
+    // One of several instances needs Redis too: its rooms' leases and the relay.
+    if state.world.redis_ready().await == Some(false) {
+        return Err(ApiError::Unavailable("Redis does not answer".into()));
+    }
+    Ok(HttpResponse::Ok().json(json!({"status": "ready"})))
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -303,7 +306,7 @@ struct RoomList {
 #[get("/rooms")]
 async fn rooms(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     let mut rooms = Vec::new();
-    for handle in state.world.rooms() {
+    for handle in state.world.public_rooms().await {
         if handle.info.kind == RoomKind::Apartment {
             continue;
         }

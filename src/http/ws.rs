@@ -27,12 +27,15 @@ use super::peer::{elapse, Socket};
 use super::AppState;
 use crate::common::{ErrorCode, RoomId, ServerClock, TableId, UserId};
 use crate::world::protocol::{parse_frame, ClientMessage, Frame, ServerMessage};
-use crate::world::{Refusal, RoomCommand, RoomHandle, User, World};
+use crate::world::{OpenError, Refusal, RoomCommand, RoomHandle, User, World};
 
 /// The largest text frame a client may send.
 pub const MAX_FRAME_BYTES: usize = 16 * 1024;
 /// Frames a room may queue for one client before the client is dropped as too slow.
 const OUTBOX_FRAMES: usize = 256;
+/// Pauses (ms) before each try to open a room again whose handle went as one entered: a room
+/// moving between instances takes a few round trips to settle.
+const REOPEN_TRIES: [u64; 5] = [0, 50, 100, 200, 400];
 /// How often the server pings, and how long a silent client lives.
 const HEARTBEAT: Duration = Duration::from_secs(10);
 const CLIENT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -443,6 +446,17 @@ impl Connection {
                         .await;
                         return;
                     }
+                    Err(e @ (OpenError::Elsewhere(_) | OpenError::Lease(_))) => {
+                        // Between owners (one died, its lease runs out) or Redis away.
+                        tracing::info!(error = %e, %room, "a room between owners");
+                        self.send(&ServerMessage::error(
+                            ErrorCode::Unavailable,
+                            "that room is moving to another server; try again in a moment",
+                            r#ref,
+                        ))
+                        .await;
+                        return;
+                    }
                     Err(e) => {
                         tracing::error!(error = %e, %room, "opening a room");
                         self.send(&ServerMessage::error(
@@ -475,23 +489,27 @@ impl Connection {
                 // Asked first, so a closed door leaves one where one was.
                 let mut handle = handle;
                 let mut may = may_enter(&handle, &self.user.id).await;
-                if may.is_none() {
-                    // An idle apartment may have closed just now: it opens again.
-                    if let Ok(Some(again)) = self.world.open(room.as_str()).await {
-                        may = may_enter(&again, &self.user.id).await;
-                        handle = again;
-                    }
+                let mut tries = REOPEN_TRIES.iter();
+                while may.is_none() {
+                    // An idle apartment may have closed just now, or the room moved to
+                    // another instance: it opens again.
+                    let Some(again) = self.reopen(room.as_str(), &mut tries).await else {
+                        break;
+                    };
+                    may = may_enter(&again, &self.user.id).await;
+                    handle = again;
                 }
                 let refusal = match may {
                     Some(Ok(())) => {
                         self.leave_room(false).await;
                         let mut entered =
                             self.enter_room(handle, since.clone(), r#ref.clone()).await;
-                        if entered.is_none() {
-                            // An idle apartment may have closed just now: it opens again.
-                            if let Ok(Some(again)) = self.world.open(room.as_str()).await {
-                                entered = self.enter_room(again, since, r#ref.clone()).await;
-                            }
+                        let mut tries = REOPEN_TRIES.iter();
+                        while entered.is_none() {
+                            let Some(again) = self.reopen(room.as_str(), &mut tries).await else {
+                                break;
+                            };
+                            entered = self.enter_room(again, since.clone(), r#ref.clone()).await;
                         }
                         match entered {
                             Some(Ok(())) => None,
@@ -540,6 +558,19 @@ impl Connection {
                 }
             },
         }
+    }
+
+    /// The room opened again after its handle went (an idle apartment that closed just then,
+    /// a room that moved to another instance), after the next pause of `tries`; `None` when
+    /// the tries are spent or it does not open.
+    async fn reopen(
+        &self,
+        room: &str,
+        tries: &mut std::slice::Iter<'_, u64>,
+    ) -> Option<RoomHandle> {
+        let pause = tries.next()?;
+        tokio::time::sleep(Duration::from_millis(*pause)).await;
+        self.world.open(room).await.ok().flatten()
     }
 
     /// Whether the room this connection was in has closed: it is no longer open.

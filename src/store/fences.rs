@@ -29,15 +29,21 @@ impl Store {
     /// Takes `room` for `owner` (an instance's id) under fencing number `fence`: refused
     /// (`Fenced`) when a later owner took it, or another instance under the same number (two
     /// grants of one number, from a Redis that restarted empty). The same owner under the
-    /// same number takes it again (a retry).
-    pub fn take_room(&self, room: &RoomId, fence: u64, owner: &str) -> Result<(), StoreError> {
+    /// same number takes it again (a retry). Returns the instance that had taken it before,
+    /// if any: its last heartbeat is where the room's outage began.
+    pub fn take_room(
+        &self,
+        room: &RoomId,
+        fence: u64,
+        owner: &str,
+    ) -> Result<Option<String>, StoreError> {
         let mine = number(fence)?;
         // Two takers of a room with no row yet: the second INSERT fails on the key (a
         // `Conflict`) and tries again, seeing the first one's row.
         for _ in 0..3 {
             match self.write(|conn| take(conn, room, fence, mine, owner)) {
-                Ok(true) => return Ok(()),
-                Ok(false) | Err(StoreError::Conflict(_)) => continue,
+                Ok(Take::Taken { before }) => return Ok(before),
+                Ok(Take::Again) | Err(StoreError::Conflict(_)) => continue,
                 Err(e) => return Err(e),
             }
         }
@@ -61,17 +67,37 @@ impl Store {
             f(conn)
         })
     }
+
+    /// Runs `f` as `write` does, or under `fence` (a room and its owner's number) as
+    /// `fenced` does: how a room's own writes go, leased or not.
+    pub fn write_under<T>(
+        &self,
+        fence: Option<(&RoomId, u64)>,
+        f: impl FnOnce(&mut Db) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        match fence {
+            Some((room, number)) => self.fenced(room, number, f),
+            None => self.write(f),
+        }
+    }
 }
 
-/// One try of `take_room`: true when taken, false to try again (the row changed between
-/// the update and the read).
+/// How one try of `take_room` went.
+enum Take {
+    /// Taken from `before`, the instance that had it (none: it was never taken by lease).
+    Taken { before: Option<String> },
+    /// The row changed between the update and the read: try again.
+    Again,
+}
+
 fn take(
     conn: &mut Db,
     room: &RoomId,
     fence: u64,
     mine: i64,
     owner: &str,
-) -> Result<bool, StoreError> {
+) -> Result<Take, StoreError> {
+    let before = taken(conn, room)?.map(|(_, holder)| holder);
     let raised = diesel::update(
         room_fences::table.find(room).filter(
             room_fences::fence.lt(mine).or(room_fences::fence
@@ -82,13 +108,13 @@ fn take(
     .set((room_fences::fence.eq(mine), room_fences::owner.eq(owner)))
     .execute(conn)?;
     if raised == 1 {
-        return Ok(true);
+        return Ok(Take::Taken { before });
     }
     match taken(conn, room)? {
         Some((latest, holder)) if latest > mine || (latest == mine && holder != owner) => {
             Err(fenced(room, fence, latest))
         }
-        Some(_) => Ok(false),
+        Some(_) => Ok(Take::Again),
         None => {
             diesel::insert_into(room_fences::table)
                 .values((
@@ -97,7 +123,7 @@ fn take(
                     room_fences::owner.eq(owner),
                 ))
                 .execute(conn)?;
-            Ok(true)
+            Ok(Take::Taken { before: None })
         }
     }
 }

@@ -132,6 +132,20 @@ fn column(ply: u32) -> Result<i32, StoreError> {
     i32::try_from(ply).map_err(|_| StoreError::Conflict(format!("ply {ply}")))
 }
 
+/// A move stored on a connection in a room's write transaction (`room_writes.rs`): the
+/// check and the INSERT of `record_move_with`, the writers' turn already taken.
+pub(super) fn record_on(
+    conn: &mut Db,
+    game_id: &GameId,
+    ply: u32,
+    pit: u8,
+    clock: Option<MoveClock>,
+) -> Result<(), StoreError> {
+    let ply = column(ply)?;
+    check_in_play(conn, game_id)?;
+    Ok(insert(conn, game_id, ply, pit, clock)?)
+}
+
 /// SQLite would have had it wait (its lock is someone else's).
 fn busy(e: &DieselError) -> bool {
     matches!(e, DieselError::DatabaseError(_, info) if info.message().contains("locked"))

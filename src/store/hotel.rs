@@ -215,6 +215,19 @@ impl Store {
         })
     }
 
+    /// The open rooms that are not apartments, oldest first: what the hotel lists.
+    pub fn public_room_ids(&self) -> Result<Vec<RoomId>, StoreError> {
+        Ok(rooms::table
+            .filter(
+                rooms::closed_at
+                    .is_null()
+                    .and(rooms::kind.ne(RoomKind::Apartment)),
+            )
+            .order((rooms::created_at.asc(), rooms::id.asc()))
+            .select(rooms::id)
+            .load(&mut *self.conn()?)?)
+    }
+
     /// Any room, open or closed, with whether it is closed.
     pub fn room(&self, id: &RoomId) -> Result<Option<(RoomRow, bool)>, StoreError> {
         let row: Option<(RoomRow, Option<NaiveDateTime>)> = rooms::table
@@ -291,15 +304,17 @@ impl Store {
         })
     }
 
-    /// A new table at the end of a room (placing `board`, an owned Ayo board, when given).
+    /// A new table at the end of a room (placing `board`, an owned Ayo board, when given);
+    /// under the room's `fence` when it is leased (`write_under`), as all a table change.
     pub fn add_table(
         &self,
         actor: &Actor,
         room_id: &RoomId,
         rules: Rules,
         board: Option<&str>,
+        fence: Option<u64>,
     ) -> Result<TableRow, StoreError> {
-        self.write(|conn| {
+        self.write_under(fence.map(|f| (room_id, f)), |conn| {
             let last: Option<i32> = ayo_tables::table
                 .filter(ayo_tables::room_id.eq(room_id))
                 .select(max(ayo_tables::position))
@@ -340,8 +355,13 @@ impl Store {
     }
 
     /// Takes a table away (a board placed there goes back to its owner's inventory).
-    pub fn remove_table(&self, actor: &Actor, table_id: &TableId) -> Result<(), StoreError> {
-        self.write(|conn| {
+    pub fn remove_table(
+        &self,
+        actor: &Actor,
+        table_id: &TableId,
+        fence: Option<(&RoomId, u64)>,
+    ) -> Result<(), StoreError> {
+        self.write_under(fence, |conn| {
             let changed = diesel::update(
                 ayo_tables::table
                     .find(table_id)
@@ -371,8 +391,9 @@ impl Store {
         actor: &Actor,
         table_id: &TableId,
         rules: Rules,
+        fence: Option<(&RoomId, u64)>,
     ) -> Result<(), StoreError> {
-        self.write(|conn| {
+        self.write_under(fence, |conn| {
             let changed = diesel::update(
                 ayo_tables::table
                     .find(table_id)

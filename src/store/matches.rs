@@ -9,11 +9,11 @@ use diesel::prelude::*;
 use serde::Serialize;
 
 use super::column::{readable, MatchStatus};
-use super::schema::{clock_pauses, games, heartbeats, matches, moves, users};
-use super::{now, GameRow, Store, StoreError, UserRow};
+use super::schema::{ayo_tables, clock_pauses, games, heartbeats, matches, moves, users};
+use super::{now, Db, GameRow, Store, StoreError, UserRow};
 use crate::ayo::clock::TimeControl;
 use crate::ayo::{Rules, Status};
-use crate::common::{GameId, MatchId, TableId, UserId};
+use crate::common::{GameId, MatchId, RoomId, TableId, UserId};
 
 /// A match row.
 #[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable)]
@@ -134,21 +134,12 @@ fn unms(v: i64) -> u64 {
 
 impl Store {
     pub fn insert_match(&self, row: &MatchRow) -> Result<(), StoreError> {
-        diesel::insert_into(matches::table)
-            .values(row)
-            .execute(&mut *self.conn()?)?;
-        Ok(())
+        insert_match_on(&mut *self.conn()?, row)
     }
 
     /// The score of a match in play after a game.
     pub fn set_match_points(&self, id: &MatchId, halves: [u32; 2]) -> Result<(), StoreError> {
-        diesel::update(matches::table.find(id))
-            .set((
-                matches::first_halves.eq(halves[0] as i32),
-                matches::second_halves.eq(halves[1] as i32),
-            ))
-            .execute(&mut *self.conn()?)?;
-        Ok(())
+        set_points_on(&mut *self.conn()?, id, halves)
     }
 
     /// Makes a game stored without a match the first game of `match_id`.
@@ -161,21 +152,24 @@ impl Store {
 
     /// Ends a match in play; a match already over is left as it is (false).
     pub fn finish_match(&self, id: &MatchId, result: &MatchResult) -> Result<bool, StoreError> {
-        let changed = diesel::update(
-            matches::table
-                .find(id)
-                .filter(matches::status.eq(MatchStatus::Playing)),
-        )
-        .set((
-            matches::status.eq(result.status),
-            matches::winner_id.eq(&result.winner_id),
-            matches::end_reason.eq(&result.end_reason),
-            matches::first_halves.eq(result.halves[0] as i32),
-            matches::second_halves.eq(result.halves[1] as i32),
-            matches::ended_at.eq(now()),
-        ))
-        .execute(&mut *self.conn()?)?;
-        Ok(changed == 1)
+        finish_match_on(&mut *self.conn()?, id, result)
+    }
+
+    /// The rooms with a match in play: where a sweeper of several instances looks for rooms
+    /// nobody runs (their owner died, and nobody has visited since).
+    pub fn rooms_in_play(&self) -> Result<Vec<RoomId>, StoreError> {
+        let mut conn = self.conn()?;
+        let tables: Vec<TableId> = matches::table
+            .filter(matches::status.eq(MatchStatus::Playing))
+            .select(matches::table_id)
+            .distinct()
+            .load(&mut *conn)?;
+        Ok(ayo_tables::table
+            .filter(ayo_tables::id.eq_any(&tables))
+            .select(ayo_tables::room_id)
+            .distinct()
+            .order(ayo_tables::room_id.asc())
+            .load(&mut *conn)?)
     }
 
     /// Every match still in play with its games in order: what a restart picks up.
@@ -270,22 +264,27 @@ impl Store {
         }
     }
 
+    /// The heartbeat of one instance alone (the only one before several could run).
+    pub const SERVICE: &'static str = "lounge";
+
     /// Takes back a match that never had a game (its first could not be stored).
     pub fn delete_match(&self, id: &MatchId) -> Result<(), StoreError> {
         diesel::delete(matches::table.find(id)).execute(&mut *self.conn()?)?;
         Ok(())
     }
 
-    /// The service is alive at `at_ms`.
-    pub fn beat(&self, at_ms: u64) -> Result<(), StoreError> {
+    /// The service is alive at `at_ms`: one instance alone beats as `SERVICE`; one of
+    /// several under its own id, so a room taken over from a dead instance knows when that
+    /// one stopped, while the others beat on.
+    pub fn beat(&self, beater: &str, at_ms: u64) -> Result<(), StoreError> {
         let mut conn = self.conn()?;
         let _turn = self.writing();
-        let changed = diesel::update(heartbeats::table.find("lounge"))
+        let changed = diesel::update(heartbeats::table.find(beater))
             .set(heartbeats::at_ms.eq(ms(at_ms)))
             .execute(&mut *conn)?;
         if changed == 0 {
             let added = diesel::insert_into(heartbeats::table)
-                .values((heartbeats::id.eq("lounge"), heartbeats::at_ms.eq(ms(at_ms))))
+                .values((heartbeats::id.eq(beater), heartbeats::at_ms.eq(ms(at_ms))))
                 .execute(&mut *conn);
             match added.map_err(StoreError::from) {
                 Ok(_) | Err(StoreError::Conflict(_)) => {}
@@ -295,10 +294,10 @@ impl Store {
         Ok(())
     }
 
-    /// The service's last heartbeat.
-    pub fn last_beat(&self) -> Result<Option<u64>, StoreError> {
+    /// When `beater` last said it was alive: where an outage of its rooms began.
+    pub fn last_beat(&self, beater: &str) -> Result<Option<u64>, StoreError> {
         let at: Option<i64> = heartbeats::table
-            .find("lounge")
+            .find(beater)
             .select(heartbeats::at_ms)
             .first(&mut *self.conn()?)
             .optional()?;
@@ -465,4 +464,50 @@ impl Store {
         }
         Ok((over_matches, over_games))
     }
+}
+
+// A room's writes, on a connection: the `Store` methods above, and one of a room's writes
+// under its fence (`room_writes.rs`).
+
+pub(super) fn insert_match_on(conn: &mut Db, row: &MatchRow) -> Result<(), StoreError> {
+    diesel::insert_into(matches::table)
+        .values(row)
+        .execute(conn)?;
+    Ok(())
+}
+
+pub(super) fn set_points_on(
+    conn: &mut Db,
+    id: &MatchId,
+    halves: [u32; 2],
+) -> Result<(), StoreError> {
+    diesel::update(matches::table.find(id))
+        .set((
+            matches::first_halves.eq(halves[0] as i32),
+            matches::second_halves.eq(halves[1] as i32),
+        ))
+        .execute(conn)?;
+    Ok(())
+}
+
+pub(super) fn finish_match_on(
+    conn: &mut Db,
+    id: &MatchId,
+    result: &MatchResult,
+) -> Result<bool, StoreError> {
+    let changed = diesel::update(
+        matches::table
+            .find(id)
+            .filter(matches::status.eq(MatchStatus::Playing)),
+    )
+    .set((
+        matches::status.eq(result.status),
+        matches::winner_id.eq(&result.winner_id),
+        matches::end_reason.eq(&result.end_reason),
+        matches::first_halves.eq(result.halves[0] as i32),
+        matches::second_halves.eq(result.halves[1] as i32),
+        matches::ended_at.eq(now()),
+    ))
+    .execute(conn)?;
+    Ok(changed == 1)
 }

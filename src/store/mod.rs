@@ -15,6 +15,7 @@ mod matches;
 mod moderation;
 mod names;
 mod results;
+mod room_writes;
 mod schema;
 mod shop;
 
@@ -28,6 +29,7 @@ pub use matches::{
     Tally,
 };
 pub use results::{Finished, GameResult, WallReason, WallRules, Win};
+pub use room_writes::{RoomWriter, RoomWrites};
 pub use shop::{
     CoinEntry, ItemChange, ItemKind, Owned, Purchase, PurchaseRow, ShopError, ShopItem, SoldItem,
 };
@@ -455,10 +457,7 @@ impl Store {
     }
 
     pub fn insert_game(&self, game: &GameRow) -> Result<(), StoreError> {
-        diesel::insert_into(games::table)
-            .values(game)
-            .execute(&mut *self.conn()?)?;
-        Ok(())
+        insert_game_on(&mut *self.conn()?, game)
     }
 
     pub fn game(&self, id: &GameId) -> Result<Option<GameRow>, StoreError> {
@@ -557,4 +556,12 @@ pub fn utc<S: serde::Serializer>(t: &NaiveDateTime, s: S) -> Result<S::Ok, S::Er
         &t.and_utc()
             .to_rfc3339_opts(chrono::SecondsFormat::Micros, true),
     )
+}
+
+/// `Store::insert_game` on a connection (also one of a room's writes, `room_writes.rs`).
+fn insert_game_on(conn: &mut Db, game: &GameRow) -> Result<(), StoreError> {
+    diesel::insert_into(games::table)
+        .values(game)
+        .execute(conn)?;
+    Ok(())
 }

@@ -150,69 +150,7 @@ impl Store {
         day_of: impl Fn(NaiveDateTime) -> NaiveDate,
         rules: &WallRules,
     ) -> Result<Finished, StoreError> {
-        self.write(|conn| {
-            // The day is the one the stored end falls in: one clock reading for both.
-            let ended = now();
-            let day = day_of(ended);
-            let changed = diesel::update(
-                games::table
-                    .find(game_id)
-                    .filter(games::status.eq(crate::ayo::Status::Playing)),
-            )
-            .set((
-                games::status.eq(status),
-                games::end_reason.eq(end_reason),
-                games::ended_at.eq(ended),
-            ))
-            .execute(conn)?;
-            if changed == 0 {
-                return Ok(Finished::default());
-            }
-            let Some(win) = win else {
-                return Ok(Finished {
-                    finished: true,
-                    counts: false,
-                    reason: Some(WallReason::NoWin),
-                });
-            };
-            if win.plies == 0 {
-                // Abandoned before the first move: no result at all.
-                return Ok(Finished {
-                    finished: true,
-                    counts: false,
-                    reason: Some(WallReason::TooFewMoves),
-                });
-            }
-            let day = day.format("%Y-%m-%d").to_string();
-            let reason = match Store::judge(conn, win, rules)? {
-                Some(reason) => Some(reason),
-                None => (Store::counted_against(conn, &day, &win.winner_id, &win.loser_id)?
-                    >= i64::from(rules.cap))
-                .then_some(WallReason::PerOpponentCap),
-            };
-            let counts = reason.is_none();
-            let result = GameResult {
-                game_id: game_id.to_string(),
-                day,
-                winner_id: win.winner_id.clone(),
-                loser_id: win.loser_id.clone(),
-                seeds: i32::from(win.seeds),
-                house_level: win.house_level.clone(),
-                counts,
-                ended_at: ended,
-                // Only a counted win waits for the wall.
-                walled_at: (!counts).then_some(ended),
-                wall_reason: reason.map(|r| r.word().to_owned()),
-            };
-            diesel::insert_into(game_results::table)
-                .values(&result)
-                .execute(conn)?;
-            Ok(Finished {
-                finished: true,
-                counts,
-                reason,
-            })
-        })
+        self.write(|conn| finish_on(conn, game_id, status, end_reason, win, &day_of, rules))
     }
 
     /// Whether a win between these two may count, before the per-opponent cap: why not, or
@@ -393,6 +331,80 @@ impl Store {
             .select(super::GameRow::as_select())
             .load(&mut *self.conn()?)?)
     }
+}
+
+/// `Store::finish_game_with` on a connection in a write transaction: also one of a room's
+/// writes under its fence (`room_writes.rs`).
+pub(super) fn finish_on(
+    conn: &mut Db,
+    game_id: &GameId,
+    status: crate::ayo::Status,
+    end_reason: &str,
+    win: Option<&Win>,
+    day_of: &dyn Fn(NaiveDateTime) -> NaiveDate,
+    rules: &WallRules,
+) -> Result<Finished, StoreError> {
+    // The day is the one the stored end falls in: one clock reading for both.
+    let ended = now();
+    let day = day_of(ended);
+    let changed = diesel::update(
+        games::table
+            .find(game_id)
+            .filter(games::status.eq(crate::ayo::Status::Playing)),
+    )
+    .set((
+        games::status.eq(status),
+        games::end_reason.eq(end_reason),
+        games::ended_at.eq(ended),
+    ))
+    .execute(conn)?;
+    if changed == 0 {
+        return Ok(Finished::default());
+    }
+    let Some(win) = win else {
+        return Ok(Finished {
+            finished: true,
+            counts: false,
+            reason: Some(WallReason::NoWin),
+        });
+    };
+    if win.plies == 0 {
+        // Abandoned before the first move: no result at all.
+        return Ok(Finished {
+            finished: true,
+            counts: false,
+            reason: Some(WallReason::TooFewMoves),
+        });
+    }
+    let day = day.format("%Y-%m-%d").to_string();
+    let reason = match Store::judge(conn, win, rules)? {
+        Some(reason) => Some(reason),
+        None => (Store::counted_against(conn, &day, &win.winner_id, &win.loser_id)?
+            >= i64::from(rules.cap))
+        .then_some(WallReason::PerOpponentCap),
+    };
+    let counts = reason.is_none();
+    let result = GameResult {
+        game_id: game_id.to_string(),
+        day,
+        winner_id: win.winner_id.clone(),
+        loser_id: win.loser_id.clone(),
+        seeds: i32::from(win.seeds),
+        house_level: win.house_level.clone(),
+        counts,
+        ended_at: ended,
+        // Only a counted win waits for the wall.
+        walled_at: (!counts).then_some(ended),
+        wall_reason: reason.map(|r| r.word().to_owned()),
+    };
+    diesel::insert_into(game_results::table)
+        .values(&result)
+        .execute(conn)?;
+    Ok(Finished {
+        finished: true,
+        counts,
+        reason,
+    })
 }
 
 #[cfg(test)]

@@ -7,7 +7,10 @@ pub mod civility;
 mod hotel;
 pub mod matches;
 mod moderate;
+mod owner;
 pub mod protocol;
+mod relay;
+mod remote;
 mod resume;
 mod room;
 pub mod series;
@@ -16,6 +19,7 @@ pub mod table;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
 
 pub use crate::common::{NameError, ServerClock, User, UserName};
 pub use civility::{Civility, CivilityLimits, SlowMode};
@@ -23,6 +27,7 @@ pub use hotel::{
     new_room, operator_may_add_table, operator_may_close, CloseGames, Door, DoorState, HotelError,
     TableChange, MAX_TABLES,
 };
+pub use owner::{OpenError, Owner};
 pub use resume::resumable;
 pub use room::{
     Moderation, Outbox, ResultsConfig, ResumedGame, ResumedMatch, RoomCommand, RoomConfig,
@@ -104,6 +109,12 @@ pub struct World {
     /// The heartbeat task, awaited by `close`: a beat still being written would otherwise
     /// land after the last one and move the outage's start back.
     beating: Arc<tokio::sync::Mutex<Option<tokio::task::JoinHandle<()>>>>,
+    /// Several instances: rooms open here only under their lease (`owner.rs`).
+    owner: Option<Owner>,
+    /// Several instances: how sessions here reach rooms run elsewhere (`relay.rs`).
+    relay: Option<relay::Relay>,
+    /// Rooms run elsewhere that sessions here are in, by id (`remote.rs`).
+    remotes: Arc<Mutex<HashMap<RoomId, RoomHandle>>>,
 }
 
 impl World {
@@ -112,10 +123,40 @@ impl World {
         rooms: Vec<StoredRoom>,
         matches: Vec<ResumedMatch>,
         store: Store,
-        mut config: RoomConfig,
+        config: RoomConfig,
     ) -> World {
+        let world = World::new(store, config, None);
+        world.start_rooms(rooms, matches);
+        let beating = world.start_heartbeat();
+        World {
+            beating: Arc::new(tokio::sync::Mutex::new(Some(beating))),
+            ..world
+        }
+    }
+
+    /// One of several instances: no room runs here until it is opened under its lease (a
+    /// visit, or `sweep` for rooms with a match in play that nobody visits).
+    pub fn start_leased(
+        store: Store,
+        config: RoomConfig,
+        cluster: crate::cluster::Connected,
+    ) -> World {
+        let every = Duration::from_millis(cluster.leases.ttl());
+        let relay = relay::Relay::new(cluster.conn, &cluster.prefix, cluster.leases.instance());
+        let mut world = World::new(store, config, Some(Owner::new(cluster.leases)));
+        relay.listen(cluster.client, world.registry.clone());
+        world.relay = Some(relay);
+        world.start_sweeper(every);
+        let beating = world.start_heartbeat();
+        World {
+            beating: Arc::new(tokio::sync::Mutex::new(Some(beating))),
+            ..world
+        }
+    }
+
+    fn new(store: Store, mut config: RoomConfig, owner: Option<Owner>) -> World {
         config.registry = Registry::default();
-        let world = World {
+        World {
             registry: config.registry.clone(),
             presence: Arc::default(),
             store,
@@ -124,7 +165,14 @@ impl World {
             stopped: Arc::default(),
             stop_beating: Arc::default(),
             beating: Arc::default(),
-        };
+            owner,
+            relay: None,
+            remotes: Arc::default(),
+        }
+    }
+
+    fn start_rooms(&self, rooms: Vec<StoredRoom>, matches: Vec<ResumedMatch>) {
+        let world = self;
         let mut matches_at: HashMap<TableId, Vec<ResumedMatch>> = HashMap::new();
         for m in matches {
             matches_at.entry(m.table_id.clone()).or_default().push(m);
@@ -135,17 +183,12 @@ impl World {
                 .iter()
                 .flat_map(|t| matches_at.remove(t.id.as_str()).unwrap_or_default())
                 .collect();
-            world.spawn(room, matches);
+            world.spawn(room, matches, None);
         }
         for (table, matches) in matches_at {
             for m in matches {
                 tracing::warn!(r#match = %m.r#match.id, %table, "a match in play at a table that is gone");
             }
-        }
-        let beating = world.start_heartbeat();
-        World {
-            beating: Arc::new(tokio::sync::Mutex::new(Some(beating))),
-            ..world
         }
     }
 
@@ -158,6 +201,7 @@ impl World {
             self.config.heartbeat,
         );
         let (stopped, stop) = (self.stopped.clone(), self.stop_beating.clone());
+        let beater = self.beater();
         let task = tokio::spawn(async move {
             let mut tick = tokio::time::interval(every);
             loop {
@@ -168,8 +212,8 @@ impl World {
                 if stopped.load(Ordering::SeqCst) {
                     break;
                 }
-                let (store, at) = (store.clone(), clock.now_ms());
-                if let Err(e) = blocking(move || store.beat(at)).await {
+                let (store, at, beater) = (store.clone(), clock.now_ms(), beater.clone());
+                if let Err(e) = blocking(move || store.beat(&beater, at)).await {
                     tracing::warn!(error = %e, "writing the heartbeat");
                 }
             }
@@ -177,8 +221,22 @@ impl World {
         task
     }
 
-    /// Starts a room's task and puts it in the registry.
-    fn spawn(&self, stored: StoredRoom, matches: Vec<ResumedMatch>) -> RoomHandle {
+    /// The heartbeat row this instance writes: its own when it is one of several.
+    fn beater(&self) -> String {
+        self.owner
+            .as_ref()
+            .map_or(Store::SERVICE, Owner::instance)
+            .to_owned()
+    }
+
+    /// Starts a room's task (under its lease's fencing number when leased) and puts it in
+    /// the registry.
+    fn spawn(
+        &self,
+        stored: StoredRoom,
+        matches: Vec<ResumedMatch>,
+        fence: Option<u64>,
+    ) -> RoomHandle {
         let info = RoomInfo {
             id: stored.room.id.clone(),
             name: stored.room.name.clone(),
@@ -198,6 +256,7 @@ impl World {
             matches,
             closing: stored.closing,
             door,
+            fence,
         };
         let handle = room::Room::spawn(opening, self.store.clone(), self.config.clone());
         self.registry.insert(handle.clone());
@@ -205,8 +264,9 @@ impl World {
     }
 
     /// An open room; one not open (an apartment nobody visited lately, or a room whose task
-    /// failed) opens from the store, its matches in play resumed.
-    pub async fn open(&self, id: &str) -> Result<Option<RoomHandle>, StoreError> {
+    /// failed) opens from the store, its matches in play resumed. With several instances it
+    /// opens here only under its lease: `Elsewhere` when another instance runs it.
+    pub async fn open(&self, id: &str) -> Result<Option<RoomHandle>, OpenError> {
         if let Some(handle) = self.registry.get(id) {
             return Ok(Some(handle));
         }
@@ -214,36 +274,243 @@ impl World {
         if let Some(handle) = self.registry.get(id) {
             return Ok(Some(handle));
         }
-        let (store, room_id) = (self.store.clone(), RoomId::from(id));
-        let (clock, results) = (self.config.clock.clone(), self.config.results.clone());
+        if let Some(remote) = self.remote(id) {
+            return Ok(Some(remote));
+        }
+        let room_id = RoomId::from(id);
+        let (held, beater) = match &self.owner {
+            None => (None, Store::SERVICE.to_owned()),
+            Some(owner) => match owner.take(&self.store, &room_id).await? {
+                // Its clocks stopped with the last beat of whoever ran it before.
+                Some((held, before)) => (
+                    Some(held),
+                    before.unwrap_or_else(|| Store::SERVICE.to_owned()),
+                ),
+                None => return self.open_remote(owner, room_id).await,
+            },
+        };
+        let (store, clock, results) = (
+            self.store.clone(),
+            self.config.clock.clone(),
+            self.config.results.clone(),
+        );
+        let reading = room_id.clone();
         let found = blocking(move || {
-            let Some(stored) = store.open_room(&room_id)? else {
+            let Some(stored) = store.open_room(&reading)? else {
                 return Ok(None);
             };
             let tables: Vec<TableId> = stored.tables.iter().map(|t| t.id.clone()).collect();
-            let matches = resume::resumable_at(&store, &clock, &results, &tables)?;
+            let matches = resume::resumable_at(&store, &clock, &results, &tables, &beater)?;
             Ok::<_, StoreError>(Some((stored, matches)))
         })
-        .await?;
-        Ok(found.map(|(stored, matches)| self.spawn(stored, matches)))
+        .await;
+        let (owner, held) = match (&self.owner, held) {
+            (Some(owner), Some(held)) => (owner, held),
+            _ => return Ok(found?.map(|(stored, matches)| self.spawn(stored, matches, None))),
+        };
+        match found {
+            Ok(Some((stored, matches))) => {
+                let handle = self.spawn(stored, matches, Some(held.fence.0));
+                owner.keep(held, handle.clone());
+                Ok(Some(handle))
+            }
+            Ok(None) => {
+                owner.release(&held).await;
+                Ok(None)
+            }
+            Err(e) => {
+                owner.release(&held).await;
+                Err(e.into())
+            }
+        }
+    }
+
+    /// Every `every` (a lease's time), opens here the rooms with a match in play that no
+    /// instance runs: their owner died and nobody has visited since, and their games (Baba
+    /// Ayo's, a clock running) must go on.
+    fn start_sweeper(&self, every: Duration) {
+        let world = self.clone();
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(every);
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tick.tick().await;
+                if world.stopped.load(Ordering::SeqCst) {
+                    break;
+                }
+                world.sweep().await;
+            }
+        });
+    }
+
+    /// Opens here the rooms with a match in play that no instance runs; returns how many.
+    pub async fn sweep(&self) -> usize {
+        let Some(owner) = &self.owner else {
+            return 0;
+        };
+        let store = self.store.clone();
+        let rooms = match blocking(move || store.rooms_in_play()).await {
+            Ok(rooms) => rooms,
+            Err(e) => {
+                tracing::warn!(error = %e, "looking for rooms in play nobody runs");
+                return 0;
+            }
+        };
+        let mut opened = 0;
+        for room in rooms {
+            if self.registry.get(room.as_str()).is_some() {
+                continue;
+            }
+            // Held by a live instance: nothing to do (one round trip, no database).
+            if matches!(owner.leases().owner(&room).await, Ok(Some(_))) {
+                continue;
+            }
+            match self.open(room.as_str()).await {
+                Ok(Some(_)) => {
+                    tracing::info!(%room, "a room in play that nobody ran opens here");
+                    opened += 1;
+                }
+                Ok(None) | Err(OpenError::Elsewhere(_)) => {}
+                Err(e) => tracing::warn!(error = %e, %room, "opening a room in play nobody ran"),
+            }
+        }
+        opened
+    }
+
+    /// One of several instances: whether it reaches Redis (without it, it can neither take
+    /// a room nor relay to one). `None` for one instance alone.
+    pub async fn redis_ready(&self) -> Option<bool> {
+        let owner = self.owner.as_ref()?;
+        crate::metrics::METRICS.redis_round_trips.inc();
+        Some(owner.leases().ping().await)
+    }
+
+    /// A room run elsewhere that sessions here are in, unless it failed.
+    fn remote(&self, id: &str) -> Option<RoomHandle> {
+        let remotes = self
+            .remotes
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        remotes
+            .get(id)
+            .filter(|r| !r.failed() && !r.is_closed())
+            .cloned()
+    }
+
+    /// Room `id`, run by another instance: a handle here that relays to it.
+    async fn open_remote(
+        &self,
+        owner: &Owner,
+        id: RoomId,
+    ) -> Result<Option<RoomHandle>, OpenError> {
+        let Some(relay) = &self.relay else {
+            return Err(OpenError::Elsewhere(id));
+        };
+        crate::metrics::METRICS.redis_round_trips.inc();
+        let holder = match owner.leases().owner(&id).await? {
+            Some((holder, _)) if holder != owner.instance() => holder,
+            // Let go just now, or held here under a number the database refused: the next
+            // visit tries again.
+            _ => return Err(OpenError::Elsewhere(id)),
+        };
+        // A holder that died holds the lease until it runs out: the room is nobody's till then.
+        if !relay.reads(&holder).await {
+            return Err(OpenError::Elsewhere(id));
+        }
+        let (store, reading) = (self.store.clone(), id.clone());
+        let Some((row, _)) = blocking(move || store.room(&reading)).await? else {
+            return Ok(None);
+        };
+        let info = RoomInfo {
+            id: row.id,
+            name: row.name,
+            kind: row.kind,
+            owner: row.owner_id,
+        };
+        let remotes = self.remotes.clone();
+        let gone = id.clone();
+        let handle = remote::spawn(
+            info,
+            holder,
+            relay.clone(),
+            owner.leases().clone(),
+            move || {
+                remotes
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .remove(&gone);
+            },
+        );
+        self.remotes
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(id, handle.clone());
+        Ok(Some(handle))
     }
 
     /// An apartment's door or guest list changed in the store: its room, if open, reads them
     /// again. Under the opening lock, so a room being opened meanwhile reads the new ones.
     pub async fn door_changed(&self, id: &str) {
         let _opening = self.opening.lock().await;
-        if let Some(handle) = self.registry.get(id) {
+        if let Some(handle) = self.room(id) {
             handle.send(RoomCommand::DoorChanged).await;
         }
     }
 
-    /// Opens a room an operator just made.
-    pub fn add_room(&self, stored: StoredRoom) -> RoomHandle {
-        self.spawn(stored, Vec::new())
+    /// Opens a room an operator just made (stored already): under its lease when leased.
+    pub async fn add_room(&self, stored: StoredRoom) -> Result<RoomHandle, OpenError> {
+        if self.owner.is_some() {
+            let id = stored.room.id.clone();
+            return self
+                .open(id.as_str())
+                .await?
+                .ok_or_else(|| OpenError::Store(StoreError::NotFound(format!("room `{id}`"))));
+        }
+        Ok(self.spawn(stored, Vec::new(), None))
     }
 
+    /// A room to tell something: open here or relayed to, and with several instances also
+    /// one run elsewhere that nobody here is in (a handle that relays is made for it), or one
+    /// nobody runs (it opens here). `None` when it is not open (one instance) or not known.
+    pub async fn reach(&self, id: &str) -> Option<RoomHandle> {
+        if self.owner.is_none() {
+            return self.room(id);
+        }
+        match self.open(id).await {
+            Ok(handle) => handle,
+            Err(e) => {
+                tracing::warn!(error = %e, room = id, "reaching a room");
+                None
+            }
+        }
+    }
+
+    /// Every public room (not apartments) with a handle: those open here, and with several
+    /// instances every one in the store, wherever it runs.
+    pub async fn public_rooms(&self) -> Vec<RoomHandle> {
+        if self.owner.is_none() {
+            return self.rooms();
+        }
+        let store = self.store.clone();
+        let ids = match blocking(move || store.public_room_ids()).await {
+            Ok(ids) => ids,
+            Err(e) => {
+                tracing::warn!(error = %e, "listing the rooms");
+                return self.rooms();
+            }
+        };
+        let mut rooms = Vec::new();
+        for id in ids {
+            if let Some(handle) = self.reach(id.as_str()).await {
+                rooms.push(handle);
+            }
+        }
+        rooms
+    }
+
+    /// An open room: run here, or elsewhere with sessions here in it.
     pub fn room(&self, id: &str) -> Option<RoomHandle> {
-        self.registry.get(id)
+        self.registry.get(id).or_else(|| self.remote(id))
     }
 
     /// Every open room.
@@ -275,16 +542,36 @@ impl World {
             if room.send(RoomCommand::Close { done }).await {
                 let _ = closed.await;
             }
+            // Closed: what other instances relay to it is answered "not here".
+            self.registry
+                .remove_if(room.info.id.as_str(), |h| h.is_closed());
         }
-        let (store, at) = (self.store.clone(), self.config.clock.now_ms());
-        if let Err(e) = blocking(move || store.beat(at)).await {
+        if let Some(owner) = &self.owner {
+            owner.let_go().await;
+        }
+        let (store, at, beater) = (
+            self.store.clone(),
+            self.config.clock.now_ms(),
+            self.beater(),
+        );
+        if let Err(e) = blocking(move || store.beat(&beater, at)).await {
             tracing::warn!(error = %e, "writing the last heartbeat");
         }
     }
 
-    /// A new connection id.
+    /// A new connection id, unique across instances too: each process starts its count at a
+    /// random point (a room tells one connection of a user from another by it, wherever
+    /// they are).
     pub fn next_connection() -> u64 {
-        static NEXT: AtomicU64 = AtomicU64::new(1);
+        static NEXT: std::sync::LazyLock<AtomicU64> = std::sync::LazyLock::new(|| {
+            // Below 2^53 whatever is added, should an id ever reach JavaScript.
+            let start = getrandom::u64().unwrap_or_else(|_| {
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_nanos() as u64)
+            });
+            AtomicU64::new(((start >> 43) << 32) | 1)
+        });
         NEXT.fetch_add(1, Ordering::Relaxed)
     }
 

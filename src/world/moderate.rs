@@ -28,7 +28,7 @@ impl World {
     ) -> Result<(), HotelError> {
         let (store, actor, id) = (self.store.clone(), actor.to_owned(), RoomId::from(room));
         blocking(move || store.set_slow_mode(&actor, &id, seconds)).await?;
-        if let Some(handle) = self.registry.get(room) {
+        if let Some(handle) = self.reach(room).await {
             handle
                 .send(RoomCommand::Moderate(Moderation::SlowMode { seconds }))
                 .await;
@@ -69,10 +69,7 @@ impl World {
     }
 
     async fn tell_mute(&self, user: &UserId, until: Option<u64>, reason: &str) {
-        let Some(handle) = self
-            .room_of(user)
-            .and_then(|r| self.registry.get(r.as_str()))
-        else {
+        let Some(handle) = self.room_of(user).and_then(|r| self.room(r.as_str())) else {
             return;
         };
         let told = Moderation::Muted {
@@ -103,7 +100,7 @@ impl World {
         );
         blocking(move || store.put_out(&actor, &room_id, &id, until, &why)).await?;
         // A room not open now reads it from the store when it opens.
-        if let Some(handle) = self.registry.get(room) {
+        if let Some(handle) = self.reach(room).await {
             let out = Moderation::PutOut {
                 user: user.clone(),
                 until,
@@ -123,8 +120,8 @@ impl World {
         line: u64,
     ) -> Result<bool, HotelError> {
         let handle = self
-            .registry
-            .get(room)
+            .reach(room)
+            .await
             .ok_or_else(|| HotelError::NoSuchRoom(room.to_owned()))?;
         let (reply, answer) = oneshot::channel();
         let remove = Moderation::RemoveLine { line, reply };

@@ -14,23 +14,26 @@ use super::series::BestOf;
 use super::table::{json_word, result_of, win_of};
 use crate::common::{MatchId, ServerClock, TableId, User, UserId};
 
-/// Every match in play, ready for its room.
+/// Every match in play, ready for its room (one instance alone, at its start).
 pub fn resumable(
     store: &Store,
     clock: &ServerClock,
     results: &ResultsConfig,
 ) -> Result<Vec<ResumedMatch>, StoreError> {
-    resume(store, clock, results, None)
+    resume(store, clock, results, None, Store::SERVICE)
 }
 
-/// The matches in play at `tables`, for a room opened again after its task failed.
+/// The matches in play at `tables`, for a room opened again after its task failed, or taken
+/// over from another instance: `beater` is the heartbeat of whoever ran it last, whose last
+/// beat is when its clocks stopped.
 pub fn resumable_at(
     store: &Store,
     clock: &ServerClock,
     results: &ResultsConfig,
     tables: &[TableId],
+    beater: &str,
 ) -> Result<Vec<ResumedMatch>, StoreError> {
-    resume(store, clock, results, Some(tables))
+    resume(store, clock, results, Some(tables), beater)
 }
 
 fn resume(
@@ -38,9 +41,10 @@ fn resume(
     clock: &ServerClock,
     results: &ResultsConfig,
     only: Option<&[TableId]>,
+    beater: &str,
 ) -> Result<Vec<ResumedMatch>, StoreError> {
     let now = clock.now_ms();
-    let stopped = store.last_beat()?;
+    let stopped = store.last_beat(beater)?;
     let mut people = People::new(store);
     if only.is_none() {
         adopt_lone_games(store, &mut people)?;

@@ -173,6 +173,11 @@ async fn forget(raw: &mut redis::aio::ConnectionManager, prefix: &str) {
 
 /// A room in `db`'s store, for its fencing number.
 fn a_room(db: &crate::helpers::TestDb) -> RoomId {
+    a_room_with(db, &[])
+}
+
+/// The same room with `tables`.
+fn a_room_with(db: &crate::helpers::TestDb, tables: &[lounge::store::TableRow]) -> RoomId {
     let room = lounge::store::RoomRow {
         id: "surulere-games-lounge".into(),
         name: "Surulere Games Lounge".into(),
@@ -180,7 +185,7 @@ fn a_room(db: &crate::helpers::TestDb) -> RoomId {
         owner_id: None,
         created_at: lounge::store::now(),
     };
-    db.store().ensure_room(&room, &[]).unwrap();
+    db.store().ensure_room(&room, tables).unwrap();
     room.id
 }
 
@@ -261,5 +266,134 @@ fn an_owner_whose_room_was_taken_by_a_later_lease_writes_nothing() {
         store
             .take_room(&room, 3, "d")
             .expect("the same owner again: a retry");
+    }
+}
+
+/// A room with table t1, two players and a match in play there, stored.
+fn a_match_in_play(
+    db: &crate::helpers::TestDb,
+) -> (RoomId, lounge::store::MatchRow, lounge::store::GameRow) {
+    use lounge::store::{now, GameRow, MatchRow, TableRow};
+    let table = TableRow {
+        id: "t1".into(),
+        room_id: "surulere-games-lounge".into(),
+        position: 1,
+        rules: Default::default(),
+    };
+    let room = a_room_with(db, &[table]);
+    let (a, b) = (
+        crate::helpers::world::user(db, "Ade"),
+        crate::helpers::world::user(db, "Bisi"),
+    );
+    let rules = lounge::ayo::Preset::Lagos.rules();
+    let m = MatchRow {
+        id: lounge::store::ordered_id().into(),
+        table_id: "t1".into(),
+        first_id: a.id.clone(),
+        second_id: b.id.clone(),
+        house: false,
+        best_of: 3,
+        clock: lounge::ayo::clock::TimeControl::None,
+        rules,
+        status: lounge::store::MatchStatus::Playing,
+        winner_id: None,
+        end_reason: None,
+        first_halves: 0,
+        second_halves: 0,
+        started_at: now(),
+        ended_at: None,
+    };
+    let g = GameRow {
+        id: lounge::store::new_id().into(),
+        table_id: "t1".into(),
+        south_id: a.id,
+        north_id: b.id,
+        rules,
+        house: false,
+        status: lounge::ayo::Status::Playing,
+        end_reason: None,
+        started_at: now(),
+        ended_at: None,
+        match_id: Some(m.id.clone()),
+        number: Some(1),
+        clock_started_ms: None,
+    };
+    (room, m, g)
+}
+
+#[test]
+fn a_rooms_writes_under_a_fence_land_together_or_not_at_all() {
+    use lounge::store::RoomWriter;
+    for db in crate::helpers::TestDb::both() {
+        let store = db.store();
+        let (room, m, g) = a_match_in_play(&db);
+        store.take_room(&room, 1, "a").unwrap();
+
+        // One decision of the owner: a match, its first game and a move, in one transaction.
+        store
+            .room_writes(Some((&room, 1)), |w| {
+                w.insert_match(&m)?;
+                w.insert_game(&g)?;
+                w.record_move(&g.id, 1, 1, None)
+            })
+            .expect("the owner's writes");
+        assert_eq!(store.moves(&g.id).unwrap(), vec![1]);
+
+        // A write the room may pass over fails on its own savepoint: the rest lands.
+        store
+            .room_writes(Some((&room, 1)), |w| {
+                let again = w.part(|w| w.record_move(&g.id, 1, 2, None));
+                assert!(
+                    matches!(again, Err(StoreError::Conflict(_))),
+                    "{:?}: the same ply twice: {again:?}",
+                    store.backend()
+                );
+                w.record_move(&g.id, 2, 8, None)?;
+                w.set_match_points(&m.id, [1, 0])
+            })
+            .expect("the rest of the decision");
+        assert_eq!(store.moves(&g.id).unwrap(), vec![1, 8]);
+
+        // A required write failing undoes the whole decision.
+        let failed = store.room_writes(Some((&room, 1)), |w| {
+            w.record_move(&g.id, 3, 1, None)?;
+            w.record_move(&g.id, 3, 2, None)
+        });
+        assert!(matches!(failed, Err(StoreError::Conflict(_))), "{failed:?}");
+        assert_eq!(store.moves(&g.id).unwrap(), vec![1, 8], "nothing of it");
+
+        // The room was taken by a later owner: nothing the old one decides lands.
+        store.take_room(&room, 2, "b").unwrap();
+        let late = store.room_writes(Some((&room, 1)), |w| {
+            w.record_move(&g.id, 3, 1, None)?;
+            w.set_match_points(&m.id, [2, 0])
+        });
+        assert!(
+            matches!(
+                late,
+                Err(StoreError::Fenced {
+                    mine: 1,
+                    latest: 2,
+                    ..
+                })
+            ),
+            "{late:?}"
+        );
+        assert_eq!(store.moves(&g.id).unwrap(), vec![1, 8]);
+        let record = store.match_record(&m.id).unwrap().unwrap();
+        assert_eq!(
+            (record.row.first_halves, record.row.second_halves),
+            (1, 0),
+            "the score as the owner left it"
+        );
+
+        // The new owner's writes land; one instance's (no fence) do as before.
+        store
+            .room_writes(Some((&room, 2)), |w| w.record_move(&g.id, 3, 1, None))
+            .expect("the new owner's move");
+        store
+            .room_writes(None, |w| w.record_move(&g.id, 4, 2, None))
+            .expect("unfenced");
+        assert_eq!(store.moves(&g.id).unwrap(), vec![1, 8, 1, 2]);
     }
 }

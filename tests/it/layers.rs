@@ -11,7 +11,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("config", &["common", "ayo", "store"]),
     ("house", &["common", "ayo", "config"]),
     ("metrics", &[]),
-    ("cluster", &["common"]),
+    ("cluster", &["common", "config"]),
     (
         "champions",
         &["common", "ayo", "store", "house", "config", "metrics"],

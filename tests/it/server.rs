@@ -151,6 +151,12 @@ async fn two_players_meet_in_the_lounge_and_play_a_whole_game_an_onlooker_watchi
             let update = c.next_of("game_state").await;
             assert_eq!(update["game_id"], game_id.as_str());
             assert_eq!(update["last_move"]["pit"], pit);
+            // The players see it too, and read as they go: a client that never reads fills
+            // its socket and is dropped for it (tests/it/floods.rs), which is not this test.
+            for player in [&mut a, &mut b] {
+                let seen = player.next_of("game_state").await;
+                assert_eq!(seen["state"], update["state"]);
+            }
             state = update["state"].clone();
             moves += 1;
             assert!(moves < 2000, "the game ends");

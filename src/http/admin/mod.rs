@@ -43,7 +43,7 @@ pub struct RoomList {
 #[get("/admin/rooms")]
 pub async fn rooms(_: Admin, state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     let mut rooms = Vec::new();
-    for handle in state.world.rooms() {
+    for handle in state.world.public_rooms().await {
         // A room that closed meanwhile is simply not listed.
         if let Some(summary) = handle.summary().await {
             rooms.push(summary);
@@ -113,13 +113,16 @@ pub async fn create_room(
             ),
             e => e.into(),
         })?;
-    let handle = state.world.add_room(StoredRoom {
-        room,
-        tables,
-        closing: false,
-        door: None,
-        guests: Vec::new(),
-    });
+    let handle = state
+        .world
+        .add_room(StoredRoom {
+            room,
+            tables,
+            closing: false,
+            door: None,
+            guests: Vec::new(),
+        })
+        .await?;
     let room = handle.summary().await.ok_or(HotelError::Gone)?;
     Ok(HttpResponse::Created().json(RoomBody { room }))
 }
@@ -153,7 +156,7 @@ pub async fn rename_room(
 ) -> Result<HttpResponse, ApiError> {
     let name = display_name("name", &body.name, 48)?;
     let id = RoomId::from(path.into_inner());
-    let handle = live_room(&state, id.as_str())?;
+    let handle = live_room(&state, id.as_str()).await?;
     let (store, new_name) = (state.store.clone(), name.clone());
     web::block(move || store.rename_room(&claims.sub, &id, &new_name)).await??;
     handle.send(RoomCommand::Rename { name }).await;
@@ -206,7 +209,7 @@ pub async fn close_room(
         Some(games) => serde_json::from_value(games.into())
             .map_err(|_| ApiError::invalid("games", "`end` or `finish`"))?,
     };
-    let handle = live_room(&state, &id)?;
+    let handle = live_room(&state, &id).await?;
     hotel::operator_may_close(handle.info.kind)?;
     let (store, room) = (state.store.clone(), RoomId::from(id.as_str()));
     web::block(move || store.close_room(&claims.sub, &room, games.as_str())).await??;
@@ -261,7 +264,7 @@ pub async fn add_table(
         None => state.default_rules,
     };
     let room = path.into_inner();
-    let handle = live_room(&state, &room)?;
+    let handle = live_room(&state, &room).await?;
     hotel::operator_may_add_table(handle.info.kind)?;
     let change = TableChange::Add { rules, board: None };
     let table = change_tables(&state, &room, Actor::Operator(claims.sub), change)
@@ -300,7 +303,7 @@ pub async fn change_table(
 ) -> Result<HttpResponse, ApiError> {
     let rules = body.rules.resolve("rules")?;
     let (room, table) = path.into_inner();
-    live_room(&state, &room)?;
+    live_room(&state, &room).await?;
     let change = TableChange::Rules { table, rules };
     let table = change_tables(&state, &room, Actor::Operator(claims.sub), change)
         .await?
@@ -328,7 +331,7 @@ pub async fn remove_table(
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
     let (room, table) = path.into_inner();
-    live_room(&state, &room)?;
+    live_room(&state, &room).await?;
     change_tables(
         &state,
         &room,
@@ -391,10 +394,11 @@ pub async fn audit(
 }
 
 /// An open room, or 404.
-fn live_room(state: &AppState, id: &str) -> Result<crate::world::RoomHandle, ApiError> {
+async fn live_room(state: &AppState, id: &str) -> Result<crate::world::RoomHandle, ApiError> {
     state
         .world
-        .room(id)
+        .reach(id)
+        .await
         .ok_or_else(|| HotelError::NoSuchRoom(id.to_owned()).into())
 }
 

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::ayo::{Pit, Side};
@@ -11,8 +11,9 @@ use crate::common::{ErrorCode, InvitationId, RoomId, TableId, UserId};
 
 use super::super::matches::Scope;
 
-/// A client message, by its `type`.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+/// A client message, by its `type`; written again only to relay it to the instance running
+/// its room.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ClientMessage {
     /// `since`, optional (an addition): the last version the client saw of some tables of this

@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use serde_json::Value;
 
 use crate::ayo::Status;
-use crate::common::{ErrorCode, GameId};
-use crate::store::{self, blocking, Finished, GameRow, MatchRow, Store, StoreError};
+use crate::common::{ErrorCode, GameId, RoomId};
+use crate::store::{self, blocking, Finished, GameRow, MatchRow, RoomWriter, Store, StoreError};
 
 use super::super::protocol::{ServerMessage, WallVerdict};
 use super::super::table::{
@@ -33,20 +33,31 @@ impl Room {
         mut fx: Effects,
         now: u64,
     ) -> Option<Refusal> {
+        if self.lost {
+            // Taken by a later owner: this task writes and tells nothing more.
+            self.tables[t].table = before;
+            return Some(moved_away());
+        }
         if !fx.writes.is_empty() {
             let writes = std::mem::take(&mut fx.writes);
             let timer = crate::metrics::METRICS.store_seconds.start_timer();
-            let stored = match at_once(&self.store, &writes) {
-                Some(stored) => {
-                    if stored.is_ok() {
-                        crate::metrics::METRICS.moves_at_once.inc();
+            let (store, results) = (self.store.clone(), self.config.results.clone());
+            let stored = match self.fence {
+                // Leased: the whole decision in one transaction under the room's number.
+                Some(fence) => {
+                    let room = self.info.id.clone();
+                    blocking(move || store_fenced(&store, &room, fence, &writes, &results, now))
+                        .await
+                }
+                None => match at_once(&store, &writes) {
+                    Some(stored) => {
+                        if stored.is_ok() {
+                            crate::metrics::METRICS.moves_at_once.inc();
+                        }
+                        stored.map(|()| Vec::new())
                     }
-                    stored.map(|()| Vec::new())
-                }
-                None => {
-                    let (store, results) = (self.store.clone(), self.config.results.clone());
-                    blocking(move || store_all(&store, &writes, &results, now)).await
-                }
+                    None => blocking(move || store_all(&store, &writes, &results, now)).await,
+                },
             };
             timer.observe_duration();
             match stored {
@@ -55,6 +66,11 @@ impl Room {
                         self.config.results.pending.notify_one();
                     }
                     mark_counted(&mut fx, &ended);
+                }
+                Err(e @ StoreError::Fenced { .. }) => {
+                    self.lose(&e.to_string());
+                    self.tables[t].table = before;
+                    return Some(moved_away());
                 }
                 Err(e) => {
                     tracing::error!(error = %e, table = %before.id, "storing a table's change");
@@ -202,6 +218,49 @@ fn store_all(
     Ok(ended)
 }
 
+/// `store_all` for a leased room: every write of the decision in one transaction, under
+/// the room's fencing number (`Store::room_writes`), so a later owner's number in the room's
+/// row refuses all of it (`Fenced`). A write the room may pass over fails on its own
+/// savepoint, logged, and the rest stands, as in `store_all`.
+fn store_fenced(
+    store: &Store,
+    room: &RoomId,
+    fence: u64,
+    writes: &[Write],
+    results: &ResultsConfig,
+    now: u64,
+) -> Result<Vec<(GameId, Finished)>, StoreError> {
+    store.room_writes(Some((room, fence)), |w| {
+        let mut ended = Vec::new();
+        for write in writes {
+            let finished = if write.required() {
+                store_one(&mut *w, write, results, now)?
+            } else {
+                match w.part(|w| store_one(w, write, results, now)) {
+                    Ok(finished) => finished,
+                    Err(e) => {
+                        tracing::error!(error = %e, ?write, "storing a table's change");
+                        None
+                    }
+                }
+            };
+            if let (Write::GameOver { game, .. }, Some(finished)) = (write, finished) {
+                ended.push((game.clone(), finished));
+            }
+        }
+        Ok(ended)
+    })
+}
+
+/// Said to the one whose command met a room taken by a later owner: its connection ends
+/// next and finds the room where it runs now.
+fn moved_away() -> Refusal {
+    Refusal::new(
+        ErrorCode::RoomMoved,
+        "this room moved to another server: reconnecting brings you back to it",
+    )
+}
+
 /// A move alone stored at once on the room's thread where the store can without waiting
 /// (`Store::record_move_at_once`); `None` for anything else.
 fn at_once(store: &Store, writes: &[Write]) -> Option<Result<(), StoreError>> {
@@ -225,7 +284,7 @@ fn move_clock(c: super::super::table::MoveClock) -> store::MoveClock {
 
 /// Stores one write; for a game's end, how it was stored.
 fn store_one(
-    store: &Store,
+    mut store: impl RoomWriter,
     write: &Write,
     results: &ResultsConfig,
     now: u64,
@@ -269,7 +328,7 @@ fn store_one(
             pit,
             clock,
         } => {
-            store.record_move_with(game, *ply, pit.number(), clock.map(move_clock))?;
+            store.record_move(game, *ply, pit.number(), clock.map(move_clock))?;
         }
         Write::GameOver {
             game,
@@ -278,12 +337,12 @@ fn store_one(
             win,
         } => {
             let day = results.clock;
-            let finished = store.finish_game_with(
+            let finished = store.finish_game(
                 game,
                 *status,
                 &json_word(reason),
                 win.as_ref().map(|w| stored_win(w, now)).as_ref(),
-                |ended| day.day_of(ended.and_utc()),
+                &|ended| day.day_of(ended.and_utc()),
                 &results.rules,
             )?;
             // Already over (ended elsewhere): nothing to say about it here.

@@ -59,7 +59,11 @@ impl Room {
                 change,
                 reply,
             } => {
-                let _ = reply.send(self.change_tables(actor, change).await);
+                let changed = self.change_tables(actor, change).await;
+                if let Err(HotelError::Store(e @ StoreError::Fenced { .. })) = &changed {
+                    self.lose(&e.to_string());
+                }
+                let _ = reply.send(changed);
             }
             RoomCommand::DoorChanged => {
                 let (store, id) = (self.store.clone(), self.info.id.clone());
@@ -114,7 +118,11 @@ impl Room {
                 let _ = reply.send(RoomSummary {
                     room: self.info.clone(),
                     occupants: self.members.len(),
-                    tables: self.tables.iter().map(|k| k.table.view(now)).collect(),
+                    tables: self
+                        .tables
+                        .iter()
+                        .filter_map(|k| serde_json::to_value(k.table.view(now)).ok())
+                        .collect(),
                 });
             }
             RoomCommand::Act {
@@ -135,6 +143,7 @@ impl Room {
                 }
             }
             RoomCommand::Moderate(moderation) => self.moderate(moderation).await,
+            RoomCommand::LeaseLost { why } => self.lose(why),
             RoomCommand::Crash => panic!("a room was asked to fail (fault injection)"),
         }
     }
@@ -338,23 +347,22 @@ impl Room {
         if self.closing {
             return Err(HotelError::RoomClosing(self.info.id.to_string()));
         }
-        let store = self.store.clone();
+        let (store, fence) = (self.store.clone(), self.fence);
+        let room = self.info.id.clone();
         match change {
             TableChange::Add { rules, board } => {
                 if board.is_some() && self.tables.len() >= self.config.max_boards {
                     return Err(HotelError::TooManyBoards(self.config.max_boards));
                 }
-                let room = self.info.id.clone();
                 let placing = board.clone();
-                let row =
-                    blocking(move || store.add_table(&actor, &room, rules, placing.as_deref()))
-                        .await
-                        .map_err(|e| match (e, board) {
-                            (StoreError::Conflict(_), Some(board)) => {
-                                HotelError::BoardPlaced(board)
-                            }
-                            (e, _) => e.into(),
-                        })?;
+                let row = blocking(move || {
+                    store.add_table(&actor, &room, rules, placing.as_deref(), fence)
+                })
+                .await
+                .map_err(|e| match (e, board) {
+                    (StoreError::Conflict(_), Some(board)) => HotelError::BoardPlaced(board),
+                    (e, _) => e.into(),
+                })?;
                 let id = row.id;
                 let timing = self.config.timing();
                 let mut table = Table::new(id, self.info.id.clone(), rules, timing, *VERSION_BASE);
@@ -375,7 +383,8 @@ impl Room {
                 if !self.tables[t].table.idle() {
                     return Err(HotelError::TableBusy(table));
                 }
-                blocking(move || store.remove_table(&actor, &id)).await?;
+                blocking(move || store.remove_table(&actor, &id, fence.map(|f| (&room, f))))
+                    .await?;
                 // Its invitations end with it.
                 self.apply(t, Command::TakeAway).await;
                 self.tables.remove(t);
@@ -391,7 +400,10 @@ impl Room {
                 if self.tables[t].table.match_in_play() {
                     return Err(HotelError::TableBusy(table));
                 }
-                blocking(move || store.set_table_rules(&actor, &id, rules)).await?;
+                blocking(move || {
+                    store.set_table_rules(&actor, &id, rules, fence.map(|f| (&room, f)))
+                })
+                .await?;
                 if self.apply(t, Command::SetRules { rules }).await.is_some() {
                     return Err(HotelError::TableBusy(table));
                 }

@@ -111,19 +111,25 @@ pub enum RoomCommand {
     },
     /// An operator moderates the room (already stored and audited).
     Moderate(Moderation),
+    /// The room's lease could not be kept (several instances): it is dropped here, as when
+    /// a write is fenced off.
+    LeaseLost {
+        why: &'static str,
+    },
     /// Makes the room's task panic: fault injection, so a test can show that a failed room
     /// leaves the registry and opens again intact. Nothing a client sends leads here.
     #[doc(hidden)]
     Crash,
 }
 
-/// A room as `GET /api/v1/rooms` shows it.
-#[derive(Debug, Clone, serde::Serialize)]
+/// A room as `GET /api/v1/rooms` shows it; its tables as they are sent (`TableView`), so
+/// that one can cross from another instance.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct RoomSummary {
     #[serde(flatten)]
     pub room: RoomInfo,
     pub occupants: usize,
-    pub tables: Vec<TableView>,
+    pub tables: Vec<Value>,
 }
 
 /// A way to reach a room.
@@ -154,8 +160,34 @@ impl RoomHandle {
         answer.await.ok()
     }
 
-    /// Whether its task panicked (it is out of the registry, and opens again at the next
-    /// visit).
+    /// A handle whose commands go to a task of the world's own (a room run by another
+    /// instance, `remote.rs`), with that task's end of it and its failed flag.
+    pub(in crate::world) fn relayed(
+        info: RoomInfo,
+    ) -> (RoomHandle, mpsc::Receiver<RoomCommand>, Arc<AtomicBool>) {
+        let (inbox, commands) = mpsc::channel(1024);
+        let failed = Arc::<AtomicBool>::default();
+        let handle = RoomHandle {
+            info: Arc::new(info),
+            inbox,
+            occupants: Arc::default(),
+            failed: failed.clone(),
+        };
+        (handle, commands, failed)
+    }
+
+    /// Whether the room's task has ended.
+    pub fn is_closed(&self) -> bool {
+        self.inbox.is_closed()
+    }
+
+    /// Returns once the room's task has ended.
+    pub async fn closed(&self) {
+        self.inbox.closed().await;
+    }
+
+    /// Whether its task panicked or lost its lease (it is out of the registry, and opens
+    /// again at the next visit).
     pub fn failed(&self) -> bool {
         self.failed.load(Ordering::SeqCst)
     }
@@ -301,6 +333,20 @@ pub struct Room {
     outside: HashMap<UserId, (u64, Outbox, User)>,
     /// When the last `table_status` went out (server ms).
     status_at: u64,
+    /// The fencing number of the room's lease, when it is leased (several instances): its
+    /// writes go under it (`store/fences.rs`).
+    fence: Option<u64>,
+    /// A later owner took the room (a write was fenced off): the task ends, and the room
+    /// leaves the registry as a failed one does, nothing more written or told.
+    lost: bool,
+}
+
+/// How a room's task ended.
+enum Ended {
+    /// Closed, stopped, or idle: as it meant to.
+    Closed,
+    /// A later owner took the room (`Room::lose`).
+    Lost,
 }
 
 /// A room as the store holds it, to start its task.
@@ -311,6 +357,9 @@ pub struct Opening {
     pub matches: Vec<ResumedMatch>,
     pub closing: bool,
     pub door: DoorState,
+    /// The fencing number of the lease this instance holds the room under, when the
+    /// instances lease rooms (`cluster`); `None` for one instance alone.
+    pub fence: Option<u64>,
 }
 
 impl Room {
@@ -355,6 +404,8 @@ impl Room {
             barred: HashMap::new(),
             outside: HashMap::new(),
             status_at: now.saturating_sub(status_offset(&room_id, ms(config_status_every))),
+            fence: opening.fence,
+            lost: false,
         };
         for kept in &mut room.tables {
             kept.table.closing = room.closing;
@@ -372,14 +423,24 @@ impl Room {
         let failed = handle.failed.clone();
         let in_play = room.games_in_play.clone();
         tokio::spawn(async move {
-            if let Err(panic) = AssertUnwindSafe(room.run(commands)).catch_unwind().await {
-                let why = panic
-                    .downcast_ref::<&str>()
-                    .map(|s| s.to_string())
-                    .or_else(|| panic.downcast_ref::<String>().cloned())
-                    .unwrap_or_default();
-                tracing::error!(room = %room_id, panic = %why, "a room failed: it leaves the registry and opens again from the store at the next visit");
-                crate::metrics::METRICS.room_failures.inc();
+            let ended = AssertUnwindSafe(room.run(commands)).catch_unwind().await;
+            let lost = match ended {
+                Ok(Ended::Closed) => false,
+                Ok(Ended::Lost) => true,
+                Err(panic) => {
+                    let why = panic
+                        .downcast_ref::<&str>()
+                        .map(|s| s.to_string())
+                        .or_else(|| panic.downcast_ref::<String>().cloned())
+                        .unwrap_or_default();
+                    tracing::error!(room = %room_id, panic = %why, "a room failed: it leaves the registry and opens again from the store at the next visit");
+                    crate::metrics::METRICS.room_failures.inc();
+                    true
+                }
+            };
+            // A room lost to a later owner goes as a failed one: its sessions end and find
+            // it again, wherever it runs now.
+            if lost {
                 failed.store(true, Ordering::SeqCst);
                 // Its games are counted again when it opens.
                 crate::metrics::METRICS
@@ -427,7 +488,16 @@ impl Room {
         self.config.clock.now_ms()
     }
 
-    async fn run(mut self, mut commands: mpsc::Receiver<RoomCommand>) {
+    /// A later owner took the room: nothing more is written or told from here.
+    fn lose(&mut self, why: &str) {
+        if !self.lost {
+            tracing::warn!(room = %self.info.id, error = %why, "the room was taken by a later owner: dropped here");
+            crate::metrics::METRICS.leases_lost.inc();
+        }
+        self.lost = true;
+    }
+
+    async fn run(mut self, mut commands: mpsc::Receiver<RoomCommand>) -> Ended {
         // What operators decided for this room (slow mode), before anyone comes in.
         self.load_civility().await;
         // Games against the house resumed where it is his turn.
@@ -461,6 +531,9 @@ impl Room {
                 _ = clock_moved(&mut moved) => self.on_time().await,
                 _ = tick.tick() => self.on_time().await,
             }
+            if self.lost {
+                return Ended::Lost;
+            }
             self.see_to_dropped().await;
             if std::mem::take(&mut self.shut_after) {
                 self.shut().await;
@@ -473,9 +546,14 @@ impl Room {
                 tracing::debug!(room = %self.info.id, "an idle apartment closes");
                 self.closed = true;
             }
-            if self.closed {
+            if self.closed || self.lost {
                 break;
             }
+        }
+        if self.lost {
+            Ended::Lost
+        } else {
+            Ended::Closed
         }
     }
 

@@ -47,6 +47,16 @@ impl TestDb {
         }
     }
 
+    /// Another handle on the same database, as a second instance has: dropping it leaves
+    /// the database to the first.
+    pub fn again(&self) -> TestDb {
+        TestDb {
+            url: self.url.clone(),
+            store: Some(lounge::store::Store::open(&self.url, 4).expect("open again")),
+            pg_name: None,
+        }
+    }
+
     /// One of each, for tests that run on both backends.
     pub fn both() -> [TestDb; 2] {
         [TestDb::sqlite(), TestDb::postgres()]

@@ -8,6 +8,7 @@ pub mod civility;
 pub mod db;
 pub mod floods;
 pub mod game;
+pub mod hotel;
 pub mod identity;
 pub mod names;
 pub mod wall;

@@ -102,6 +102,23 @@ impl Ws {
         }
     }
 
+    /// The messages that come until none has for `quiet` or the socket closes (a close is
+    /// no panic here).
+    pub async fn until_quiet(&mut self, quiet: Duration) -> Vec<Value> {
+        let mut seen: Vec<Value> = self.pending.drain(..).collect();
+        while let Ok(Some(Ok(frame))) = tokio::time::timeout(quiet, self.socket.next()).await {
+            match frame {
+                Frame::Text(bytes) => seen.extend(messages(&bytes)),
+                Frame::Ping(b) if self.socket.send(Message::Pong(b.clone())).await.is_err() => {
+                    break
+                }
+                Frame::Close(_) => break,
+                _ => {}
+            }
+        }
+        seen
+    }
+
     /// Skips messages until one of `kind`.
     pub async fn next_of(&mut self, kind: &str) -> Value {
         loop {

@@ -1,0 +1,191 @@
+//! What a room stores when its table decides something (a match, a game, a move, a game's
+//! end, a match's score and end), said once (`RoomWriter`) for both ways of storing it:
+//! straight on the store, each write by itself, as one instance does; or all of one
+//! decision in one transaction under the room's fencing number (`Store::room_writes`), as a
+//! room leased by one of several instances must (issue 19): a later owner's number in the
+//! room's row and nothing of it lands.
+
+use chrono::{NaiveDate, NaiveDateTime};
+use diesel::connection::SimpleConnection;
+
+use super::results::{finish_on, Finished, WallRules, Win};
+use super::{
+    game_moves, matches, Db, GameRow, MatchResult, MatchRow, MoveClock, Store, StoreError,
+};
+use crate::common::{GameId, MatchId, RoomId};
+
+/// The writes a room's decision is made of.
+pub trait RoomWriter {
+    fn insert_match(&mut self, row: &MatchRow) -> Result<(), StoreError>;
+    fn insert_game(&mut self, row: &GameRow) -> Result<(), StoreError>;
+    fn record_move(
+        &mut self,
+        game: &GameId,
+        ply: u32,
+        pit: u8,
+        clock: Option<MoveClock>,
+    ) -> Result<(), StoreError>;
+    /// As `Store::finish_game_with`.
+    fn finish_game(
+        &mut self,
+        game: &GameId,
+        status: crate::ayo::Status,
+        end_reason: &str,
+        win: Option<&Win>,
+        day_of: &dyn Fn(NaiveDateTime) -> NaiveDate,
+        rules: &WallRules,
+    ) -> Result<Finished, StoreError>;
+    fn set_match_points(&mut self, id: &MatchId, halves: [u32; 2]) -> Result<(), StoreError>;
+    /// False when the match was already over.
+    fn finish_match(&mut self, id: &MatchId, result: &MatchResult) -> Result<bool, StoreError>;
+}
+
+/// Through a borrow, as the writer it borrows.
+impl<W: RoomWriter + ?Sized> RoomWriter for &mut W {
+    fn insert_match(&mut self, row: &MatchRow) -> Result<(), StoreError> {
+        (**self).insert_match(row)
+    }
+    fn insert_game(&mut self, row: &GameRow) -> Result<(), StoreError> {
+        (**self).insert_game(row)
+    }
+    fn record_move(
+        &mut self,
+        game: &GameId,
+        ply: u32,
+        pit: u8,
+        clock: Option<MoveClock>,
+    ) -> Result<(), StoreError> {
+        (**self).record_move(game, ply, pit, clock)
+    }
+    fn finish_game(
+        &mut self,
+        game: &GameId,
+        status: crate::ayo::Status,
+        end_reason: &str,
+        win: Option<&Win>,
+        day_of: &dyn Fn(NaiveDateTime) -> NaiveDate,
+        rules: &WallRules,
+    ) -> Result<Finished, StoreError> {
+        (**self).finish_game(game, status, end_reason, win, day_of, rules)
+    }
+    fn set_match_points(&mut self, id: &MatchId, halves: [u32; 2]) -> Result<(), StoreError> {
+        (**self).set_match_points(id, halves)
+    }
+    fn finish_match(&mut self, id: &MatchId, result: &MatchResult) -> Result<bool, StoreError> {
+        (**self).finish_match(id, result)
+    }
+}
+
+/// Each write by itself, as `Store`'s own methods do it.
+impl RoomWriter for &Store {
+    fn insert_match(&mut self, row: &MatchRow) -> Result<(), StoreError> {
+        Store::insert_match(self, row)
+    }
+    fn insert_game(&mut self, row: &GameRow) -> Result<(), StoreError> {
+        Store::insert_game(self, row)
+    }
+    fn record_move(
+        &mut self,
+        game: &GameId,
+        ply: u32,
+        pit: u8,
+        clock: Option<MoveClock>,
+    ) -> Result<(), StoreError> {
+        self.record_move_with(game, ply, pit, clock)
+    }
+    fn finish_game(
+        &mut self,
+        game: &GameId,
+        status: crate::ayo::Status,
+        end_reason: &str,
+        win: Option<&Win>,
+        day_of: &dyn Fn(NaiveDateTime) -> NaiveDate,
+        rules: &WallRules,
+    ) -> Result<Finished, StoreError> {
+        self.finish_game_with(game, status, end_reason, win, day_of, rules)
+    }
+    fn set_match_points(&mut self, id: &MatchId, halves: [u32; 2]) -> Result<(), StoreError> {
+        Store::set_match_points(self, id, halves)
+    }
+    fn finish_match(&mut self, id: &MatchId, result: &MatchResult) -> Result<bool, StoreError> {
+        Store::finish_match(self, id, result)
+    }
+}
+
+/// A room's writes inside one transaction (`Store::room_writes`).
+pub struct RoomWrites<'a> {
+    conn: &'a mut Db,
+    /// Savepoints taken so far, for their names.
+    parts: u32,
+}
+
+impl RoomWrites<'_> {
+    /// Runs `f` under a savepoint of its own: when it fails, what it wrote is undone and the
+    /// transaction goes on (a write the room may pass over, logged, as it does on its own).
+    pub fn part<T>(
+        &mut self,
+        f: impl FnOnce(&mut Self) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        self.parts += 1;
+        let name = format!("room_write_{}", self.parts);
+        // Plain SQL: on SQLite the transaction was begun by hand (`BEGIN IMMEDIATE`), which
+        // diesel's own nesting does not know of.
+        self.conn.batch_execute(&format!("SAVEPOINT {name}"))?;
+        let done = f(self);
+        let end = match done {
+            Ok(_) => format!("RELEASE SAVEPOINT {name}"),
+            Err(_) => format!("ROLLBACK TO SAVEPOINT {name}; RELEASE SAVEPOINT {name}"),
+        };
+        self.conn.batch_execute(&end)?;
+        done
+    }
+}
+
+impl RoomWriter for RoomWrites<'_> {
+    fn insert_match(&mut self, row: &MatchRow) -> Result<(), StoreError> {
+        matches::insert_match_on(self.conn, row)
+    }
+    fn insert_game(&mut self, row: &GameRow) -> Result<(), StoreError> {
+        super::insert_game_on(self.conn, row)
+    }
+    fn record_move(
+        &mut self,
+        game: &GameId,
+        ply: u32,
+        pit: u8,
+        clock: Option<MoveClock>,
+    ) -> Result<(), StoreError> {
+        game_moves::record_on(self.conn, game, ply, pit, clock)
+    }
+    fn finish_game(
+        &mut self,
+        game: &GameId,
+        status: crate::ayo::Status,
+        end_reason: &str,
+        win: Option<&Win>,
+        day_of: &dyn Fn(NaiveDateTime) -> NaiveDate,
+        rules: &WallRules,
+    ) -> Result<Finished, StoreError> {
+        finish_on(self.conn, game, status, end_reason, win, day_of, rules)
+    }
+    fn set_match_points(&mut self, id: &MatchId, halves: [u32; 2]) -> Result<(), StoreError> {
+        matches::set_points_on(self.conn, id, halves)
+    }
+    fn finish_match(&mut self, id: &MatchId, result: &MatchResult) -> Result<bool, StoreError> {
+        matches::finish_match_on(self.conn, id, result)
+    }
+}
+
+impl Store {
+    /// Runs `f`, a room's writes, in one write transaction; under `fence` (the room and its
+    /// owner's number) after checking in that transaction that the room is still its
+    /// owner's (`Fenced`, and nothing written, when a later owner took it; `fences.rs`).
+    /// Whatever `f` fails with undoes all it wrote.
+    pub fn room_writes<T>(
+        &self,
+        fence: Option<(&RoomId, u64)>,
+        f: impl FnOnce(&mut RoomWrites<'_>) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        self.write_under(fence, |conn| f(&mut RoomWrites { conn, parts: 0 }))
+    }
+}

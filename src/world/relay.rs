@@ -1,0 +1,543 @@
+//! Between instances (issue 19): a session's commands go to the instance running its room,
+//! and the room's frames come back, through Redis pub/sub. Each instance reads one channel
+//! of its own (`{prefix}instance:{id}`) and publishes to the others'. Pub/sub rather than
+//! streams: nothing here needs to outlive its reader (an instance that is gone has no
+//! sessions left to deliver to, and its rooms open again elsewhere from the database), and a
+//! PUBLISH that reaches nobody says at once that the instance it was for is gone.
+//!
+//! What crosses is `Wire`, as JSON. The owner's side of it (a member whose session is on
+//! another instance) is here; the other side, a room seen from an instance that does not run
+//! it, is `remote.rs`.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use futures_util::StreamExt;
+use redis::aio::ConnectionManager;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tokio::sync::{mpsc, oneshot};
+
+use crate::common::{RoomId, TableId, User, UserId};
+
+use super::hotel::CloseGames;
+use super::protocol::ClientMessage;
+use super::room::{Moderation, RoomCommand};
+use super::table::Refusal;
+use super::Registry;
+
+/// Frames a member on another instance may have waiting here, as a session's own outbox.
+const OUTBOX_FRAMES: usize = 256;
+
+/// What one instance tells another.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(tag = "t", rename_all = "snake_case")]
+pub enum Wire {
+    /// To a room's owner: a session on `from` comes in; answered `Admitted`.
+    Enter {
+        from: String,
+        room: RoomId,
+        user: User,
+        conn: u64,
+        since: BTreeMap<TableId, u64>,
+        r#ref: Option<Value>,
+        req: u64,
+    },
+    /// To a room's owner: may this user come in; answered `Admitted`.
+    MayEnter {
+        from: String,
+        room: RoomId,
+        user_id: UserId,
+        req: u64,
+    },
+    /// To a room's owner: a member's message.
+    Act {
+        room: RoomId,
+        user_id: UserId,
+        message: ClientMessage,
+        r#ref: Option<Value>,
+    },
+    /// To a room's owner: a member left on purpose.
+    Leave {
+        room: RoomId,
+        user_id: UserId,
+        conn: u64,
+    },
+    /// To a room's owner: a member's connection dropped (or stopped reading).
+    Disconnect {
+        room: RoomId,
+        user_id: UserId,
+        conn: u64,
+    },
+    /// To a member's instance: frames for connection `conn`, in order.
+    Frames {
+        room: RoomId,
+        conn: u64,
+        frames: Vec<String>,
+    },
+    /// To a member's instance: the room let connection `conn` go; `closed` when the room
+    /// itself closed (an operator, an idle apartment).
+    Gone {
+        room: RoomId,
+        conn: u64,
+        closed: bool,
+    },
+    /// To a room's owner: an operator renamed the room (stored already).
+    Rename { room: RoomId, name: String },
+    /// To a room's owner: its door or guest list changed in the store.
+    DoorChanged { room: RoomId },
+    /// To a room's owner: an operator closes it; answered with the matches still in play.
+    Shut {
+        from: String,
+        room: RoomId,
+        games: CloseGames,
+        req: u64,
+    },
+    /// To a room's owner: an operator's decision (stored already); a line's removal is
+    /// answered whether there was one.
+    Moderate {
+        from: String,
+        room: RoomId,
+        moderation: WireModeration,
+        req: u64,
+    },
+    /// To a room's owner: how it stands (`RoomSummary`).
+    Summary {
+        from: String,
+        room: RoomId,
+        req: u64,
+    },
+    /// To whoever asked `req`: the room's answer, as JSON (`Result<(), WireRefusal>` for
+    /// `enter`, a number for `shut`, a `RoomSummary`...).
+    Answer { req: u64, body: Value },
+    /// To a member's instance: the room is not run by the instance asked (any more); `req`
+    /// the request it came with, left unanswered so the asker looks for the room anew.
+    NotHere { room: RoomId, req: Option<u64> },
+}
+
+/// An operator's decision as it crosses (`Moderation`).
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum WireModeration {
+    SlowMode {
+        seconds: u32,
+    },
+    Muted {
+        user: UserId,
+        until: Option<u64>,
+        reason: String,
+    },
+    PutOut {
+        user: UserId,
+        until: u64,
+        reason: String,
+    },
+    RemoveLine {
+        line: u64,
+    },
+}
+
+/// A refusal as it crosses.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct WireRefusal {
+    pub code: String,
+    pub message: String,
+}
+
+impl WireRefusal {
+    fn of(refusal: &Refusal) -> WireRefusal {
+        WireRefusal {
+            code: refusal.code.as_str().to_owned(),
+            message: refusal.message.clone(),
+        }
+    }
+
+    pub fn refusal(&self) -> Refusal {
+        let code = crate::common::ErrorCode::ALL
+            .iter()
+            .copied()
+            .find(|c| c.as_str() == self.code)
+            .unwrap_or(crate::common::ErrorCode::Internal);
+        Refusal::new(code, self.message.clone())
+    }
+}
+
+/// Where the answer to a request goes, as JSON.
+type Answer = oneshot::Sender<Value>;
+
+/// This instance's end of the relay: what it publishes, and where what it reads goes.
+#[derive(Clone)]
+pub struct Relay {
+    conn: ConnectionManager,
+    prefix: String,
+    instance: String,
+    /// Answers awaited, by request number.
+    pending: Arc<Mutex<HashMap<u64, Answer>>>,
+    next_req: Arc<AtomicU64>,
+    /// Rooms run elsewhere with sessions here: where their frames go.
+    remotes: Arc<Mutex<HashMap<RoomId, mpsc::UnboundedSender<Wire>>>>,
+}
+
+impl Relay {
+    pub fn new(conn: ConnectionManager, prefix: &str, instance: &str) -> Relay {
+        Relay {
+            conn,
+            prefix: prefix.to_owned(),
+            instance: instance.to_owned(),
+            pending: Arc::default(),
+            next_req: Arc::new(AtomicU64::new(1)),
+            remotes: Arc::default(),
+        }
+    }
+
+    pub fn instance(&self) -> &str {
+        &self.instance
+    }
+
+    fn channel(&self, instance: &str) -> String {
+        format!("{}instance:{instance}", self.prefix)
+    }
+
+    /// Sends `wire` to `instance`: false when nobody reads its channel (it is gone) or Redis
+    /// could not be reached.
+    pub async fn send(&self, instance: &str, wire: &Wire) -> bool {
+        let Ok(text) = serde_json::to_string(wire) else {
+            return false;
+        };
+        let metrics = &crate::metrics::METRICS;
+        metrics.redis_round_trips.inc();
+        let readers: Result<i64, _> = redis::cmd("PUBLISH")
+            .arg(self.channel(instance))
+            .arg(text)
+            .query_async(&mut self.conn.clone())
+            .await;
+        match readers {
+            Ok(n) => n > 0,
+            Err(e) => {
+                tracing::warn!(error = %e, to = instance, "relaying to another instance");
+                false
+            }
+        }
+    }
+
+    /// Whether `instance` reads its channel (is alive): before relaying to it at all.
+    pub async fn reads(&self, instance: &str) -> bool {
+        crate::metrics::METRICS.redis_round_trips.inc();
+        let counts: Result<Vec<(String, i64)>, _> = redis::cmd("PUBSUB")
+            .arg("NUMSUB")
+            .arg(self.channel(instance))
+            .query_async(&mut self.conn.clone())
+            .await;
+        counts.is_ok_and(|c| c.iter().any(|(_, n)| *n > 0))
+    }
+
+    /// A new request number, and where its answer will come.
+    pub fn request(&self) -> (u64, oneshot::Receiver<Value>) {
+        let req = self.next_req.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = oneshot::channel();
+        self.pending().insert(req, tx);
+        (req, rx)
+    }
+
+    /// Forgets a request whose answer will not come.
+    pub fn forget(&self, req: u64) {
+        self.pending().remove(&req);
+    }
+
+    /// Where frames for a room run elsewhere go (`remote.rs`).
+    pub fn add_remote(&self, room: &RoomId, to: mpsc::UnboundedSender<Wire>) {
+        self.remotes().insert(room.clone(), to);
+    }
+
+    /// A remote room is gone here; only `which` is taken out, not a newer one.
+    pub fn remove_remote(&self, room: &RoomId, which: &mpsc::UnboundedSender<Wire>) {
+        let mut remotes = self.remotes();
+        if remotes.get(room).is_some_and(|r| r.same_channel(which)) {
+            remotes.remove(room);
+        }
+    }
+
+    fn pending(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Answer>> {
+        self.pending
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn remotes(&self) -> std::sync::MutexGuard<'_, HashMap<RoomId, mpsc::UnboundedSender<Wire>>> {
+        self.remotes
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Reads this instance's channel for ever (subscribing again after Redis comes back),
+    /// handing each message to the room it is for: `registry` holds the rooms run here.
+    pub fn listen(&self, client: redis::Client, registry: Registry) {
+        let relay = self.clone();
+        tokio::spawn(async move {
+            let channel = relay.channel(&relay.instance);
+            loop {
+                match client.get_async_pubsub().await {
+                    Ok(mut pubsub) => match pubsub.subscribe(&channel).await {
+                        Ok(()) => {
+                            tracing::info!(%channel, "reading this instance's relay channel");
+                            let mut messages = pubsub.on_message();
+                            while let Some(message) = messages.next().await {
+                                let Ok(text) = message.get_payload::<String>() else {
+                                    continue;
+                                };
+                                match serde_json::from_str::<Wire>(&text) {
+                                    Ok(wire) => relay.take(wire, &registry).await,
+                                    Err(e) => {
+                                        tracing::warn!(error = %e, "a relayed message that does not read")
+                                    }
+                                }
+                            }
+                            tracing::warn!("the relay channel closed: subscribing again");
+                        }
+                        Err(e) => tracing::warn!(error = %e, "subscribing to the relay channel"),
+                    },
+                    Err(e) => tracing::warn!(error = %e, "connecting to Redis for the relay"),
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+            }
+        });
+    }
+
+    /// One message read from this instance's channel.
+    async fn take(&self, wire: Wire, registry: &Registry) {
+        match wire {
+            Wire::Answer { req, body } => {
+                if let Some(tx) = self.pending().remove(&req) {
+                    let _ = tx.send(body);
+                }
+            }
+            Wire::NotHere { ref room, req } => {
+                if let Some(req) = req {
+                    // Dropped unanswered: the asker looks for the room again.
+                    self.pending().remove(&req);
+                }
+                let to = self.remotes().get(room).cloned();
+                if let Some(to) = to {
+                    let _ = to.send(wire);
+                }
+            }
+            Wire::Frames { ref room, .. } | Wire::Gone { ref room, .. } => {
+                let to = self.remotes().get(room).cloned();
+                if let Some(to) = to {
+                    let _ = to.send(wire);
+                }
+            }
+            command => self.to_room(command, registry).await,
+        }
+    }
+
+    /// A command for a room run here, from a session on another instance.
+    async fn to_room(&self, wire: Wire, registry: &Registry) {
+        let (room, from, req) = match &wire {
+            Wire::Enter {
+                room, from, req, ..
+            }
+            | Wire::MayEnter {
+                room, from, req, ..
+            } => (room.clone(), Some(from.clone()), Some(*req)),
+            Wire::Shut {
+                room, from, req, ..
+            }
+            | Wire::Moderate {
+                room, from, req, ..
+            }
+            | Wire::Summary { room, from, req } => (room.clone(), Some(from.clone()), Some(*req)),
+            Wire::Act { room, .. }
+            | Wire::Leave { room, .. }
+            | Wire::Disconnect { room, .. }
+            | Wire::Rename { room, .. }
+            | Wire::DoorChanged { room } => (room.clone(), None, None),
+            _ => return,
+        };
+        let not_here = |room: RoomId| {
+            // Not run here (any more): whoever asked finds the room again.
+            if let Some(from) = from.clone() {
+                let relay = self.clone();
+                tokio::spawn(async move { relay.send(&from, &Wire::NotHere { room, req }).await });
+            }
+        };
+        let Some(handle) = registry.get(room.as_str()).filter(|h| !h.is_closed()) else {
+            not_here(room);
+            return;
+        };
+        let command = match wire {
+            Wire::Enter {
+                from,
+                room,
+                user,
+                conn,
+                since,
+                r#ref,
+                req,
+            } => {
+                let outbox = self.outbox_to(&from, &room, conn, registry.clone());
+                let (admitted, answer) = oneshot::channel();
+                self.answer_admitted(from, req, answer);
+                RoomCommand::Enter {
+                    user,
+                    outbox,
+                    conn,
+                    since,
+                    r#ref,
+                    admitted,
+                }
+            }
+            Wire::MayEnter {
+                from, user_id, req, ..
+            } => {
+                let (reply, answer) = oneshot::channel();
+                self.answer_admitted(from, req, answer);
+                RoomCommand::MayEnter { user_id, reply }
+            }
+            Wire::Rename { name, .. } => RoomCommand::Rename { name },
+            Wire::DoorChanged { .. } => RoomCommand::DoorChanged,
+            Wire::Shut {
+                from, games, req, ..
+            } => {
+                let (reply, answer) = oneshot::channel();
+                self.answer(from, req, answer);
+                RoomCommand::Shut { games, reply }
+            }
+            Wire::Summary { from, req, .. } => {
+                let (reply, answer) = oneshot::channel();
+                self.answer(from, req, answer);
+                RoomCommand::Summary { reply }
+            }
+            Wire::Moderate {
+                from,
+                moderation,
+                req,
+                ..
+            } => RoomCommand::Moderate(match moderation {
+                WireModeration::SlowMode { seconds } => Moderation::SlowMode { seconds },
+                WireModeration::Muted {
+                    user,
+                    until,
+                    reason,
+                } => Moderation::Muted {
+                    user,
+                    until,
+                    reason,
+                },
+                WireModeration::PutOut {
+                    user,
+                    until,
+                    reason,
+                } => Moderation::PutOut {
+                    user,
+                    until,
+                    reason,
+                },
+                WireModeration::RemoveLine { line } => {
+                    let (reply, answer) = oneshot::channel();
+                    self.answer(from, req, answer);
+                    Moderation::RemoveLine { line, reply }
+                }
+            }),
+            Wire::Act {
+                user_id,
+                message,
+                r#ref,
+                ..
+            } => RoomCommand::Act {
+                user_id,
+                message,
+                r#ref,
+            },
+            Wire::Leave { user_id, conn, .. } => RoomCommand::Leave { user_id, conn },
+            Wire::Disconnect { user_id, conn, .. } => RoomCommand::Disconnect { user_id, conn },
+            _ => return,
+        };
+        if !handle.send(command).await {
+            not_here(room);
+        }
+    }
+
+    /// Sends the room's answer to `enter` (or whether one may) back to `from` once the room
+    /// gives it: a room that went without answering says it is closed.
+    fn answer_admitted(
+        &self,
+        from: String,
+        req: u64,
+        answer: oneshot::Receiver<Result<(), Refusal>>,
+    ) {
+        let relay = self.clone();
+        tokio::spawn(async move {
+            let answer = match answer.await {
+                Ok(answer) => answer.map_err(|r| WireRefusal::of(&r)),
+                Err(_) => Err(WireRefusal {
+                    code: crate::common::ErrorCode::NoSuchRoom.as_str().to_owned(),
+                    message: "that room is closed".to_owned(),
+                }),
+            };
+            let body = serde_json::to_value(answer).unwrap_or(Value::Null);
+            relay.send(&from, &Wire::Answer { req, body }).await;
+        });
+    }
+
+    /// Sends the room's answer to request `req` back to `from` once the room gives it; one
+    /// that went without answering leaves the request unanswered ("not here").
+    fn answer<T: Serialize + Send + 'static>(
+        &self,
+        from: String,
+        req: u64,
+        answer: oneshot::Receiver<T>,
+    ) {
+        let relay = self.clone();
+        tokio::spawn(async move {
+            let wire = match answer.await.map(|a| serde_json::to_value(a)) {
+                Ok(Ok(body)) => Wire::Answer { req, body },
+                _ => Wire::NotHere {
+                    room: RoomId::from(""),
+                    req: Some(req),
+                },
+            };
+            relay.send(&from, &wire).await;
+        });
+    }
+
+    /// The outbox a room here writes to for a member whose session is on `instance`: its
+    /// frames are published there in order, those waiting together in one message; when
+    /// the room lets the member go, `Gone` says so.
+    fn outbox_to(
+        &self,
+        instance: &str,
+        room: &RoomId,
+        conn: u64,
+        registry: Registry,
+    ) -> super::Outbox {
+        let (outbox, mut frames) = mpsc::channel::<super::protocol::Frame>(OUTBOX_FRAMES);
+        let (relay, instance, room) = (self.clone(), instance.to_owned(), room.clone());
+        tokio::spawn(async move {
+            while let Some(first) = frames.recv().await {
+                let mut batch = vec![first.to_string()];
+                while let Ok(more) = frames.try_recv() {
+                    batch.push(more.to_string());
+                }
+                crate::metrics::METRICS
+                    .relayed_frames
+                    .inc_by(batch.len() as u64);
+                let wire = Wire::Frames {
+                    room: room.clone(),
+                    conn,
+                    frames: batch,
+                };
+                if !relay.send(&instance, &wire).await {
+                    // Its instance is gone: the member drops, as a connection that closed.
+                    return;
+                }
+            }
+            let closed = registry.get(room.as_str()).is_none();
+            relay
+                .send(&instance, &Wire::Gone { room, conn, closed })
+                .await;
+        });
+        outbox
+    }
+}

@@ -1,0 +1,273 @@
+//! One instance of several (issue 19), in this process: a room opens under its lease, and
+//! drops itself when a later owner took it; its sessions find it again. On PostgreSQL and
+//! the Redis at 127.0.0.1:6379, under a key prefix of the test's own.
+
+use lounge::cluster::{Fence, Leases};
+use lounge::common::{RoomId, ServerClock};
+use serde_json::json;
+
+use crate::helpers::{TestApp, TestDb};
+
+const LOUNGE: &str = "surulere-games-lounge";
+
+async fn redis() -> redis::aio::ConnectionManager {
+    redis::Client::open("redis://127.0.0.1:6379")
+        .unwrap()
+        .get_connection_manager()
+        .await
+        .expect("Redis on 127.0.0.1:6379 (tests/run starts it)")
+}
+
+/// An instance named `instance` under `prefix`, on a database of its own.
+async fn instance(prefix: &str, instance: &str) -> TestApp {
+    instance_on(TestDb::postgres(), prefix, instance).await
+}
+
+/// An instance named `instance` under `prefix`, on `db`.
+async fn instance_on(db: TestDb, prefix: &str, instance: &str) -> TestApp {
+    TestApp::spawn_with(
+        db,
+        &[
+            ("LOUNGE_SERVER__WS_MESSAGES_PER_SEC", "1000"),
+            ("LOUNGE_CLUSTER__ENABLED", "true"),
+            ("LOUNGE_CLUSTER__REDIS_URL", "redis://127.0.0.1:6379"),
+            ("LOUNGE_CLUSTER__REDIS_KEY_PREFIX", prefix),
+            ("LOUNGE_CLUSTER__INSTANCE_ID", instance),
+            // Long: nothing here runs out while the test looks.
+            ("LOUNGE_CLUSTER__LEASE_MS", "60000"),
+        ],
+    )
+    .await
+}
+
+/// The leases as another instance sees them.
+async fn looking(prefix: &str) -> Leases {
+    Leases::new(
+        redis().await,
+        prefix,
+        "onlooker",
+        60_000,
+        ServerClock::System,
+    )
+}
+
+#[actix_web::test]
+async fn a_room_opens_under_its_lease_and_one_taken_by_a_later_owner_is_dropped_and_found_again() {
+    let prefix = format!("test-{}:", lounge::store::new_id());
+    let app = instance(&prefix, "a").await;
+    let leases = looking(&prefix).await;
+    let lounge = RoomId::from(LOUNGE);
+    assert_eq!(
+        leases.owner(&lounge).await.unwrap(),
+        None,
+        "leased, no room runs before it is visited"
+    );
+
+    let (token, _) = app.guest("Tunde").await;
+    let mut ws = app.ws(&token).await;
+    ws.send(json!({"type": "enter", "room": LOUNGE})).await;
+    ws.next_of("room").await;
+    let (holder, fence) = leases.owner(&lounge).await.unwrap().expect("a lease");
+    assert_eq!(holder, "a");
+    assert_eq!(app.db.store().fence_of(&lounge).unwrap(), fence.0);
+
+    // Another instance takes the room: the lease ran out and a later number took the row.
+    let mut raw = redis().await;
+    let key = format!("{prefix}{{room:{LOUNGE}}}:lease");
+    let _: i64 = redis::cmd("DEL")
+        .arg(&key)
+        .query_async(&mut raw)
+        .await
+        .unwrap();
+    let later = leases
+        .acquire(&lounge, Fence(app.db.store().fence_of(&lounge).unwrap()))
+        .await
+        .unwrap()
+        .expect("free");
+    app.db
+        .store()
+        .take_room(&lounge, later.fence.0, "onlooker")
+        .unwrap();
+
+    // The next thing the room would write is refused: nothing of it lands, the one who
+    // asked is told, and the connection closes to find the room again.
+    let table = "surulere-games-lounge-1";
+    ws.send(json!({"type": "play_house", "table": table, "level": "easy", "ref": "h"}))
+        .await;
+    let refused = ws.next_of("error").await;
+    assert_eq!(refused["code"], "room_moved", "{refused}");
+    assert_eq!(refused["ref"], "h");
+    assert_eq!(ws.closed().await, Some(1001));
+    assert!(
+        app.db.store().matches_in_play().unwrap().is_empty(),
+        "nothing of the fenced command was stored"
+    );
+    let (_, metrics) = app.metrics().await;
+    assert!(
+        counter(&metrics, "lounge_leases_lost_total") >= 1,
+        "{metrics}"
+    );
+
+    // While the other instance holds it, this one does not run it.
+    let mut ws = app.ws(&token).await;
+    ws.send(json!({"type": "enter", "room": LOUNGE, "ref": "e"}))
+        .await;
+    let e = ws.next_of("error").await;
+    assert_eq!(e["ref"], "e", "{e}");
+
+    // Once it lets go, the room opens here again under a number above the other's.
+    assert!(leases.release(&later).await.unwrap());
+    ws.send(json!({"type": "enter", "room": LOUNGE})).await;
+    ws.next_of("room").await;
+    let (holder, fence) = leases.owner(&lounge).await.unwrap().expect("a lease");
+    assert_eq!(holder, "a");
+    assert!(fence > later.fence);
+    ws.send(json!({"type": "play_house", "table": table, "level": "easy"}))
+        .await;
+    ws.next_of("game_started").await;
+    assert_eq!(app.db.store().matches_in_play().unwrap().len(), 1);
+}
+
+#[actix_web::test]
+async fn two_players_on_two_instances_play_a_whole_game_in_the_room_one_of_them_runs() {
+    let prefix = format!("test-{}:", lounge::store::new_id());
+    let a = instance(&prefix, "a").await;
+    let b = instance_on(a.db.again(), &prefix, "b").await;
+    let (ta, a_id) = a.guest("Ade").await;
+    let (tb, b_id) = b.guest("Bisi").await;
+    let (tc, _) = b.guest("Chidi").await;
+    let (mut wa, mut wb, mut wc) = (a.ws(&ta).await, b.ws(&tb).await, b.ws(&tc).await);
+    // Ade's instance runs the lounge: the first to visit it.
+    wa.send(json!({"type": "enter", "room": LOUNGE})).await;
+    wa.next_of("room").await;
+    for ws in [&mut wb, &mut wc] {
+        ws.send(json!({"type": "enter", "room": LOUNGE})).await;
+        let room = ws.next_of("room").await;
+        assert_eq!(room["tables"].as_array().unwrap().len(), 3, "{room}");
+    }
+    let leases = looking(&prefix).await;
+    let (holder, _) = leases.owner(&RoomId::from(LOUNGE)).await.unwrap().unwrap();
+    assert_eq!(holder, "a");
+    wb.send(json!({"type": "chat", "text": "from b"})).await;
+    assert_eq!(wa.next_of("chat").await["text"], "from b");
+
+    let table = "surulere-games-lounge-1";
+    wa.send(json!({"type": "sit", "table": table, "seat": "south"}))
+        .await;
+    wa.send(json!({"type": "invite", "table": table, "user": b_id}))
+        .await;
+    let invitation = wb.next_of("invitation").await;
+    assert_eq!(invitation["from"]["id"], a_id);
+    wb.send(json!({"type": "respond", "invitation": invitation["id"], "accept": true}))
+        .await;
+    let started = wc.next_of("game_started").await;
+    wc.send(json!({"type": "watch", "table": table, "since": started["version"]}))
+        .await;
+    assert_eq!(wc.next_of("missed").await["events"], json!([]));
+    let game_id = started["game_id"].as_str().unwrap().to_owned();
+    let a_is_south = started["players"]["south"]["id"] == a_id.as_str();
+    let mut state = started["state"].clone();
+    let mut moves = 0;
+    while state["status"] == "playing" {
+        let south_to_move = state["to_move"] == "south";
+        let player = if south_to_move == a_is_south {
+            &mut wa
+        } else {
+            &mut wb
+        };
+        let pit = state["legal"][0].clone();
+        player
+            .send(json!({"type": "move", "table": table, "pit": pit}))
+            .await;
+        let update = wc.next_of("game_state").await;
+        assert_eq!(
+            update["last_move"]["pit"], pit,
+            "the onlooker sees every move in order"
+        );
+        for player in [&mut wa, &mut wb] {
+            assert_eq!(player.next_of("game_state").await["state"], update["state"]);
+        }
+        state = update["state"].clone();
+        moves += 1;
+        assert!(moves < 2000, "the game ends");
+    }
+    let over = wc.next_of("game_over").await;
+    assert_eq!(over["game_id"], game_id.as_str());
+    let stored = a.db.store().moves(&game_id.as_str().into()).unwrap();
+    assert_eq!(stored.len(), moves, "every move is stored");
+    let (_, metrics) = b.metrics().await;
+    assert!(
+        counter(&metrics, "lounge_relayed_commands_total") > 0,
+        "{metrics}"
+    );
+    assert!(
+        counter(&metrics, "lounge_relayed_frames_total") > 0,
+        "{metrics}"
+    );
+}
+
+/// A counter of this process's metrics (whatever other tests in it count too).
+fn counter(metrics: &str, name: &str) -> u64 {
+    metrics
+        .lines()
+        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
+        .unwrap_or(0)
+}
+
+#[actix_web::test]
+async fn an_operator_on_one_instance_renames_moderates_and_closes_a_room_another_runs() {
+    let prefix = format!("test-{}:", lounge::store::new_id());
+    let a = instance(&prefix, "a").await;
+    let b = instance_on(a.db.again(), &prefix, "b").await;
+    let (token, guest) = a.guest("Ade").await;
+    let (other, _) = a.guest("Bisi").await;
+    let mut ws = a.ws(&token).await;
+    ws.send(json!({"type": "enter", "room": "gist-lounge"}))
+        .await;
+    ws.next_of("room").await;
+    let mut them = a.ws(&other).await;
+    them.send(json!({"type": "enter", "room": "gist-lounge"}))
+        .await;
+    them.next_of("room").await;
+    let ops = b.admin_token("ops");
+
+    // Run by a, renamed through b: everyone inside is told, and b answers with the room.
+    let (status, body) = b
+        .rename_room(&ops, "gist-lounge", json!({"name": "Gist Corner"}))
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["room"]["name"], "Gist Corner");
+    assert_eq!(body["room"]["occupants"], 2);
+    assert_eq!(
+        ws.next_of("room_changed").await["room"]["name"],
+        "Gist Corner"
+    );
+    // b lists it with a's figures.
+    let (_, rooms) = b.rooms().await;
+    let listed = rooms["rooms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == "gist-lounge")
+        .cloned()
+        .expect("listed");
+    assert_eq!(listed["occupants"], 2, "{listed}");
+
+    // Put out through b: out of a's room at once.
+    let (status, body) = b
+        .call(
+            "POST",
+            "/api/v1/admin/rooms/gist-lounge/put-out",
+            Some(&ops),
+            Some(json!({"user": guest, "reason": "cool off"})),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(ws.next_of("put_out").await["room"], "gist-lounge");
+
+    // Closed through b: a's room closes, and its people are out.
+    let (status, body) = b.close_room(&ops, "gist-lounge", None).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["status"], "closed");
+    assert_eq!(them.next_of("room_closed").await["room"], "gist-lounge");
+}
