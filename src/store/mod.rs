@@ -289,6 +289,18 @@ pub fn at_ms(ms: u64) -> NaiveDateTime {
         .map_or_else(now, |t| t.naive_utc().trunc_subsecs(6))
 }
 
+/// The advisory lock instances take in turn to prepare one PostgreSQL database.
+const START_LOCK: i64 = 0x6c6f_756e_6765; // "lounge"
+
+/// A session of its own holding the start lock (waiting for it while another instance has it).
+fn start_lock(url: &str) -> Result<diesel::PgConnection, StoreError> {
+    let failed = |e: String| StoreError::Migration(format!("the start lock: {e}"));
+    let mut conn = diesel::PgConnection::establish(url).map_err(|e| failed(e.to_string()))?;
+    conn.batch_execute(&format!("SELECT pg_advisory_lock({START_LOCK})"))
+        .map_err(|e| failed(e.to_string()))?;
+    Ok(conn)
+}
+
 impl Store {
     /// Connects, creating a SQLite file's folder if needed, runs pending migrations, and keys
     /// the names stored without a key (`names.rs`).
@@ -319,8 +331,16 @@ impl Store {
         if let DatabaseUrl::Sqlite(path) = url {
             checkpoint::start(path.clone(), std::sync::Arc::downgrade(&store.writers));
         }
+        // Instances started together on one PostgreSQL database would race on the
+        // migrations and on keying the names: one does them, the others wait and find them
+        // done. The lock is the session's, so it goes with this connection however start ends.
+        let start_lock = match url {
+            DatabaseUrl::Postgres(url) => Some(start_lock(url)?),
+            DatabaseUrl::Sqlite(_) => None,
+        };
         store.migrate()?;
         let renamed = store.key_names()?;
+        drop(start_lock);
         if renamed > 0 {
             tracing::warn!(
                 renamed,

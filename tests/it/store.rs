@@ -234,3 +234,18 @@ fn moves_of_many_games_stored_at_once_all_land() {
         }
     }
 }
+
+#[test]
+fn instances_started_together_on_an_empty_postgres_database_all_start() {
+    // Without the start lock two of three benchmark instances failed here, on the migrations.
+    let db = TestDb::postgres_empty();
+    let opened: Vec<Result<(), StoreError>> = std::thread::scope(|s| {
+        let starts: Vec<_> = (0..4)
+            .map(|_| s.spawn(|| lounge::store::Store::open(&db.url, 2).map(drop)))
+            .collect();
+        starts.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for start in opened {
+        start.expect("every instance starts");
+    }
+}

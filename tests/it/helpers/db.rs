@@ -47,6 +47,20 @@ impl TestDb {
         }
     }
 
+    /// A PostgreSQL database of its own with nothing in it yet: no store opened it.
+    pub fn postgres_empty() -> TestDb {
+        use diesel::connection::SimpleConnection;
+        let name = format!("lounge_test_{}", lounge::store::new_id());
+        pg_admin()
+            .batch_execute(&format!("CREATE DATABASE {name}"))
+            .expect("create database");
+        TestDb {
+            url: lounge::store::DatabaseUrl::Postgres(format!("{}/{name}", pg_server())),
+            store: None,
+            pg_name: Some(name),
+        }
+    }
+
     /// Another handle on the same database, as a second instance has: dropping it leaves
     /// the database to the first.
     pub fn again(&self) -> TestDb {
