@@ -85,8 +85,10 @@ impl Application {
             let seeds = settings.hotel.rooms.clone();
             let items = settings.shop.items.clone();
             tokio::task::spawn_blocking(move || {
-                seed_shop(&store, &items)?;
-                seed_hotel(&store, &seeds, default_rules)
+                store.preparing(|store| {
+                    seed_shop(store, &items)?;
+                    seed_hotel(store, &seeds, default_rules)
+                })
             })
             .await
             .map_err(|e| StoreError::Task(e.to_string()))??
@@ -104,13 +106,15 @@ impl Application {
             // Baba Ayo is a user, one a level, so his games are stored like any other.
             let store = store.clone();
             tokio::task::spawn_blocking(move || {
-                Level::ALL.into_iter().try_for_each(|level| {
-                    let user = House::user(level);
-                    store.ensure_user(&store::UserRow {
-                        id: user.id,
-                        name: user.name,
-                        house: true,
-                        created_at: store::now(),
+                store.preparing(|store| {
+                    Level::ALL.into_iter().try_for_each(|level| {
+                        let user = House::user(level);
+                        store.ensure_user(&store::UserRow {
+                            id: user.id,
+                            name: user.name,
+                            house: true,
+                            created_at: store::now(),
+                        })
                     })
                 })
             })

@@ -124,24 +124,30 @@ impl From<ShopError> for ApiError {
 
 impl From<HotelError> for ApiError {
     fn from(e: HotelError) -> Self {
-        let message = e.to_string();
         match e {
-            HotelError::NoSuchRoom(_) | HotelError::NoSuchTable(_) | HotelError::NoSuchBoard(_) => {
-                ApiError::NotFound(message)
-            }
-            HotelError::TableBusy(_) => ApiError::conflict(ErrorCode::TableBusy, message),
-            HotelError::RoomClosing(_) => ApiError::conflict(ErrorCode::RoomClosing, message),
-            HotelError::TooManyBoards(_) => ApiError::conflict(ErrorCode::TooManyBoards, message),
-            HotelError::NotABoard(_) => ApiError::conflict(ErrorCode::NotABoard, message),
-            HotelError::BoardPlaced(_) => ApiError::conflict(ErrorCode::BoardPlaced, message),
             HotelError::Gone => ApiError::NotFound("the room is closed".into()),
             HotelError::Invalid { field, message } => ApiError::invalid(field, message),
-            HotelError::TalkRoom => ApiError::conflict(ErrorCode::TalkRoom, message),
-            HotelError::Apartment(_) => ApiError::conflict(ErrorCode::Apartment, message),
-            HotelError::NoSuchUser(_) | HotelError::NotAGuest | HotelError::UnknownUser => {
-                ApiError::NotFound(message)
-            }
+            HotelError::Store(StoreError::Fenced { .. }) => ApiError::Unavailable(
+                "that room is moving to another server; try again in a moment".into(),
+            ),
             HotelError::Store(e) => e.into(),
+            HotelError::Relayed {
+                code,
+                field,
+                message,
+            } => match code {
+                ErrorCode::NotFound => ApiError::NotFound(message),
+                ErrorCode::InvalidField => {
+                    ApiError::invalid(field.as_deref().unwrap_or(""), message)
+                }
+                ErrorCode::Unavailable => ApiError::Unavailable(message),
+                ErrorCode::Internal => ApiError::Internal(message),
+                code => ApiError::conflict(code, message),
+            },
+            e => match e.code() {
+                ErrorCode::NotFound => ApiError::NotFound(e.to_string()),
+                code => ApiError::conflict(code, e.to_string()),
+            },
         }
     }
 }

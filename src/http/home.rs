@@ -304,7 +304,7 @@ pub struct PlaceBoardRequest {
 pub struct TableBody {
     /// The table, as the `table` WebSocket message shows it.
     #[schema(value_type = Object)]
-    pub table: crate::world::protocol::TableView,
+    pub table: serde_json::Value,
 }
 
 /// Places an owned Ayo board in the apartment: it becomes a table there.
@@ -378,7 +378,7 @@ pub(super) async fn change_tables(
     room: &str,
     actor: Actor,
     change: TableChange,
-) -> Result<Option<crate::world::protocol::TableView>, ApiError> {
+) -> Result<Option<serde_json::Value>, ApiError> {
     let handle = state
         .world
         .open(room)

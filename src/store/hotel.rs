@@ -5,7 +5,7 @@
 use chrono::NaiveDateTime;
 use diesel::dsl::max;
 use diesel::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::column::{readable, MatchStatus};
@@ -18,7 +18,7 @@ use crate::ayo::{Rules, Status};
 use crate::common::{Door, RoomId, RoomKind, TableId, UserId};
 
 /// Who changes the hotel: an operator (audited) or an apartment's owner.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Actor {
     Operator(String),
     Owner(String),

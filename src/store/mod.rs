@@ -274,6 +274,8 @@ pub struct Store {
     /// SQLite only: the connection a room writes its moves on at once, on its own thread,
     /// when nothing would make it wait (`game_moves.rs`).
     at_once: Option<std::sync::Arc<std::sync::Mutex<Db>>>,
+    /// PostgreSQL only: where to take the start lock (`Store::preparing`).
+    postgres_url: Option<std::sync::Arc<str>>,
 }
 
 /// Now, as stored: UTC to the microsecond (what both databases keep).
@@ -292,7 +294,7 @@ pub fn at_ms(ms: u64) -> NaiveDateTime {
 /// The advisory lock instances take in turn to prepare one PostgreSQL database.
 const START_LOCK: i64 = 0x6c6f_756e_6765; // "lounge"
 
-/// A session of its own holding the start lock (waiting for it while another instance has it).
+/// A session of its own holding the start lock, taken when another instance lets it go.
 fn start_lock(url: &str) -> Result<diesel::PgConnection, StoreError> {
     let failed = |e: String| StoreError::Migration(format!("the start lock: {e}"));
     let mut conn = diesel::PgConnection::establish(url).map_err(|e| failed(e.to_string()))?;
@@ -327,20 +329,18 @@ impl Store {
             backend,
             writers: Default::default(),
             at_once,
+            postgres_url: match url {
+                DatabaseUrl::Postgres(url) => Some(url.as_str().into()),
+                DatabaseUrl::Sqlite(_) => None,
+            },
         };
         if let DatabaseUrl::Sqlite(path) = url {
             checkpoint::start(path.clone(), std::sync::Arc::downgrade(&store.writers));
         }
-        // Instances started together on one PostgreSQL database would race on the
-        // migrations and on keying the names: one does them, the others wait and find them
-        // done. The lock is the session's, so it goes with this connection however start ends.
-        let start_lock = match url {
-            DatabaseUrl::Postgres(url) => Some(start_lock(url)?),
-            DatabaseUrl::Sqlite(_) => None,
-        };
-        store.migrate()?;
-        let renamed = store.key_names()?;
-        drop(start_lock);
+        let renamed = store.preparing(|store| {
+            store.migrate()?;
+            store.key_names()
+        })?;
         if renamed > 0 {
             tracing::warn!(
                 renamed,
@@ -348,6 +348,23 @@ impl Store {
             );
         }
         Ok(store)
+    }
+
+    /// Runs `prepare` (migrations, seeds: what every instance does at start) while no other
+    /// instance on this database does: instances started together on a new PostgreSQL
+    /// database would race on it, where now one does it and the others find it done. The lock
+    /// is its own session's, so it goes with that connection however `prepare` ends.
+    pub fn preparing<T>(
+        &self,
+        prepare: impl FnOnce(&Store) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let lock = match &self.postgres_url {
+            Some(url) => Some(start_lock(url)?),
+            None => None,
+        };
+        let prepared = prepare(self);
+        drop(lock);
+        prepared
     }
 
     pub fn backend(&self) -> Backend {

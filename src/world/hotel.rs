@@ -7,7 +7,7 @@ use thiserror::Error;
 
 use crate::ayo::Rules;
 pub use crate::common::Door;
-use crate::common::{RoomId, RoomKind, TableId, UserId};
+use crate::common::{ErrorCode, RoomId, RoomKind, TableId, UserId};
 use crate::store::{self, RoomRow, StoreError, TableRow};
 
 /// Who may come into a room: everyone, unless it is an apartment whose door is `invited`.
@@ -55,8 +55,8 @@ impl CloseGames {
     }
 }
 
-/// A change to a room's tables.
-#[derive(Debug, Clone)]
+/// A change to a room's tables (serialised to reach a room run by another instance).
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum TableChange {
     /// A new table; `board` is the owned Ayo board that becomes it, at home.
     Add { rules: Rules, board: Option<String> },
@@ -106,9 +106,41 @@ pub enum HotelError {
     UnknownUser,
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// The refusal of the instance that runs the room, as it crossed (`relay.rs`).
+    #[error("{message}")]
+    Relayed {
+        code: ErrorCode,
+        field: Option<String>,
+        message: String,
+    },
 }
 
 impl HotelError {
+    /// Its code in the one list HTTP and WebSocket answer with.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            HotelError::NoSuchRoom(_)
+            | HotelError::NoSuchTable(_)
+            | HotelError::NoSuchBoard(_)
+            | HotelError::NoSuchUser(_)
+            | HotelError::NotAGuest
+            | HotelError::UnknownUser
+            | HotelError::Gone => ErrorCode::NotFound,
+            HotelError::TableBusy(_) => ErrorCode::TableBusy,
+            HotelError::RoomClosing(_) => ErrorCode::RoomClosing,
+            HotelError::TooManyBoards(_) => ErrorCode::TooManyBoards,
+            HotelError::NotABoard(_) => ErrorCode::NotABoard,
+            HotelError::BoardPlaced(_) => ErrorCode::BoardPlaced,
+            HotelError::Invalid { .. } => ErrorCode::InvalidField,
+            HotelError::TalkRoom => ErrorCode::TalkRoom,
+            HotelError::Apartment(_) => ErrorCode::Apartment,
+            // A room whose write was fenced off has a new owner: asking again finds it.
+            HotelError::Store(StoreError::Fenced { .. }) => ErrorCode::Unavailable,
+            HotelError::Store(_) => ErrorCode::Internal,
+            HotelError::Relayed { code, .. } => *code,
+        }
+    }
+
     fn invalid(field: &'static str, message: impl Into<String>) -> HotelError {
         HotelError::Invalid {
             field,

@@ -19,9 +19,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
-use crate::common::{RoomId, TableId, User, UserId};
+use crate::common::{ErrorCode, RoomId, TableId, User, UserId};
+use crate::store::Actor;
 
-use super::hotel::CloseGames;
+use super::hotel::{CloseGames, HotelError, TableChange};
 use super::protocol::ClientMessage;
 use super::room::{Moderation, RoomCommand};
 use super::table::Refusal;
@@ -102,6 +103,15 @@ pub enum Wire {
         moderation: WireModeration,
         req: u64,
     },
+    /// To a room's owner: an operator's or the owner's change to its tables; answered with
+    /// the table as it is now or a `WireHotelError`.
+    Tables {
+        from: String,
+        room: RoomId,
+        actor: Actor,
+        change: TableChange,
+        req: u64,
+    },
     /// To a room's owner: how it stands (`RoomSummary`).
     Summary {
         from: String,
@@ -138,6 +148,53 @@ pub enum WireModeration {
     },
 }
 
+/// A refusal of a change to the hotel as it crosses: its code, the field at fault, the
+/// message, which is all a client is told of it.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct WireHotelError {
+    pub code: String,
+    pub field: Option<String>,
+    pub message: String,
+}
+
+impl WireHotelError {
+    fn of(e: &HotelError) -> WireHotelError {
+        let (field, message) = match e {
+            HotelError::Invalid { field, message } => (Some(field.to_string()), message.clone()),
+            HotelError::Relayed { field, message, .. } => (field.clone(), message.clone()),
+            HotelError::Gone => (None, "the room is closed".to_owned()),
+            // What went wrong inside the owner stays in its log.
+            HotelError::Store(e) => {
+                tracing::error!(error = %e, "a table change relayed");
+                (None, "something went wrong on our side".to_owned())
+            }
+            e => (None, e.to_string()),
+        };
+        WireHotelError {
+            code: e.code().as_str().to_owned(),
+            field,
+            message,
+        }
+    }
+
+    pub fn error(self) -> HotelError {
+        HotelError::Relayed {
+            code: code_named(&self.code),
+            field: self.field,
+            message: self.message,
+        }
+    }
+}
+
+/// The code called `name`; one this build does not know is an internal error.
+fn code_named(name: &str) -> ErrorCode {
+    ErrorCode::ALL
+        .iter()
+        .copied()
+        .find(|c| c.as_str() == name)
+        .unwrap_or(ErrorCode::Internal)
+}
+
 /// A refusal as it crosses.
 #[derive(Debug, Serialize, Deserialize)]
 pub struct WireRefusal {
@@ -154,12 +211,7 @@ impl WireRefusal {
     }
 
     pub fn refusal(&self) -> Refusal {
-        let code = crate::common::ErrorCode::ALL
-            .iter()
-            .copied()
-            .find(|c| c.as_str() == self.code)
-            .unwrap_or(crate::common::ErrorCode::Internal);
-        Refusal::new(code, self.message.clone())
+        Refusal::new(code_named(&self.code), self.message.clone())
     }
 }
 
@@ -347,6 +399,9 @@ impl Relay {
             | Wire::Moderate {
                 room, from, req, ..
             }
+            | Wire::Tables {
+                room, from, req, ..
+            }
             | Wire::Summary { room, from, req } => (room.clone(), Some(from.clone()), Some(*req)),
             Wire::Act { room, .. }
             | Wire::Leave { room, .. }
@@ -408,6 +463,28 @@ impl Relay {
                 let (reply, answer) = oneshot::channel();
                 self.answer(from, req, answer);
                 RoomCommand::Summary { reply }
+            }
+            Wire::Tables {
+                from,
+                actor,
+                change,
+                req,
+                ..
+            } => {
+                let (reply, answer) = oneshot::channel();
+                let (wired, relayed) = oneshot::channel();
+                tokio::spawn(async move {
+                    if let Ok(changed) = answer.await {
+                        let changed: Result<Option<Value>, HotelError> = changed;
+                        let _ = wired.send(changed.map_err(|e| WireHotelError::of(&e)));
+                    }
+                });
+                self.answer(from, req, relayed);
+                RoomCommand::Tables {
+                    actor,
+                    change,
+                    reply,
+                }
             }
             Wire::Moderate {
                 from,

@@ -16,8 +16,9 @@ use tokio::sync::mpsc;
 use crate::cluster::Leases;
 use crate::common::{ErrorCode, RoomId, UserId};
 
+use super::hotel::HotelError;
 use super::protocol::RoomInfo;
-use super::relay::{Relay, Wire, WireModeration, WireRefusal};
+use super::relay::{Relay, Wire, WireHotelError, WireModeration, WireRefusal};
 use super::room::{Moderation, Outbox, RoomCommand, RoomHandle};
 use super::table::Refusal;
 
@@ -246,6 +247,39 @@ impl Remote {
                     )
                     .await;
             }
+            RoomCommand::Tables {
+                actor,
+                change,
+                reply,
+            } => {
+                let from = self.relay.instance().to_owned();
+                let (wired, answer) = tokio::sync::oneshot::channel::<
+                    Result<Option<serde_json::Value>, WireHotelError>,
+                >();
+                tokio::spawn(async move {
+                    let changed = match answer.await {
+                        Ok(changed) => changed.map_err(WireHotelError::error),
+                        // Unanswered in time, or the owner went: whether it changed is not
+                        // known here, and the room shows it.
+                        Err(_) => Err(HotelError::Relayed {
+                            code: ErrorCode::Unavailable,
+                            field: None,
+                            message: "the server running this room did not answer: look at \
+                                      the room before trying again"
+                                .to_owned(),
+                        }),
+                    };
+                    let _ = reply.send(changed);
+                });
+                let wire = |req| Wire::Tables {
+                    from,
+                    room,
+                    actor,
+                    change,
+                    req,
+                };
+                return self.ask(wire, wired).await;
+            }
             RoomCommand::Summary { reply } => {
                 let from = self.relay.instance().to_owned();
                 return self
@@ -304,8 +338,7 @@ impl Remote {
                 return Some(End::Unused);
             }
             other => {
-                // Its own doing, never a session's: Baba Ayo, a lease, fault injection, a
-                // table change (not relayed yet: docs/deploy.md).
+                // Its own doing, never a session's: Baba Ayo, a lease, fault injection.
                 tracing::warn!(room = %self.room, command = command_name(&other), "a command for a room run elsewhere that is not relayed");
             }
         }

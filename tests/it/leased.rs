@@ -215,7 +215,8 @@ fn counter(metrics: &str, name: &str) -> u64 {
 }
 
 #[actix_web::test]
-async fn an_operator_on_one_instance_renames_moderates_and_closes_a_room_another_runs() {
+async fn an_operator_on_one_instance_renames_moderates_sets_tables_and_closes_a_room_another_runs()
+{
     let prefix = format!("test-{}:", lounge::store::new_id());
     let a = instance(&prefix, "a").await;
     let b = instance_on(a.db.again(), &prefix, "b").await;
@@ -265,9 +266,87 @@ async fn an_operator_on_one_instance_renames_moderates_and_closes_a_room_another
     assert_eq!(status, 200, "{body}");
     assert_eq!(ws.next_of("put_out").await["room"], "gist-lounge");
 
+    // Tables through b: added, its rules changed and taken away in the lounge a runs,
+    // everyone inside told; a's refusals come back with their codes.
+    let (chidi, _) = a.guest("Chidi").await;
+    let mut chidi = a.ws(&chidi).await;
+    chidi.send(json!({"type": "enter", "room": LOUNGE})).await;
+    chidi.next_of("room").await;
+    let (status, added) = b.add_table(&ops, LOUNGE, json!({})).await;
+    assert_eq!(status, 201, "{added}");
+    let table = added["table"]["id"].as_str().unwrap().to_owned();
+    assert_eq!(chidi.next_of("table").await["id"], table.as_str());
+    let (status, body) = b
+        .change_table(&ops, LOUNGE, &table, json!({"rules": "kontest"}))
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["table"]["rules"]["preset"], "kontest");
+    assert_eq!(chidi.next_of("table").await["rules"]["preset"], "kontest");
+    chidi
+        .send(json!({"type": "sit", "table": table, "seat": "south"}))
+        .await;
+    chidi.next_of("table").await;
+    let (status, body) = b.remove_table(&ops, LOUNGE, &table).await;
+    assert_eq!(
+        (status, body["error"]["code"].clone()),
+        (409, json!("table_busy"))
+    );
+    chidi.send(json!({"type": "stand", "table": table})).await;
+    chidi.next_of("table").await;
+    let (status, body) = b.remove_table(&ops, LOUNGE, &table).await;
+    assert_eq!(status, 204, "{body}");
+    assert_eq!(
+        chidi.next_of("table_removed").await["table"],
+        table.as_str()
+    );
+    let (status, body) = b.remove_table(&ops, LOUNGE, &table).await;
+    assert_eq!(
+        (status, body["error"]["code"].clone()),
+        (404, json!("not_found"))
+    );
+    let (status, body) = b
+        .change_table(
+            &ops,
+            LOUNGE,
+            "surulere-games-lounge-1",
+            json!({"rules": "nonsense"}),
+        )
+        .await;
+    assert_eq!(
+        (status, body["error"]["code"].clone()),
+        (400, json!("invalid_field")),
+        "{body}"
+    );
+
     // Closed through b: a's room closes, and its people are out.
     let (status, body) = b.close_room(&ops, "gist-lounge", None).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["status"], "closed");
     assert_eq!(them.next_of("room_closed").await["room"], "gist-lounge");
+}
+
+#[actix_web::test]
+async fn instances_started_together_on_a_new_database_all_open() {
+    // The rooms, the shop and Baba Ayo are seeded by whichever instance takes its turn first;
+    // the others find them there (two of three benchmark instances had failed on a room).
+    let prefix = format!("test-{}:", lounge::store::new_id());
+    let db = TestDb::postgres();
+    let (second, third) = (db.again(), db.again());
+    let (a, b, c) = tokio::join!(
+        instance_on(db, &prefix, "a"),
+        instance_on(second, &prefix, "b"),
+        instance_on(third, &prefix, "c"),
+    );
+    for app in [&a, &b, &c] {
+        let (status, rooms) = app.rooms().await;
+        assert_eq!(status, 200, "{rooms}");
+        assert!(
+            rooms["rooms"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|r| r["id"] == "surulere-games-lounge"),
+            "{rooms}"
+        );
+    }
 }

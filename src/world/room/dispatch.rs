@@ -63,7 +63,8 @@ impl Room {
                 if let Err(HotelError::Store(e @ StoreError::Fenced { .. })) = &changed {
                     self.lose(&e.to_string());
                 }
-                let _ = reply.send(changed);
+                let shown = changed.map(|table| table.and_then(|t| serde_json::to_value(t).ok()));
+                let _ = reply.send(shown);
             }
             RoomCommand::DoorChanged => {
                 let (store, id) = (self.store.clone(), self.info.id.clone());

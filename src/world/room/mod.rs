@@ -28,7 +28,7 @@ use crate::store::{Actor, Store};
 
 use super::hotel::{CloseGames, DoorState, HotelError, TableChange};
 use super::matches::LiveMatch;
-use super::protocol::{ClientMessage, Frame, RoomInfo, TableView};
+use super::protocol::{ClientMessage, Frame, RoomInfo};
 use super::table::{Command, LiveGame, Refusal, Table, Timing};
 use super::Registry;
 
@@ -66,12 +66,13 @@ pub enum RoomCommand {
         games: CloseGames,
         reply: oneshot::Sender<usize>,
     },
-    /// An operator or the owner changes the tables; the reply is the table as it is now
-    /// (`None` when taken away).
+    /// An operator or the owner changes the tables; the reply is the table as it is now, as
+    /// the `table` message shows it (`None` when taken away). JSON, as `Summary`'s tables:
+    /// the room may run on another instance.
     Tables {
         actor: Actor,
         change: TableChange,
-        reply: oneshot::Sender<Result<Option<TableView>, HotelError>>,
+        reply: oneshot::Sender<Result<Option<serde_json::Value>, HotelError>>,
     },
     /// The owner changed the door or the guest list: read them again from the store.
     DoorChanged,
