@@ -203,7 +203,24 @@ impl Champions {
 
     /// Sends what waits in the outbox to the wall; how many it sent. A day the wall lost is
     /// filled from the database first, so a win never lands on an empty day.
+    /// One instance at a time drains it (`Store::take_outbox_turn`); the others find
+    /// nothing to do until their next try.
     pub async fn drain(&self) -> Result<usize, RebuildError> {
+        let store = self.store.clone();
+        if !blocking(move || store.take_outbox_turn()).await? {
+            return Ok(0);
+        }
+        let drained = self.drain_in_turn().await;
+        let store = self.store.clone();
+        let _ = blocking(move || {
+            store.end_outbox_turn();
+            Ok::<_, StoreError>(())
+        })
+        .await;
+        drained
+    }
+
+    async fn drain_in_turn(&self) -> Result<usize, RebuildError> {
         let mut sent = 0;
         loop {
             let store = self.store.clone();

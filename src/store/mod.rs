@@ -18,6 +18,7 @@ mod results;
 mod room_writes;
 mod schema;
 mod shop;
+mod turns;
 
 pub use accounts::{DeviceRow, Revocation, Rotation};
 pub use bans::Ban;
@@ -276,6 +277,8 @@ pub struct Store {
     at_once: Option<std::sync::Arc<std::sync::Mutex<Db>>>,
     /// PostgreSQL only: where to take the start lock (`Store::preparing`).
     postgres_url: Option<std::sync::Arc<str>>,
+    /// The champions' outbox's turn among instances (`turns.rs`).
+    turns: turns::Turns,
 }
 
 /// Now, as stored: UTC to the microsecond (what both databases keep).
@@ -333,6 +336,7 @@ impl Store {
                 DatabaseUrl::Postgres(url) => Some(url.as_str().into()),
                 DatabaseUrl::Sqlite(_) => None,
             },
+            turns: Default::default(),
         };
         if let DatabaseUrl::Sqlite(path) = url {
             checkpoint::start(path.clone(), std::sync::Arc::downgrade(&store.writers));

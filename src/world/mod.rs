@@ -7,6 +7,7 @@ pub mod civility;
 mod hotel;
 pub mod matches;
 mod moderate;
+mod outgoing;
 mod owner;
 pub mod protocol;
 mod relay;

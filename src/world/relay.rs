@@ -124,6 +124,8 @@ pub enum Wire {
     /// To a member's instance: the room is not run by the instance asked (any more); `req`
     /// the request it came with, left unanswered so the asker looks for the room anew.
     NotHere { room: RoomId, req: Option<u64> },
+    /// Several of the above for one instance, taken in order (`outgoing.rs`).
+    Batch { wires: Vec<Wire> },
 }
 
 /// An operator's decision as it crosses (`Moderation`).
@@ -229,6 +231,8 @@ pub struct Relay {
     next_req: Arc<AtomicU64>,
     /// Rooms run elsewhere with sessions here: where their frames go.
     remotes: Arc<Mutex<HashMap<RoomId, mpsc::UnboundedSender<Wire>>>>,
+    /// What waits for each other instance (`outgoing.rs`).
+    outgoing: super::outgoing::Shared,
 }
 
 impl Relay {
@@ -240,7 +244,12 @@ impl Relay {
             pending: Arc::default(),
             next_req: Arc::new(AtomicU64::new(1)),
             remotes: Arc::default(),
+            outgoing: Arc::default(),
         }
+    }
+
+    pub(super) fn outgoing(&self) -> &super::outgoing::Outgoing {
+        &self.outgoing
     }
 
     pub fn instance(&self) -> &str {
@@ -257,18 +266,28 @@ impl Relay {
         let Ok(text) = serde_json::to_string(wire) else {
             return false;
         };
-        let metrics = &crate::metrics::METRICS;
-        metrics.redis_round_trips.inc();
+        self.publish(instance, &text).await.is_some_and(|n| n > 0)
+    }
+
+    /// Publishes `text` on `instance`'s channel: how many read it, `None` when Redis could
+    /// not be reached.
+    pub(super) async fn publish(&self, instance: &str, text: &str) -> Option<i64> {
+        crate::metrics::METRICS.redis_round_trips.inc();
         let readers: Result<i64, _> = redis::cmd("PUBLISH")
             .arg(self.channel(instance))
             .arg(text)
             .query_async(&mut self.conn.clone())
             .await;
         match readers {
-            Ok(n) => n > 0,
+            Ok(n) => {
+                if n > 0 {
+                    self.outgoing.heard_from(instance);
+                }
+                Some(n)
+            }
             Err(e) => {
                 tracing::warn!(error = %e, to = instance, "relaying to another instance");
-                false
+                None
             }
         }
     }
@@ -339,6 +358,11 @@ impl Relay {
                                     continue;
                                 };
                                 match serde_json::from_str::<Wire>(&text) {
+                                    Ok(Wire::Batch { wires }) => {
+                                        for wire in wires {
+                                            relay.take(wire, &registry).await;
+                                        }
+                                    }
                                     Ok(wire) => relay.take(wire, &registry).await,
                                     Err(e) => {
                                         tracing::warn!(error = %e, "a relayed message that does not read")
@@ -431,6 +455,8 @@ impl Relay {
                 r#ref,
                 req,
             } => {
+                // A session there comes in: it is there, whatever was found before.
+                self.outgoing.heard_from(&from);
                 let outbox = self.outbox_to(&from, &room, conn, registry.clone());
                 let (admitted, answer) = oneshot::channel();
                 self.answer_admitted(from, req, answer);
@@ -605,15 +631,16 @@ impl Relay {
                     conn,
                     frames: batch,
                 };
-                if !relay.send(&instance, &wire).await {
-                    // Its instance is gone: the member drops, as a connection that closed.
+                if !relay.outgoing.post(&relay, &instance, wire) {
+                    // Its instance is gone or too far behind: the member drops, as a
+                    // connection that closed.
                     return;
                 }
             }
             let closed = registry.get(room.as_str()).is_none();
             relay
-                .send(&instance, &Wire::Gone { room, conn, closed })
-                .await;
+                .outgoing
+                .post(&relay, &instance, Wire::Gone { room, conn, closed });
         });
         outbox
     }

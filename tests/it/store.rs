@@ -249,3 +249,22 @@ fn instances_started_together_on_an_empty_postgres_database_all_start() {
         start.expect("every instance starts");
     }
 }
+
+#[test]
+fn one_instance_at_a_time_has_the_outbox_s_turn() {
+    let db = TestDb::postgres();
+    let other = db.again();
+    let (a, b) = (db.store(), other.store());
+    assert!(a.take_outbox_turn().unwrap());
+    assert!(!b.take_outbox_turn().unwrap(), "a has it");
+    a.end_outbox_turn();
+    assert!(b.take_outbox_turn().unwrap(), "a gave it back");
+    assert!(!a.take_outbox_turn().unwrap(), "b has it");
+    b.end_outbox_turn();
+    assert!(a.take_outbox_turn().unwrap());
+    a.end_outbox_turn();
+    // SQLite has one process: its turn is always.
+    let sqlite = TestDb::sqlite();
+    assert!(sqlite.store().take_outbox_turn().unwrap());
+    assert!(sqlite.store().take_outbox_turn().unwrap());
+}
