@@ -116,6 +116,9 @@ pub struct World {
     relay: Option<relay::Relay>,
     /// Rooms run elsewhere that sessions here are in, by id (`remote.rs`).
     remotes: Arc<Mutex<HashMap<RoomId, RoomHandle>>>,
+    /// Held while a room run elsewhere is opened here: two sessions opening it at once would
+    /// make two handles, and the frames for one's members would reach the other.
+    opening_remote: Arc<tokio::sync::Mutex<()>>,
 }
 
 impl World {
@@ -169,6 +172,7 @@ impl World {
             owner,
             relay: None,
             remotes: Arc::default(),
+            opening_remote: Arc::default(),
         }
     }
 
@@ -407,6 +411,11 @@ impl World {
         let Some(relay) = &self.relay else {
             return Err(OpenError::Elsewhere(id));
         };
+        let _one = self.opening_remote.lock().await;
+        // Another session here opened it while this one waited.
+        if let Some(handle) = self.remote(id.as_str()) {
+            return Ok(Some(handle));
+        }
         crate::metrics::METRICS.redis_round_trips.inc();
         let holder = match owner.leases().owner(&id).await? {
             Some((holder, _)) if holder != owner.instance() => holder,
@@ -436,10 +445,13 @@ impl World {
             relay.clone(),
             owner.leases().clone(),
             move || {
+                // Only a handle that ended: not one opened since in its place.
                 remotes
                     .lock()
                     .unwrap_or_else(std::sync::PoisonError::into_inner)
-                    .remove(&gone);
+                    .retain(|room, handle| {
+                        room != &gone || !(handle.failed() || handle.is_closed())
+                    });
             },
         );
         self.remotes
