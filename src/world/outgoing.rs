@@ -13,7 +13,7 @@ use super::relay::{Relay, Wire};
 
 /// Messages that may wait for one instance; past it, that instance is too far behind and
 /// what would be posted to it is refused (its members drop, as a session that stops reading).
-const WAITING: usize = 8192;
+const WAITING: usize = 65_536;
 /// Messages in one PUBLISH at most.
 const BATCH: usize = 512;
 

@@ -632,8 +632,16 @@ impl Relay {
                     frames: batch,
                 };
                 if !relay.outgoing.post(&relay, &instance, wire) {
-                    // Its instance is gone or too far behind: the member drops, as a
-                    // connection that closed.
+                    // Its instance is gone or too far behind: the member drops, as one that
+                    // does not read. Said at once, past the queue: its session must not
+                    // wait in the room for frames that will not come.
+                    drop(frames);
+                    let gone = Wire::Gone {
+                        room,
+                        conn,
+                        closed: false,
+                    };
+                    relay.send(&instance, &gone).await;
                     return;
                 }
             }
