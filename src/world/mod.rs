@@ -16,6 +16,7 @@ mod resume;
 mod room;
 pub mod series;
 pub mod table;
+mod wire;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

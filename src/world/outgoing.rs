@@ -9,7 +9,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio::sync::mpsc;
 
-use super::relay::{Relay, Wire};
+use super::relay::Relay;
+use super::wire::Wire;
 
 /// Messages that may wait for one instance; past it, that instance is too far behind and
 /// what would be posted to it is refused (its members drop, as a session that stops reading).

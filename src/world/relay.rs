@@ -5,217 +5,30 @@
 //! sessions left to deliver to, and its rooms open again elsewhere from the database), and a
 //! PUBLISH that reaches nobody says at once that the instance it was for is gone.
 //!
-//! What crosses is `Wire`, as JSON. The owner's side of it (a member whose session is on
+//! What crosses is `Wire` (`wire.rs`), as JSON. The owner's side of it (a member whose session is on
 //! another instance) is here; the other side, a room seen from an instance that does not run
 //! it, is `remote.rs`.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use futures_util::StreamExt;
 use redis::aio::ConnectionManager;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
-use crate::common::{ErrorCode, RoomId, TableId, User, UserId};
-use crate::store::Actor;
+use crate::common::RoomId;
 
-use super::hotel::{CloseGames, HotelError, TableChange};
-use super::protocol::ClientMessage;
-use super::room::{Moderation, RoomCommand};
+use super::hotel::HotelError;
+use super::room::RoomCommand;
 use super::table::Refusal;
+use super::wire::{Wire, WireHotelError, WireRefusal};
 use super::Registry;
 
 /// Frames a member on another instance may have waiting here, as a session's own outbox.
 const OUTBOX_FRAMES: usize = 256;
-
-/// What one instance tells another.
-#[derive(Debug, Serialize, Deserialize)]
-#[serde(tag = "t", rename_all = "snake_case")]
-pub enum Wire {
-    /// To a room's owner: a session on `from` comes in; answered `Admitted`.
-    Enter {
-        from: String,
-        room: RoomId,
-        user: User,
-        conn: u64,
-        since: BTreeMap<TableId, u64>,
-        r#ref: Option<Value>,
-        req: u64,
-    },
-    /// To a room's owner: may this user come in; answered `Admitted`.
-    MayEnter {
-        from: String,
-        room: RoomId,
-        user_id: UserId,
-        req: u64,
-    },
-    /// To a room's owner: a member's message.
-    Act {
-        room: RoomId,
-        user_id: UserId,
-        message: ClientMessage,
-        r#ref: Option<Value>,
-    },
-    /// To a room's owner: a member left on purpose.
-    Leave {
-        room: RoomId,
-        user_id: UserId,
-        conn: u64,
-    },
-    /// To a room's owner: a member's connection dropped (or stopped reading).
-    Disconnect {
-        room: RoomId,
-        user_id: UserId,
-        conn: u64,
-    },
-    /// To a member's instance: frames for connection `conn`, in order.
-    Frames {
-        room: RoomId,
-        conn: u64,
-        frames: Vec<String>,
-    },
-    /// To a member's instance: the room let connection `conn` go; `closed` when the room
-    /// itself closed (an operator, an idle apartment).
-    Gone {
-        room: RoomId,
-        conn: u64,
-        closed: bool,
-    },
-    /// To a room's owner: an operator renamed the room (stored already).
-    Rename { room: RoomId, name: String },
-    /// To a room's owner: its door or guest list changed in the store.
-    DoorChanged { room: RoomId },
-    /// To a room's owner: an operator closes it; answered with the matches still in play.
-    Shut {
-        from: String,
-        room: RoomId,
-        games: CloseGames,
-        req: u64,
-    },
-    /// To a room's owner: an operator's decision (stored already); a line's removal is
-    /// answered whether there was one.
-    Moderate {
-        from: String,
-        room: RoomId,
-        moderation: WireModeration,
-        req: u64,
-    },
-    /// To a room's owner: an operator's or the owner's change to its tables; answered with
-    /// the table as it is now or a `WireHotelError`.
-    Tables {
-        from: String,
-        room: RoomId,
-        actor: Actor,
-        change: TableChange,
-        req: u64,
-    },
-    /// To a room's owner: how it stands (`RoomSummary`).
-    Summary {
-        from: String,
-        room: RoomId,
-        req: u64,
-    },
-    /// To whoever asked `req`: the room's answer, as JSON (`Result<(), WireRefusal>` for
-    /// `enter`, a number for `shut`, a `RoomSummary`...).
-    Answer { req: u64, body: Value },
-    /// To a member's instance: the room is not run by the instance asked (any more); `req`
-    /// the request it came with, left unanswered so the asker looks for the room anew.
-    NotHere { room: RoomId, req: Option<u64> },
-    /// Several of the above for one instance, taken in order (`outgoing.rs`).
-    Batch { wires: Vec<Wire> },
-}
-
-/// An operator's decision as it crosses (`Moderation`).
-#[derive(Debug, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum WireModeration {
-    SlowMode {
-        seconds: u32,
-    },
-    Muted {
-        user: UserId,
-        until: Option<u64>,
-        reason: String,
-    },
-    PutOut {
-        user: UserId,
-        until: u64,
-        reason: String,
-    },
-    RemoveLine {
-        line: u64,
-    },
-}
-
-/// A refusal of a change to the hotel as it crosses: its code, the field at fault, the
-/// message, which is all a client is told of it.
-#[derive(Debug, Serialize, Deserialize)]
-pub struct WireHotelError {
-    pub code: String,
-    pub field: Option<String>,
-    pub message: String,
-}
-
-impl WireHotelError {
-    fn of(e: &HotelError) -> WireHotelError {
-        let (field, message) = match e {
-            HotelError::Invalid { field, message } => (Some(field.to_string()), message.clone()),
-            HotelError::Relayed { field, message, .. } => (field.clone(), message.clone()),
-            HotelError::Gone => (None, "the room is closed".to_owned()),
-            // What went wrong inside the owner stays in its log.
-            HotelError::Store(e) => {
-                tracing::error!(error = %e, "a table change relayed");
-                (None, "something went wrong on our side".to_owned())
-            }
-            e => (None, e.to_string()),
-        };
-        WireHotelError {
-            code: e.code().as_str().to_owned(),
-            field,
-            message,
-        }
-    }
-
-    pub fn error(self) -> HotelError {
-        HotelError::Relayed {
-            code: code_named(&self.code),
-            field: self.field,
-            message: self.message,
-        }
-    }
-}
-
-/// The code called `name`; one this build does not know is an internal error.
-fn code_named(name: &str) -> ErrorCode {
-    ErrorCode::ALL
-        .iter()
-        .copied()
-        .find(|c| c.as_str() == name)
-        .unwrap_or(ErrorCode::Internal)
-}
-
-/// A refusal as it crosses.
-#[derive(Debug, Serialize, Deserialize)]
-pub struct WireRefusal {
-    pub code: String,
-    pub message: String,
-}
-
-impl WireRefusal {
-    fn of(refusal: &Refusal) -> WireRefusal {
-        WireRefusal {
-            code: refusal.code.as_str().to_owned(),
-            message: refusal.message.clone(),
-        }
-    }
-
-    pub fn refusal(&self) -> Refusal {
-        Refusal::new(code_named(&self.code), self.message.clone())
-    }
-}
 
 /// Where the answer to a request goes, as JSON.
 type Answer = oneshot::Sender<Value>;
@@ -517,32 +330,11 @@ impl Relay {
                 moderation,
                 req,
                 ..
-            } => RoomCommand::Moderate(match moderation {
-                WireModeration::SlowMode { seconds } => Moderation::SlowMode { seconds },
-                WireModeration::Muted {
-                    user,
-                    until,
-                    reason,
-                } => Moderation::Muted {
-                    user,
-                    until,
-                    reason,
-                },
-                WireModeration::PutOut {
-                    user,
-                    until,
-                    reason,
-                } => Moderation::PutOut {
-                    user,
-                    until,
-                    reason,
-                },
-                WireModeration::RemoveLine { line } => {
-                    let (reply, answer) = oneshot::channel();
-                    self.answer(from, req, answer);
-                    Moderation::RemoveLine { line, reply }
-                }
-            }),
+            } => RoomCommand::Moderate(moderation.moderation(|| {
+                let (reply, answer) = oneshot::channel();
+                self.answer(from, req, answer);
+                reply
+            })),
             Wire::Act {
                 user_id,
                 message,

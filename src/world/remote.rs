@@ -18,9 +18,10 @@ use crate::common::{ErrorCode, RoomId, UserId};
 
 use super::hotel::HotelError;
 use super::protocol::RoomInfo;
-use super::relay::{Relay, Wire, WireHotelError, WireModeration, WireRefusal};
-use super::room::{Moderation, Outbox, RoomCommand, RoomHandle};
+use super::relay::Relay;
+use super::room::{Outbox, RoomCommand, RoomHandle};
 use super::table::Refusal;
+use super::wire::{Wire, WireHotelError, WireModeration, WireRefusal};
 
 /// How long the owner has to answer an `enter` (or whether one may): past it, the owner is
 /// taken to be gone.
@@ -288,38 +289,7 @@ impl Remote {
             }
             RoomCommand::Moderate(moderation) => {
                 let from = self.relay.instance().to_owned();
-                let (moderation, reply) = match moderation {
-                    Moderation::SlowMode { seconds } => {
-                        (WireModeration::SlowMode { seconds }, None)
-                    }
-                    Moderation::Muted {
-                        user,
-                        until,
-                        reason,
-                    } => (
-                        WireModeration::Muted {
-                            user,
-                            until,
-                            reason,
-                        },
-                        None,
-                    ),
-                    Moderation::PutOut {
-                        user,
-                        until,
-                        reason,
-                    } => (
-                        WireModeration::PutOut {
-                            user,
-                            until,
-                            reason,
-                        },
-                        None,
-                    ),
-                    Moderation::RemoveLine { line, reply } => {
-                        (WireModeration::RemoveLine { line }, Some(reply))
-                    }
-                };
+                let (moderation, reply) = WireModeration::of(moderation);
                 let wire = |req| Wire::Moderate {
                     from,
                     room,
