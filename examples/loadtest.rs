@@ -145,6 +145,8 @@ struct Stats {
     all_in_play: Option<Instant>,
     errors: u64,
     first_error: Option<String>,
+    /// Pairs that stopped without an error, by what they waited for and how (`stuck`).
+    stuck: std::collections::BTreeMap<(&'static str, &'static str), u64>,
 }
 
 type Shared = Rc<RefCell<Stats>>;
@@ -172,6 +174,8 @@ struct Conn {
     id: String,
     out: mpsc::UnboundedSender<Message>,
     inbox: mpsc::UnboundedReceiver<Value>,
+    /// Why the last `wait` came back empty: nothing for 10 s (or the end), not a closed socket.
+    silent: bool,
 }
 
 #[derive(Deserialize)]
@@ -279,7 +283,12 @@ async fn connect(
             }
         }
     });
-    Ok(Conn { id, out, inbox })
+    Ok(Conn {
+        id,
+        out,
+        inbox,
+        silent: false,
+    })
 }
 
 impl Conn {
@@ -287,18 +296,64 @@ impl Conn {
         let _ = self.out.send(Message::Text(v.to_string().into()));
     }
 
+    /// An error among the messages waiting, taken out with those before it.
+    fn waiting_error(&mut self) -> Option<Value> {
+        while let Ok(m) = self.inbox.try_recv() {
+            if m["type"] == "error" {
+                return Some(m);
+            }
+        }
+        None
+    }
+
     /// The next kept message that `want` accepts; `None` when the socket closes, nothing comes
     /// for 10 s, or `end` passes.
+    /// `silent` says which of the first two it was.
     async fn wait(&mut self, end: Instant, want: impl Fn(&Value) -> bool) -> Option<Value> {
-        let deadline = (Instant::now() + Duration::from_secs(10)).min(end);
+        self.wait_within(Duration::from_secs(10), end, want).await
+    }
+
+    /// As `wait`, with nothing coming for `within` instead of 10 s.
+    async fn wait_within(
+        &mut self,
+        within: Duration,
+        end: Instant,
+        want: impl Fn(&Value) -> bool,
+    ) -> Option<Value> {
+        let deadline = (Instant::now() + within).min(end);
         loop {
-            let m = tokio::time::timeout_at(deadline.into(), self.inbox.recv())
-                .await
-                .ok()??;
+            let m = match tokio::time::timeout_at(deadline.into(), self.inbox.recv()).await {
+                Ok(Some(m)) => m,
+                Ok(None) => {
+                    self.silent = false;
+                    return None;
+                }
+                Err(_) => {
+                    self.silent = true;
+                    return None;
+                }
+            };
             if want(&m) {
                 return Some(m);
             }
         }
+    }
+}
+
+/// A pair that stopped before the end without an error: what it waited for, and whether
+/// nothing came for 10 s or the socket closed.
+fn stuck(stats: &Shared, waiting_for: &'static str, conn: &Conn, end: Instant) {
+    if Instant::now() < end {
+        let how = if conn.silent {
+            "silent 10 s"
+        } else {
+            "socket closed"
+        };
+        *stats
+            .borrow_mut()
+            .stuck
+            .entry((waiting_for, how))
+            .or_default() += 1;
     }
 }
 
@@ -341,7 +396,7 @@ async fn pair(
         {
             Some(m) if m["type"] == "room" => {}
             Some(m) => return error(&stats, &m),
-            None => return,
+            None => return stuck(&stats, "room", c, end),
         }
     }
     // The games start spread over the first think time.
@@ -355,13 +410,35 @@ async fn pair(
             a.send(json!({"type": "set_match", "table": table, "clock": clock}));
         }
         a.send(json!({"type": "invite", "table": table, "user": b.id}));
-        let invitation = match b
+        let mut invitation = b
             .wait(end, |m| m["type"] == "invitation" || is_error(m))
-            .await
-        {
+            .await;
+        if invitation.is_none() && b.silent && Instant::now() < end {
+            // Late or lost: 30 s more tell which.
+            invitation = b
+                .wait_within(
+                    Duration::from_secs(30),
+                    end + Duration::from_secs(30),
+                    |m| m["type"] == "invitation" || is_error(m),
+                )
+                .await;
+            if invitation.is_some() {
+                stuck(
+                    &stats,
+                    "invitation (came after 10 s)",
+                    &b,
+                    end + Duration::from_secs(60),
+                );
+            }
+        }
+        let invitation = match invitation {
             Some(m) if m["type"] == "invitation" => m["id"].clone(),
             Some(m) => return error(&stats, &m),
-            None => return,
+            // The inviter may have been refused (its sit, its invitation): that is an error.
+            None => match a.waiting_error() {
+                Some(m) => return error(&stats, &m),
+                None => return stuck(&stats, "invitation", &b, end),
+            },
         };
         b.send(json!({"type": "respond", "invitation": invitation, "accept": true}));
         let started = match b
@@ -370,7 +447,7 @@ async fn pair(
         {
             Some(m) if m["type"] == "game_started" => m,
             Some(m) => return error(&stats, &m),
-            None => return,
+            None => return stuck(&stats, "game_started", &b, end),
         };
         if ply_total == 0 {
             let mut s = stats.borrow_mut();
@@ -412,7 +489,7 @@ async fn pair(
             let reply = match reply {
                 Some(m) if m["type"] == "game_state" => m,
                 Some(m) => return error(&stats, &m),
-                None => return,
+                None => return stuck(&stats, "a move's game_state", mover, end),
             };
             {
                 let mut s = stats.borrow_mut();
@@ -429,7 +506,7 @@ async fn pair(
             // Both see the end before the next game begins.
             for c in [&mut a, &mut b] {
                 if c.wait(end, |m| m["type"] == "game_over").await.is_none() {
-                    return;
+                    return stuck(&stats, "game_over", c, end);
                 }
             }
         }
@@ -603,6 +680,9 @@ fn main() {
             s.errors,
             delivered.dropped.load(Relaxed)
         );
+        for ((waiting_for, how), pairs) in &s.stuck {
+            println!("pairs stopped before the end waiting for {waiting_for} ({how}): {pairs}");
+        }
         println!(
             "delivered: {:.0} frames/s, {:.0} messages/s, {:.1} MB/s",
             (frames - frames_before) as f64 / elapsed,

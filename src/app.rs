@@ -246,6 +246,8 @@ impl Application {
                 .to_json()
                 .map_err(|e| StartupError::OpenApi(e.to_string()))?,
         });
+        // Several instances: what the others say of connections, bans and invitations.
+        http::notices::listen(state.clone());
         let mut server = HttpServer::new(move || {
             App::new()
                 .app_data(state.clone())

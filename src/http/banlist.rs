@@ -1,6 +1,7 @@
 //! The bans this instance knows, in memory: every request with a player token and every
 //! `/ws` upgrade asks here, so it must be cheap. Read from the database at start; a ban or a
-//! lift made here changes it at once. (Several instances will need to hear each other's.)
+//! lift made here changes it at once, and one made on another instance when it says so
+//! (`notices.rs`).
 
 use std::collections::HashMap;
 use std::sync::RwLock;
@@ -46,11 +47,13 @@ impl Banlist {
     }
 
     pub fn add(&self, ban: &Ban) {
+        self.set(&UserId::from(ban.user_id.clone()), &ban.reason, ban.until);
+    }
+
+    /// `user` is banned for `reason` until `until` (never when `None`).
+    pub fn set(&self, user: &UserId, reason: &str, until: Option<NaiveDateTime>) {
         let mut bans = self.bans.write().unwrap_or_else(|e| e.into_inner());
-        bans.insert(
-            UserId::from(ban.user_id.clone()),
-            (ban.reason.clone(), ban.until),
-        );
+        bans.insert(user.clone(), (reason.to_owned(), until));
     }
 
     pub fn lift(&self, user: &UserId) {

@@ -94,8 +94,15 @@ pub async fn invite_home(
     let delivered = if state.world.blocks(&guest.id, &owner.id) {
         // Not told; answered as if told, so the block stays the guest's own.
         state.connections.of_user(&guest.id) > 0
+            || state.world.reach_elsewhere(&guest.id, None).await > 0
     } else {
+        // Their connection is here, or on another instance (asked only when not here).
         state.connections.send_to_user(&guest.id, &frame) > 0
+            || state
+                .world
+                .reach_elsewhere(&guest.id, Some(frame.to_string()))
+                .await
+                > 0
     };
     Ok(HttpResponse::Created().json(InvitationBody {
         user: guest,

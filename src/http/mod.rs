@@ -16,6 +16,7 @@ pub mod home;
 pub mod hotel_idp;
 pub mod input;
 pub mod invitations;
+pub mod notices;
 pub mod pace;
 mod passwords;
 pub mod peer;

@@ -188,15 +188,19 @@ async fn run(
 ) {
     let metrics = &*crate::metrics::METRICS;
     metrics.connections.inc();
-    // A second connection of a user in a room takes the first one over, in that room.
-    if let Some(room) = conn
-        .world
-        .room_of(&conn.user.id)
-        .and_then(|r| conn.world.room(r.as_str()))
-    {
+    // A second connection of a user in a room takes the first one over, in that room,
+    // wherever the first one is (another instance says which room).
+    let room = match conn.world.room_of(&conn.user.id) {
+        Some(room) => conn.world.room(room.as_str()),
+        None => match conn.world.connected_elsewhere(&conn.user.id).await {
+            Some(room) => conn.world.open(room.as_str()).await.ok().flatten(),
+            None => None,
+        },
+    };
+    if let Some(room) = room {
         let _ = conn.enter_room(room, BTreeMap::new(), None).await;
     }
-    // Then the user's other connections, in no room, are told to close too.
+    // Then the user's other connections here, in no room, are told to close too.
     registration.take_over();
     let mut heartbeat = tokio::time::interval(HEARTBEAT);
     let mut last_heard = Instant::now();

@@ -7,6 +7,7 @@ pub mod civility;
 mod hotel;
 pub mod matches;
 mod moderate;
+mod notices;
 mod outgoing;
 mod owner;
 pub mod protocol;
@@ -29,6 +30,7 @@ pub use hotel::{
     new_room, operator_may_add_table, operator_may_close, CloseGames, Door, DoorState, HotelError,
     TableChange, MAX_TABLES,
 };
+pub use notices::{Heard, Notice};
 pub use owner::{OpenError, Owner};
 pub use resume::resumable;
 pub use room::{
@@ -149,8 +151,13 @@ impl World {
         let every = Duration::from_millis(cluster.leases.ttl());
         let relay = relay::Relay::new(cluster.conn, &cluster.prefix, cluster.leases.instance());
         let mut world = World::new(store, config, Some(Owner::new(cluster.leases)));
-        relay.listen(cluster.client, world.registry.clone());
+        relay.listen(
+            cluster.client,
+            world.registry.clone(),
+            world.config.civility.clone(),
+        );
         world.relay = Some(relay);
+        world.start_hearing();
         world.start_sweeper(every);
         let beating = world.start_heartbeat();
         World {

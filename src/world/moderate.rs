@@ -1,11 +1,13 @@
 //! Operators moderating the live hotel: each decision is stored and audited first, then the
-//! room (or every room, for a mute) learns of it through its handle.
+//! room (or every room, for a mute) learns of it through its handle, and the other
+//! instances through a hotel notice (`notices.rs`).
 
 use tokio::sync::oneshot;
 
 use crate::common::{RoomId, UserId};
 use crate::store::{blocking, BlockError, StoreError};
 
+use super::notices::Notice;
 use super::{HotelError, Moderation, RoomCommand, World};
 
 impl World {
@@ -53,7 +55,13 @@ impl World {
         );
         blocking(move || store.mute(&actor, &id, until, &why)).await?;
         self.config.civility.set_mute(user, Some(until));
-        self.tell_mute(user, Some(until), reason).await;
+        self.tell_muted(user, Some(until), reason).await;
+        self.tell_hotel(Notice::Muted {
+            user: user.clone(),
+            until: Some(until),
+            reason: reason.to_owned(),
+        })
+        .await;
         Ok(until)
     }
 
@@ -63,21 +71,15 @@ impl World {
         let lifted = blocking(move || store.unmute(&actor, &id)).await?;
         self.config.civility.set_mute(user, None);
         if lifted {
-            self.tell_mute(user, None, "").await;
+            self.tell_muted(user, None, "").await;
         }
-        Ok(lifted)
-    }
-
-    async fn tell_mute(&self, user: &UserId, until: Option<u64>, reason: &str) {
-        let Some(handle) = self.room_of(user).and_then(|r| self.room(r.as_str())) else {
-            return;
-        };
-        let told = Moderation::Muted {
+        self.tell_hotel(Notice::Muted {
             user: user.clone(),
-            until,
-            reason: reason.to_owned(),
-        };
-        handle.send(RoomCommand::Moderate(told)).await;
+            until: None,
+            reason: String::new(),
+        })
+        .await;
+        Ok(lifted)
     }
 
     /// Puts `user` out of `room` for `for_ms`: out at once if in it, and kept out. Returns
@@ -143,6 +145,7 @@ impl World {
             .await
             .unwrap_or_else(|e| Err(StoreError::Task(e.to_string()).into()))?;
         self.config.civility.set_block(user, other, true);
+        self.tell_blocked(user, other, true).await;
         Ok(())
     }
 
@@ -156,6 +159,16 @@ impl World {
         let (store, a, b) = (self.store.clone(), user.clone(), other.clone());
         let was = blocking(move || store.unblock(&a, &b)).await?;
         self.config.civility.set_block(user, other, false);
+        self.tell_blocked(user, other, false).await;
         Ok(was)
+    }
+
+    async fn tell_blocked(&self, user: &UserId, other: &UserId, on: bool) {
+        let notice = Notice::Blocked {
+            user: user.clone(),
+            other: other.clone(),
+            on,
+        };
+        self.tell_hotel(notice).await;
     }
 }

@@ -17,11 +17,13 @@ use futures_util::StreamExt;
 use redis::aio::ConnectionManager;
 use serde::Serialize;
 use serde_json::Value;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{broadcast, mpsc, oneshot};
 
 use crate::common::RoomId;
 
+use super::civility::Civility;
 use super::hotel::HotelError;
+use super::notices::{Heard, Notice, NOTICES_KEPT};
 use super::room::RoomCommand;
 use super::table::Refusal;
 use super::wire::{Wire, WireHotelError, WireRefusal};
@@ -46,6 +48,10 @@ pub struct Relay {
     remotes: Arc<Mutex<HashMap<RoomId, mpsc::UnboundedSender<Wire>>>>,
     /// What waits for each other instance (`outgoing.rs`).
     outgoing: super::outgoing::Shared,
+    /// Answers awaited from every other instance, by request number (`Notice::Reach`).
+    gathering: Arc<Mutex<HashMap<u64, mpsc::UnboundedSender<Value>>>>,
+    /// Where the other instances' notices go, to whoever listens here.
+    notices: broadcast::Sender<Heard>,
 }
 
 impl Relay {
@@ -58,6 +64,8 @@ impl Relay {
             next_req: Arc::new(AtomicU64::new(1)),
             remotes: Arc::default(),
             outgoing: Arc::default(),
+            gathering: Arc::default(),
+            notices: broadcast::channel(NOTICES_KEPT).0,
         }
     }
 
@@ -71,6 +79,57 @@ impl Relay {
 
     fn channel(&self, instance: &str) -> String {
         format!("{}instance:{instance}", self.prefix)
+    }
+
+    /// The channel every instance reads (`notices.rs`).
+    fn hotel_channel(&self) -> String {
+        format!("{}hotel", self.prefix)
+    }
+
+    /// Publishes `notice` to every instance (this one included, which skips it): how many
+    /// read it, 0 when Redis could not be reached.
+    pub(super) async fn tell_hotel(&self, notice: &Notice) -> usize {
+        let wire = Wire::Notice {
+            from: self.instance.clone(),
+            notice: notice.clone(),
+        };
+        let Ok(text) = serde_json::to_string(&wire) else {
+            return 0;
+        };
+        crate::metrics::METRICS.redis_round_trips.inc();
+        let readers: Result<usize, _> = redis::cmd("PUBLISH")
+            .arg(self.hotel_channel())
+            .arg(text)
+            .query_async(&mut self.conn.clone())
+            .await;
+        readers.unwrap_or_else(|e| {
+            tracing::warn!(error = %e, "telling the other instances");
+            0
+        })
+    }
+
+    /// The other instances' notices from now on.
+    pub(super) fn notices(&self) -> broadcast::Receiver<Heard> {
+        self.notices.subscribe()
+    }
+
+    /// A new request number for a question to every instance, and where their answers come.
+    pub(super) fn gather(&self) -> (u64, mpsc::UnboundedReceiver<Value>) {
+        let req = self.next_req.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = mpsc::unbounded_channel();
+        self.gathering().insert(req, tx);
+        (req, rx)
+    }
+
+    /// No more answers are awaited to `req`.
+    pub(super) fn forget_gathering(&self, req: u64) {
+        self.gathering().remove(&req);
+    }
+
+    fn gathering(&self) -> std::sync::MutexGuard<'_, HashMap<u64, mpsc::UnboundedSender<Value>>> {
+        self.gathering
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Sends `wire` to `instance`: false when nobody reads its channel (it is gone) or Redis
@@ -154,17 +213,18 @@ impl Relay {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// Reads this instance's channel for ever (subscribing again after Redis comes back),
-    /// handing each message to the room it is for: `registry` holds the rooms run here.
-    pub fn listen(&self, client: redis::Client, registry: Registry) {
+    /// Reads this instance's channel and the hotel's for ever (subscribing again after Redis
+    /// comes back), handing each message to the room it is for (`registry` holds the rooms
+    /// run here) or, a notice, to whoever listens.
+    pub fn listen(&self, client: redis::Client, registry: Registry, civility: Civility) {
         let relay = self.clone();
         tokio::spawn(async move {
-            let channel = relay.channel(&relay.instance);
+            let channels = [relay.channel(&relay.instance), relay.hotel_channel()];
             loop {
                 match client.get_async_pubsub().await {
-                    Ok(mut pubsub) => match pubsub.subscribe(&channel).await {
+                    Ok(mut pubsub) => match pubsub.subscribe(&channels).await {
                         Ok(()) => {
-                            tracing::info!(%channel, "reading this instance's relay channel");
+                            tracing::info!(?channels, "reading this instance's relay channels");
                             let mut messages = pubsub.on_message();
                             while let Some(message) = messages.next().await {
                                 let Ok(text) = message.get_payload::<String>() else {
@@ -173,10 +233,10 @@ impl Relay {
                                 match serde_json::from_str::<Wire>(&text) {
                                     Ok(Wire::Batch { wires }) => {
                                         for wire in wires {
-                                            relay.take(wire, &registry).await;
+                                            relay.take(wire, &registry, &civility).await;
                                         }
                                     }
-                                    Ok(wire) => relay.take(wire, &registry).await,
+                                    Ok(wire) => relay.take(wire, &registry, &civility).await,
                                     Err(e) => {
                                         tracing::warn!(error = %e, "a relayed message that does not read")
                                     }
@@ -194,11 +254,26 @@ impl Relay {
     }
 
     /// One message read from this instance's channel.
-    async fn take(&self, wire: Wire, registry: &Registry) {
+    async fn take(&self, wire: Wire, registry: &Registry, civility: &Civility) {
         match wire {
             Wire::Answer { req, body } => {
                 if let Some(tx) = self.pending().remove(&req) {
                     let _ = tx.send(body);
+                } else if let Some(tx) = self.gathering().get(&req) {
+                    let _ = tx.send(body);
+                }
+            }
+            Wire::Notice { from, notice } => {
+                // Its own come back to it too.
+                if from != self.instance {
+                    // Mutes and blocks hold here before whatever the channels bring next (a
+                    // line the blocked one says just after, relayed from the same instance).
+                    match &notice {
+                        Notice::Muted { user, until, .. } => civility.set_mute(user, *until),
+                        Notice::Blocked { user, other, on } => civility.set_block(user, other, *on),
+                        _ => {}
+                    }
+                    let _ = self.notices.send(Heard { from, notice });
                 }
             }
             Wire::NotHere { ref room, req } => {
@@ -270,7 +345,8 @@ impl Relay {
             } => {
                 // A session there comes in: it is there, whatever was found before.
                 self.outgoing.heard_from(&from);
-                let outbox = self.outbox_to(&from, &room, conn, registry.clone());
+                let outbox =
+                    self.outbox_to(&from, &room, conn, handle.failed_flag(), registry.clone());
                 let (admitted, answer) = oneshot::channel();
                 self.answer_admitted(from, req, answer);
                 RoomCommand::Enter {
@@ -399,12 +475,15 @@ impl Relay {
 
     /// The outbox a room here writes to for a member whose session is on `instance`: its
     /// frames are published there in order, those waiting together in one message; when
-    /// the room lets the member go, `Gone` says so.
+    /// the room lets the member go, `Gone` says so: `closed` only when the room itself
+    /// closed, never when it was lost to another owner (`failed`, set before its members'
+    /// outboxes close), whose members must find it again, not sit in no room.
     fn outbox_to(
         &self,
         instance: &str,
         room: &RoomId,
         conn: u64,
+        failed: Arc<std::sync::atomic::AtomicBool>,
         registry: Registry,
     ) -> super::Outbox {
         let (outbox, mut frames) = mpsc::channel::<super::protocol::Frame>(OUTBOX_FRAMES);
@@ -437,7 +516,10 @@ impl Relay {
                     return;
                 }
             }
-            let closed = registry.get(room.as_str()).is_none();
+            let closed = !failed.load(Ordering::SeqCst)
+                && registry
+                    .get(room.as_str())
+                    .is_none_or(|h| h.is_closed() && !h.failed());
             relay
                 .outgoing
                 .post(&relay, &instance, Wire::Gone { room, conn, closed });

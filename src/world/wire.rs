@@ -11,6 +11,7 @@ use crate::common::{ErrorCode, RoomId, TableId, User, UserId};
 use crate::store::Actor;
 
 use super::hotel::{CloseGames, HotelError, TableChange};
+use super::notices::Notice;
 use super::protocol::ClientMessage;
 use super::room::Moderation;
 use super::table::Refusal;
@@ -110,6 +111,8 @@ pub enum Wire {
     NotHere { room: RoomId, req: Option<u64> },
     /// Several of the above for one instance, taken in order (`outgoing.rs`).
     Batch { wires: Vec<Wire> },
+    /// To every instance, on the hotel's channel: news from `from` (`notices.rs`).
+    Notice { from: String, notice: Notice },
 }
 
 /// An operator's decision as it crosses (`Moderation`).

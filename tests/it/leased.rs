@@ -350,3 +350,124 @@ async fn instances_started_together_on_a_new_database_all_open() {
         );
     }
 }
+
+/// A chat line said in `ws`'s room: the line back, or the refusal.
+async fn say(ws: &mut crate::helpers::Ws, text: &str) -> serde_json::Value {
+    ws.send(json!({"type": "chat", "text": text, "ref": text}))
+        .await;
+    loop {
+        let m = ws.next().await;
+        if (m["type"] == "chat" && m["text"] == text) || (m["type"] == "error" && m["ref"] == text)
+        {
+            return m;
+        }
+    }
+}
+
+#[actix_web::test]
+async fn a_guest_s_connections_bans_mutes_blocks_and_invitations_home_reach_every_instance() {
+    let prefix = format!("test-{}:", lounge::store::new_id());
+    let a = instance(&prefix, "a").await;
+    let b = instance_on(a.db.again(), &prefix, "b").await;
+    let (ta, ade) = a.guest("Ade").await;
+    let (tb, bisi) = a.guest("Bisi").await;
+    let ops = a.admin_token("ops");
+
+    // A second connection on another instance takes the first over, in its room (run by a).
+    let mut first = a.ws(&ta).await;
+    first.enter("gist-lounge").await;
+    let mut ade_ws = b.ws(&ta).await;
+    let room = ade_ws.next_of("room").await;
+    assert_eq!(room["room"]["id"], "gist-lounge", "{room}");
+    assert_eq!(first.next_of("replaced").await["type"], "replaced");
+    first.closed().await;
+    assert_eq!(say(&mut ade_ws, "still here").await["type"], "chat");
+    // One in no room closes at once.
+    let mut idle = a.ws(&tb).await;
+    let mut bisi_ws = b.ws(&tb).await;
+    assert_eq!(idle.next_of("replaced").await["type"], "replaced");
+    idle.closed().await;
+
+    // An invitation home made on a reaches Bisi's connection on b.
+    let (status, body, _) = a.invite_home(&ta, &bisi).await;
+    assert_eq!(status, 201, "{body}");
+    assert_eq!(body["delivered"], true, "{body}");
+    let told = bisi_ws.next_of("home_invitation").await;
+    assert_eq!(told["from"]["id"], ade.as_str());
+
+    // Bisi blocks Ade on b: the lounge a runs no longer brings her Ade's lines.
+    bisi_ws.enter("gist-lounge").await;
+    assert_eq!(b.block(&tb, &ade).await.0, 204);
+    assert_eq!(say(&mut ade_ws, "hear me").await["type"], "chat");
+    assert_eq!(say(&mut bisi_ws, "quiet now").await["text"], "quiet now");
+    assert_eq!(b.unblock(&tb, &ade).await.0, 204);
+    say(&mut ade_ws, "again").await;
+    assert_eq!(bisi_ws.next_of("chat").await["text"], "again");
+
+    // Muted on a while her session is on b: told there, and the room refuses her lines.
+    let (status, body) = a
+        .mute(&ops, &ade, json!({"seconds": 60, "reason": "shouting"}))
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let told = ade_ws.next_of("muted").await;
+    assert_eq!(told["reason"], "shouting");
+    assert_eq!(say(&mut ade_ws, "hello").await["code"], "muted");
+    assert_eq!(a.unmute(&ops, &ade).await.0, 204);
+    assert_eq!(ade_ws.next_of("muted").await["until"], json!(null));
+    assert_eq!(say(&mut ade_ws, "free").await["type"], "chat");
+
+    // Banned on a: out of b at once, and b lets her in again once it is lifted on a.
+    let (status, body) = a
+        .ban(&ops, &ade, json!({"reason": "spamming the lounge"}))
+        .await;
+    assert_eq!(status, 201, "{body}");
+    assert_eq!(ade_ws.closed().await, Some(1008));
+    assert_eq!(b.ws_status(Some(&ta), None).await, 403);
+    assert_eq!(b.me(&ta).await.0, 403);
+    assert_eq!(a.lift_ban(&ops, &ade).await.0, 200);
+    // b hears of it a moment after a answers.
+    let mut tries = 0;
+    while b.me(&ta).await.0 != 200 {
+        tries += 1;
+        assert!(tries < 100, "the lift reaches b");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
+#[actix_web::test]
+async fn a_session_on_another_instance_in_a_room_its_owner_lost_is_let_go_to_find_it_again() {
+    let prefix = format!("test-{}:", lounge::store::new_id());
+    let a = instance(&prefix, "a").await;
+    let b = instance_on(a.db.again(), &prefix, "b").await;
+    let (ta, _) = a.guest("Tunde").await;
+    let (tb, _) = b.guest("Bisi").await;
+    let mut here = a.ws(&ta).await;
+    here.enter(LOUNGE).await;
+    let mut there = b.ws(&tb).await;
+    there.enter(LOUNGE).await;
+
+    // A later owner takes the lounge from a (its lease ran out and a later number took it).
+    let leases = looking(&prefix).await;
+    let lounge = RoomId::from(LOUNGE);
+    let key = format!("{prefix}{{room:{LOUNGE}}}:lease");
+    let _: i64 = redis::cmd("DEL")
+        .arg(&key)
+        .query_async(&mut redis().await)
+        .await
+        .unwrap();
+    let later = leases
+        .acquire(&lounge, Fence(a.db.store().fence_of(&lounge).unwrap()))
+        .await
+        .unwrap()
+        .expect("free");
+    a.db.store()
+        .take_room(&lounge, later.fence.0, "onlooker")
+        .unwrap();
+    here.send(json!({"type": "play_house", "table": "surulere-games-lounge-1", "level": "easy"}))
+        .await;
+    assert_eq!(here.next_of("error").await["code"], "room_moved");
+    assert_eq!(here.closed().await, Some(1001));
+    // The room moved, it did not close: Bisi's session on b is let go to find it again,
+    // not left in no room without a word.
+    assert_eq!(there.closed().await, Some(1001));
+}

@@ -1,6 +1,7 @@
 //! `/api/v1/admin/users/{user}/ban`: an operator bans a guest (for a time, or until lifted)
 //! and lifts the ban. A ban holds at once: the guest's requests get 403 `banned`, `/ws`
-//! refuses them, and their open connections on this instance are closed (1008).
+//! refuses them, and their open connections are closed (1008): on this instance at once, on
+//! the others as they hear of it (`http/notices.rs`).
 
 use actix_web::{delete, post, web, HttpResponse};
 use serde::{Deserialize, Serialize};
@@ -13,6 +14,7 @@ use super::super::input::{display_name, Body};
 use super::super::AppState;
 use crate::common::UserId;
 use crate::store::Ban;
+use crate::world::Notice;
 
 /// The longest ban with an end: a year (longer is a ban until lifted).
 const MAX_BAN_SECS: u64 = 366 * 24 * 3600;
@@ -79,11 +81,18 @@ pub async fn ban(
     let (store, stored) = (state.store.clone(), ban.clone());
     web::block(move || store.ban(&stored)).await??;
     state.banlist.add(&ban);
-    let closed = state.connections.close_user(
-        &UserId::from(ban.user_id.clone()),
-        None,
-        Closing::Banned(ban.reason.clone()),
-    );
+    let user = UserId::from(ban.user_id.clone());
+    let closed = state
+        .connections
+        .close_user(&user, None, Closing::Banned(ban.reason.clone()));
+    // The other instances keep them out too, and close theirs.
+    let until = ban.until.map(|t| t.and_utc().timestamp_millis());
+    let told = Notice::Banned {
+        user,
+        reason: ban.reason.clone(),
+        until,
+    };
+    state.world.tell_hotel(told).await;
     Ok(HttpResponse::Created().json(BanBody { ban, closed }))
 }
 
@@ -116,5 +125,6 @@ pub async fn lift_ban(
         return Err(ApiError::NotFound(format!("{user} is not banned")));
     }
     state.banlist.lift(&user);
+    state.world.tell_hotel(Notice::BanLifted { user }).await;
     Ok(HttpResponse::Ok().json(Lifted { lifted: true }))
 }

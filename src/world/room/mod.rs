@@ -192,6 +192,11 @@ impl RoomHandle {
     pub fn failed(&self) -> bool {
         self.failed.load(Ordering::SeqCst)
     }
+
+    /// The flag `failed` reads, for whoever outlives the handle (`relay.rs`).
+    pub(in crate::world) fn failed_flag(&self) -> Arc<AtomicBool> {
+        self.failed.clone()
+    }
 }
 
 /// A match in play read back from the store, with its game in play if any (none between
@@ -340,6 +345,9 @@ pub struct Room {
     /// A later owner took the room (a write was fenced off): the task ends, and the room
     /// leaves the registry as a failed one does, nothing more written or told.
     lost: bool,
+    /// The handle's flag, set the moment the room is lost: before its members' outboxes
+    /// close, so whatever sees one close knows the room moved and did not close.
+    failed: Arc<AtomicBool>,
 }
 
 /// How a room's task ended.
@@ -407,6 +415,7 @@ impl Room {
             status_at: now.saturating_sub(status_offset(&room_id, ms(config_status_every))),
             fence: opening.fence,
             lost: false,
+            failed: Arc::default(),
         };
         for kept in &mut room.tables {
             kept.table.closing = room.closing;
@@ -418,7 +427,7 @@ impl Room {
             info: Arc::new(opening.info),
             inbox,
             occupants,
-            failed: Arc::default(),
+            failed: room.failed.clone(),
         };
         let (registry, watched) = (room.config.registry.clone(), handle.inbox.downgrade());
         let failed = handle.failed.clone();
@@ -496,6 +505,7 @@ impl Room {
             crate::metrics::METRICS.leases_lost.inc();
         }
         self.lost = true;
+        self.failed.store(true, Ordering::SeqCst);
     }
 
     async fn run(mut self, mut commands: mpsc::Receiver<RoomCommand>) -> Ended {
