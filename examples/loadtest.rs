@@ -2,7 +2,9 @@
 //! lets the rest watch, and plays random legal games, reporting moves a second, the round
 //! trip of a move (p50, p99, max; of the games in play, from the moment the last one began,
 //! and apart for the moves sent while they began), frames, messages and bytes delivered, and
-//! the server's memory per connection.
+//! the server's memory per connection. A pair that stops before the end without an error is
+//! counted by what it waited for and how (nothing for 10 s, or its socket closed); an
+//! invitation that does not come in 10 s is waited for 30 s more, to tell late from lost.
 //!
 //! ```sh
 //! cargo run --release --example loadtest -- --url http://127.0.0.1:8080[,http://...] --rooms load \
