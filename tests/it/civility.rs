@@ -18,7 +18,7 @@ async fn guest_in(app: &TestApp, name: &str, room: &str) -> (Ws, String, String)
 }
 
 /// Says `text` and returns the answer: the line as the room sent it back, or the error.
-async fn say(ws: &mut Ws, text: &str) -> Value {
+pub(crate) async fn say(ws: &mut Ws, text: &str) -> Value {
     ws.send(json!({"type": "chat", "text": text, "ref": text}))
         .await;
     loop {

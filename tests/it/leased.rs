@@ -6,6 +6,7 @@ use lounge::cluster::{Fence, Leases};
 use lounge::common::{RoomId, ServerClock};
 use serde_json::json;
 
+use crate::civility::say;
 use crate::helpers::{TestApp, TestDb};
 
 const LOUNGE: &str = "surulere-games-lounge";
@@ -348,19 +349,6 @@ async fn instances_started_together_on_a_new_database_all_open() {
                 .any(|r| r["id"] == "surulere-games-lounge"),
             "{rooms}"
         );
-    }
-}
-
-/// A chat line said in `ws`'s room: the line back, or the refusal.
-async fn say(ws: &mut crate::helpers::Ws, text: &str) -> serde_json::Value {
-    ws.send(json!({"type": "chat", "text": text, "ref": text}))
-        .await;
-    loop {
-        let m = ws.next().await;
-        if (m["type"] == "chat" && m["text"] == text) || (m["type"] == "error" && m["ref"] == text)
-        {
-            return m;
-        }
     }
 }
 
