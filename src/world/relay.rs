@@ -96,16 +96,8 @@ impl Relay {
         let Ok(text) = serde_json::to_string(&wire) else {
             return 0;
         };
-        crate::metrics::METRICS.redis_round_trips.inc();
-        let readers: Result<usize, _> = redis::cmd("PUBLISH")
-            .arg(self.hotel_channel())
-            .arg(text)
-            .query_async(&mut self.conn.clone())
-            .await;
-        readers.unwrap_or_else(|e| {
-            tracing::warn!(error = %e, "telling the other instances");
-            0
-        })
+        let readers = self.publish_on(self.hotel_channel(), &text).await;
+        readers.map_or(0, |n| usize::try_from(n).unwrap_or(0))
     }
 
     /// The other instances' notices from now on.
@@ -144,24 +136,26 @@ impl Relay {
     /// Publishes `text` on `instance`'s channel: how many read it, `None` when Redis could
     /// not be reached.
     pub(super) async fn publish(&self, instance: &str, text: &str) -> Option<i64> {
+        let readers = self.publish_on(self.channel(instance), text).await;
+        if readers.is_some_and(|n| n > 0) {
+            self.outgoing.heard_from(instance);
+        }
+        readers
+    }
+
+    /// Publishes `text` on `channel`: how many read it, `None` when Redis could not be reached.
+    async fn publish_on(&self, channel: String, text: &str) -> Option<i64> {
         crate::metrics::METRICS.redis_round_trips.inc();
         let readers: Result<i64, _> = redis::cmd("PUBLISH")
-            .arg(self.channel(instance))
+            .arg(&channel)
             .arg(text)
             .query_async(&mut self.conn.clone())
             .await;
-        match readers {
-            Ok(n) => {
-                if n > 0 {
-                    self.outgoing.heard_from(instance);
-                }
-                Some(n)
-            }
-            Err(e) => {
-                tracing::warn!(error = %e, to = instance, "relaying to another instance");
-                None
-            }
-        }
+        readers
+            .inspect_err(
+                |e| tracing::warn!(error = %e, %channel, "publishing to the other instances"),
+            )
+            .ok()
     }
 
     /// Whether `instance` reads its channel (is alive): before relaying to it at all.
