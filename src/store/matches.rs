@@ -243,25 +243,7 @@ impl Store {
         stopped_ms: u64,
         resumed_ms: u64,
     ) -> Result<(), StoreError> {
-        let added = diesel::insert_into(clock_pauses::table)
-            .values((
-                clock_pauses::game_id.eq(game_id),
-                clock_pauses::stopped_ms.eq(ms(stopped_ms)),
-                clock_pauses::resumed_ms.eq(ms(resumed_ms)),
-            ))
-            .execute(&mut *self.conn()?);
-        match added.map_err(StoreError::from) {
-            Ok(_) => Ok(()),
-            // The same outage again (a start that failed before its first heartbeat): it
-            // lasted until this start.
-            Err(StoreError::Conflict(_)) => {
-                diesel::update(clock_pauses::table.find((game_id, ms(stopped_ms))))
-                    .set(clock_pauses::resumed_ms.eq(ms(resumed_ms)))
-                    .execute(&mut *self.conn()?)?;
-                Ok(())
-            }
-            Err(e) => Err(e),
-        }
+        self.write(|conn| record_outage_on(conn, game_id, stopped_ms, resumed_ms))
     }
 
     /// The heartbeat of one instance alone (the only one before several could run).
@@ -510,4 +492,28 @@ pub(super) fn finish_match_on(
     ))
     .execute(conn)?;
     Ok(changed == 1)
+}
+
+/// `Store::record_outage` inside a transaction of the caller's. The same outage again (a
+/// start that failed before its first heartbeat) lasted until this start: updated first, so
+/// that no statement fails inside the transaction (which PostgreSQL would abort).
+pub(super) fn record_outage_on(
+    conn: &mut Db,
+    game_id: &GameId,
+    stopped_ms: u64,
+    resumed_ms: u64,
+) -> Result<(), StoreError> {
+    let again = diesel::update(clock_pauses::table.find((game_id, ms(stopped_ms))))
+        .set(clock_pauses::resumed_ms.eq(ms(resumed_ms)))
+        .execute(conn)?;
+    if again == 0 {
+        diesel::insert_into(clock_pauses::table)
+            .values((
+                clock_pauses::game_id.eq(game_id),
+                clock_pauses::stopped_ms.eq(ms(stopped_ms)),
+                clock_pauses::resumed_ms.eq(ms(resumed_ms)),
+            ))
+            .execute(conn)?;
+    }
+    Ok(())
 }

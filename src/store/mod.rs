@@ -516,18 +516,7 @@ impl Store {
         status: Status,
         end_reason: &str,
     ) -> Result<bool, StoreError> {
-        let changed = diesel::update(
-            games::table
-                .find(game_id)
-                .filter(games::status.eq(Status::Playing)),
-        )
-        .set((
-            games::status.eq(status),
-            games::end_reason.eq(end_reason),
-            games::ended_at.eq(now()),
-        ))
-        .execute(&mut *self.conn()?)?;
-        Ok(changed == 1)
+        finish_game_on(&mut *self.conn()?, game_id, status, end_reason)
     }
 
     /// Every game still in play, with its moves: what a restart picks up.
@@ -605,4 +594,25 @@ fn insert_game_on(conn: &mut Db, game: &GameRow) -> Result<(), StoreError> {
         .values(game)
         .execute(conn)?;
     Ok(())
+}
+
+/// `Store::finish_game` on a connection of the caller's (inside its transaction).
+pub(crate) fn finish_game_on(
+    conn: &mut Db,
+    game_id: &GameId,
+    status: Status,
+    end_reason: &str,
+) -> Result<bool, StoreError> {
+    let changed = diesel::update(
+        games::table
+            .find(game_id)
+            .filter(games::status.eq(Status::Playing)),
+    )
+    .set((
+        games::status.eq(status),
+        games::end_reason.eq(end_reason),
+        games::ended_at.eq(now()),
+    ))
+    .execute(conn)?;
+    Ok(changed == 1)
 }

@@ -139,6 +139,27 @@ impl RoomWrites<'_> {
         self.conn.batch_execute(&end)?;
         done
     }
+
+    /// As `Store::finish_game`: a game in play marked over, nothing counted (false when it
+    /// was over already).
+    pub fn end_game(
+        &mut self,
+        game: &GameId,
+        status: crate::ayo::Status,
+        end_reason: &str,
+    ) -> Result<bool, StoreError> {
+        super::finish_game_on(self.conn, game, status, end_reason)
+    }
+
+    /// As `Store::record_outage`.
+    pub fn record_outage(
+        &mut self,
+        game: &GameId,
+        stopped_ms: u64,
+        resumed_ms: u64,
+    ) -> Result<(), StoreError> {
+        matches::record_outage_on(self.conn, game, stopped_ms, resumed_ms)
+    }
 }
 
 impl RoomWriter for RoomWrites<'_> {

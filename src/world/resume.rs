@@ -6,13 +6,13 @@ use std::collections::HashMap;
 
 use crate::ayo::clock::{Clocks, TimeControl};
 use crate::ayo::{Game, Pit, Status};
-use crate::store::{self, GameRow, MatchRow, Store, StoreError};
+use crate::store::{self, GameRow, MatchRow, RoomWriter, RoomWrites, Store, StoreError};
 
 use super::matches::{LiveMatch, MatchSettings, PlayedGame};
 use super::room::{ResultsConfig, ResumedGame, ResumedMatch};
 use super::series::BestOf;
 use super::table::{json_word, result_of, win_of};
-use crate::common::{MatchId, ServerClock, TableId, User, UserId};
+use crate::common::{MatchId, RoomId, ServerClock, TableId, User, UserId};
 
 /// Every match in play, ready for its room (one instance alone, at its start).
 pub fn resumable(
@@ -20,29 +20,51 @@ pub fn resumable(
     clock: &ServerClock,
     results: &ResultsConfig,
 ) -> Result<Vec<ResumedMatch>, StoreError> {
-    resume(store, clock, results, None, Store::SERVICE)
+    let writes = Writes { store, fence: None };
+    resume(&writes, clock, results, None, Store::SERVICE)
 }
 
 /// The matches in play at `tables`, for a room opened again after its task failed, or taken
 /// over from another instance: `beater` is the heartbeat of whoever ran it last, whose last
-/// beat is when its clocks stopped.
+/// beat is when its clocks stopped. Under `fence` (the room and its lease's number) every
+/// write it makes (a game its last move ended, a match decided, an outage) checks the room
+/// is still this owner's: `Fenced`, and nothing of it written, when a later owner took it.
 pub fn resumable_at(
     store: &Store,
     clock: &ServerClock,
     results: &ResultsConfig,
     tables: &[TableId],
     beater: &str,
+    fence: Option<(&RoomId, u64)>,
 ) -> Result<Vec<ResumedMatch>, StoreError> {
-    resume(store, clock, results, Some(tables), beater)
+    let writes = Writes { store, fence };
+    resume(&writes, clock, results, Some(tables), beater)
+}
+
+/// Where a resume's writes go: each in a transaction of its own, under the room's fencing
+/// number when the room was taken by lease, as the room's own writes go.
+struct Writes<'a> {
+    store: &'a Store,
+    fence: Option<(&'a RoomId, u64)>,
+}
+
+impl Writes<'_> {
+    fn run<T>(
+        &self,
+        f: impl FnOnce(&mut RoomWrites<'_>) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        self.store.room_writes(self.fence, f)
+    }
 }
 
 fn resume(
-    store: &Store,
+    writes: &Writes<'_>,
     clock: &ServerClock,
     results: &ResultsConfig,
     only: Option<&[TableId]>,
     beater: &str,
 ) -> Result<Vec<ResumedMatch>, StoreError> {
+    let store = writes.store;
     let now = clock.now_ms();
     let stopped = store.last_beat(beater)?;
     let mut people = People::new(store);
@@ -76,20 +98,23 @@ fn resume(
                 continue;
             }
             let players = [people.get(&g.south_id)?, people.get(&g.north_id)?];
-            match replay(store, &g)? {
+            match replay(writes, &g)? {
                 Replayed::Over(over) => {
                     // Its last move ended it, and the service stopped before that was stored.
                     let (status, reason) = (over.status(), json_word(&over.end_reason()));
                     let win = win_of(&over, &players).map(|w| super::room::stored_win(&w, now));
                     let clock = results.clock;
-                    let finished = store.finish_game_with(
-                        &g.id,
-                        status,
-                        &reason,
-                        win.as_ref(),
-                        |ended| clock.day_of(ended.and_utc()),
-                        &results.rules,
-                    )?;
+                    let day_of = |ended: chrono::NaiveDateTime| clock.day_of(ended.and_utc());
+                    let finished = writes.run(|w| {
+                        w.finish_game(
+                            &g.id,
+                            status,
+                            &reason,
+                            win.as_ref(),
+                            &day_of,
+                            &results.rules,
+                        )
+                    })?;
                     if finished.counts {
                         results.pending.notify_one();
                     }
@@ -100,7 +125,7 @@ fn resume(
                     });
                 }
                 Replayed::InPlay(replayed) => {
-                    let clocks = clocks_of(store, &g, &replayed, settings, stopped, now)?;
+                    let clocks = clocks_of(writes, &g, &replayed, settings, stopped, now)?;
                     game = Some(ResumedGame {
                         game_id: g.id.clone(),
                         game: replayed,
@@ -121,11 +146,13 @@ fn resume(
         }
         if m.is_over() {
             // It was decided when the service stopped, before the match was stored as over.
-            store.finish_match(&row.id, &super::room::stored_result(&result_of(&m)))?;
+            let result = super::room::stored_result(&result_of(&m));
+            writes.run(|w| w.finish_match(&row.id, &result))?;
             continue;
         }
         // Games finished here count in the stored score too.
-        store.set_match_points(&row.id, m.series.halves())?;
+        let halves = m.series.halves();
+        writes.run(|w| w.set_match_points(&row.id, halves))?;
         resumed.push(ResumedMatch {
             table_id: row.table_id,
             r#match: m,
@@ -144,8 +171,8 @@ enum Replayed {
     Broken,
 }
 
-fn replay(store: &Store, g: &GameRow) -> Result<Replayed, StoreError> {
-    let stored = store.moves(&g.id)?;
+fn replay(writes: &Writes<'_>, g: &GameRow) -> Result<Replayed, StoreError> {
+    let stored = writes.store.moves(&g.id)?;
     let moves = stored.iter().filter_map(|&n| Pit::new(n));
     match Game::replay(g.rules, moves) {
         Ok(game) if game.moves().len() == stored.len() && game.is_over() => {
@@ -154,7 +181,7 @@ fn replay(store: &Store, g: &GameRow) -> Result<Replayed, StoreError> {
         Ok(game) if game.moves().len() == stored.len() => Ok(Replayed::InPlay(game)),
         _ => {
             tracing::error!(game = %g.id, "a stored game does not replay; marking it abandoned");
-            store.finish_game(&g.id, Status::Draw, "abandoned")?;
+            writes.run(|w| w.end_game(&g.id, Status::Draw, "abandoned"))?;
             Ok(Replayed::Broken)
         }
     }
@@ -164,7 +191,7 @@ fn replay(store: &Store, g: &GameRow) -> Result<Replayed, StoreError> {
 /// its move before the outage (from its clock's start to the last heartbeat, less earlier
 /// outages), and running again from now. The outage is recorded.
 fn clocks_of(
-    store: &Store,
+    writes: &Writes<'_>,
     g: &GameRow,
     game: &Game,
     settings: MatchSettings,
@@ -178,7 +205,7 @@ fn clocks_of(
         return Ok(None);
     };
     // Earlier outages of this move ended before this one began (at the last heartbeat).
-    let stored = store.stored_clock(g, stopped.unwrap_or(0))?;
+    let stored = writes.store.stored_clock(g, stopped.unwrap_or(0))?;
     // A move after the last heartbeat: the outage began with it, nothing of it was seen; with
     // no heartbeat at all, nothing is charged either.
     let stopped = stopped
@@ -188,7 +215,7 @@ fn clocks_of(
     let ran = stopped
         .saturating_sub(stored.since_ms)
         .saturating_sub(stored.paused_ms);
-    store.record_outage(&g.id, stopped, now)?;
+    writes.run(|w| w.record_outage(&g.id, stopped, now))?;
     tracing::info!(game = %g.id, outage_ms = now - stopped, charged_ms = ran, "a timed game resumes");
     Ok(Clocks::resumed(
         settings.clock,

@@ -459,3 +459,44 @@ async fn a_session_on_another_instance_in_a_room_its_owner_lost_is_let_go_to_fin
     // not left in no room without a word.
     assert_eq!(there.closed().await, Some(1001));
 }
+
+/// Opening a room taken by lease resumes its matches under the lease's number: an owner a
+/// later one overtook before it finished resuming writes nothing of the resume (here, the
+/// end of a game its last stored move ended), and the later owner finishes it.
+#[test]
+fn a_resume_under_a_number_a_later_owner_overtook_writes_nothing() {
+    use lounge::ayo::Status;
+    use lounge::store::{MatchStatus, StoreError};
+    for db in TestDb::both() {
+        let (m, g) = crate::matches::a_match_its_last_stored_move_ended(&db);
+        let store = db.store();
+        let lounge = RoomId::from("lounge");
+        store.take_room(&lounge, 1, "a").unwrap();
+        store.take_room(&lounge, 2, "b").unwrap();
+        let config = crate::helpers::world::config();
+        let tables = [lounge::common::TableId::from("t1")];
+        let resume = |fence| {
+            lounge::world::resumable_at(
+                store,
+                &config.clock,
+                &config.results,
+                &tables,
+                "a",
+                Some((&lounge, fence)),
+            )
+        };
+        let refused = resume(1).err();
+        assert!(
+            matches!(refused, Some(StoreError::Fenced { latest: 2, .. })),
+            "{refused:?}"
+        );
+        assert_eq!(store.game(&g.id).unwrap().unwrap().status, Status::Playing);
+        let record = store.match_record(&m.id).unwrap().unwrap();
+        assert_eq!(record.row.status, MatchStatus::Playing);
+
+        assert!(resume(2).unwrap().is_empty(), "b finished it");
+        assert_ne!(store.game(&g.id).unwrap().unwrap().status, Status::Playing);
+        let record = store.match_record(&m.id).unwrap().unwrap();
+        assert_ne!(record.row.status, MatchStatus::Playing);
+    }
+}

@@ -757,13 +757,14 @@ fn stored_lounge(db: &TestDb) -> (lounge::world::User, lounge::world::User) {
     (user(db, "Ade"), user(db, "Bisi"))
 }
 
-#[test]
-fn a_game_its_last_stored_move_ended_is_finished_as_it_ended_at_the_next_start() {
+/// The lounge's match in play whose one game's last stored move ended it, the service
+/// stopped before that end was stored: what the next start (or owner) must finish.
+pub fn a_match_its_last_stored_move_ended(
+    db: &TestDb,
+) -> (lounge::store::MatchRow, lounge::store::GameRow) {
     use lounge::store::{now, GameRow, MatchRow};
-    let db = TestDb::sqlite();
     let store = db.store();
-    let world_config = config();
-    let (a, b) = stored_lounge(&db);
+    let (a, b) = stored_lounge(db);
     // A game whose rules end it after one ply without a capture: its first move ends it,
     // and the service stopped before that end was stored.
     let mut rules = lounge::ayo::Preset::Lagos.rules();
@@ -803,6 +804,15 @@ fn a_game_its_last_stored_move_ended_is_finished_as_it_ended_at_the_next_start()
     };
     store.insert_game(&g).unwrap();
     store.record_move(&g.id, 1, 1).unwrap();
+    (m, g)
+}
+
+#[test]
+fn a_game_its_last_stored_move_ended_is_finished_as_it_ended_at_the_next_start() {
+    let db = TestDb::sqlite();
+    let store = db.store();
+    let world_config = config();
+    let (m, g) = a_match_its_last_stored_move_ended(&db);
     let resumed =
         lounge::world::resumable(store, &world_config.clock, &world_config.results).unwrap();
     assert!(resumed.is_empty(), "nothing left in play");
