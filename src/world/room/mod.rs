@@ -6,8 +6,10 @@
 mod away;
 mod civil;
 mod commit;
+mod config;
 mod dispatch;
 mod fanout;
+mod handle;
 mod house;
 mod members;
 
@@ -21,19 +23,19 @@ use futures_util::FutureExt;
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot, watch};
 
-use crate::ayo::{Game, Pit, Rules};
-use crate::common::{GameId, ServerClock, TableId, User, UserId};
-use crate::house::House;
+use crate::ayo::{Pit, Rules};
+use crate::common::{TableId, User, UserId};
 use crate::store::{Actor, Store};
 
 use super::hotel::{CloseGames, DoorState, HotelError, TableChange};
-use super::matches::LiveMatch;
 use super::protocol::{ClientMessage, Frame, RoomInfo};
-use super::table::{Command, LiveGame, Refusal, Table, Timing};
-use super::Registry;
+use super::table::{Command, LiveGame, Refusal, Table};
 
 pub use civil::Moderation;
 pub use commit::{stored_result, stored_win};
+use config::ms;
+pub use config::{ResultsConfig, ResumedGame, ResumedMatch, RoomConfig};
+pub use handle::{RoomHandle, RoomSummary};
 pub use members::Outbox;
 
 /// What a session, an operator or the room itself asks of a room.
@@ -121,161 +123,6 @@ pub enum RoomCommand {
     /// leaves the registry and opens again intact. Nothing a client sends leads here.
     #[doc(hidden)]
     Crash,
-}
-
-/// A room as `GET /api/v1/rooms` shows it; its tables as they are sent (`TableView`), so
-/// that one can cross from another instance.
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
-pub struct RoomSummary {
-    #[serde(flatten)]
-    pub room: RoomInfo,
-    pub occupants: usize,
-    pub tables: Vec<Value>,
-}
-
-/// A way to reach a room.
-#[derive(Clone)]
-pub struct RoomHandle {
-    pub info: Arc<RoomInfo>,
-    inbox: mpsc::Sender<RoomCommand>,
-    occupants: Arc<AtomicUsize>,
-    /// Its task panicked: its sessions end, and come back to it opened again.
-    failed: Arc<AtomicBool>,
-}
-
-impl RoomHandle {
-    /// Sends a command; false when the room is gone.
-    pub async fn send(&self, command: RoomCommand) -> bool {
-        self.inbox.send(command).await.is_ok()
-    }
-
-    pub fn occupants(&self) -> usize {
-        self.occupants.load(Ordering::Relaxed)
-    }
-
-    pub async fn summary(&self) -> Option<RoomSummary> {
-        let (reply, answer) = oneshot::channel();
-        if !self.send(RoomCommand::Summary { reply }).await {
-            return None;
-        }
-        answer.await.ok()
-    }
-
-    /// A handle whose commands go to a task of the world's own (a room run by another
-    /// instance, `remote.rs`), with that task's end of it and its failed flag.
-    pub(in crate::world) fn relayed(
-        info: RoomInfo,
-    ) -> (RoomHandle, mpsc::Receiver<RoomCommand>, Arc<AtomicBool>) {
-        let (inbox, commands) = mpsc::channel(1024);
-        let failed = Arc::<AtomicBool>::default();
-        let handle = RoomHandle {
-            info: Arc::new(info),
-            inbox,
-            occupants: Arc::default(),
-            failed: failed.clone(),
-        };
-        (handle, commands, failed)
-    }
-
-    /// Whether the room's task has ended.
-    pub fn is_closed(&self) -> bool {
-        self.inbox.is_closed()
-    }
-
-    /// Returns once the room's task has ended.
-    pub async fn closed(&self) {
-        self.inbox.closed().await;
-    }
-
-    /// Whether its task panicked or lost its lease (it is out of the registry, and opens
-    /// again at the next visit).
-    pub fn failed(&self) -> bool {
-        self.failed.load(Ordering::SeqCst)
-    }
-
-    /// The flag `failed` reads, for whoever outlives the handle (`relay.rs`).
-    pub(in crate::world) fn failed_flag(&self) -> Arc<AtomicBool> {
-        self.failed.clone()
-    }
-}
-
-/// A match in play read back from the store, with its game in play if any (none between
-/// games).
-pub struct ResumedMatch {
-    pub table_id: TableId,
-    pub r#match: LiveMatch,
-    pub game: Option<ResumedGame>,
-}
-
-/// A game in play read back from the store.
-pub struct ResumedGame {
-    pub game_id: GameId,
-    pub game: Game,
-    /// South, North.
-    pub players: [User; 2],
-    pub number: u8,
-    /// Its clocks, running again for the side to move from the start.
-    pub clocks: Option<crate::ayo::clock::Clocks>,
-}
-
-/// How a room behaves.
-#[derive(Clone, Debug)]
-pub struct RoomConfig {
-    pub invitation_ttl: Duration,
-    /// How long a player who dropped keeps the seat of a match in play.
-    pub grace: Duration,
-    pub chat_max_chars: usize,
-    /// Chat lines a room keeps for the `room` snapshot.
-    pub chat_backlog: usize,
-    /// Table events kept for clients that come back.
-    pub table_log: usize,
-    /// How often at most those not watching a game are told where it stands.
-    pub status_every: Duration,
-    /// How long an empty apartment without a match in play stays open.
-    pub apartment_idle: Duration,
-    /// Baba Ayo, for `play_house`.
-    pub house: Arc<House>,
-    /// Boards an apartment holds at most.
-    pub max_boards: usize,
-    /// The open rooms: a room that closes takes itself out.
-    pub registry: Registry,
-    /// How results reach the champions wall.
-    pub results: ResultsConfig,
-    /// The one clock every deadline here reads.
-    pub clock: ServerClock,
-    /// How long both players have to press start between games of an untimed match.
-    pub untimed_start: Duration,
-    /// How long a rematch stays on offer after a match.
-    pub rematch: Duration,
-    /// How often the service writes its heartbeat (where an unclean outage began).
-    pub heartbeat: Duration,
-    /// Slow mode, the room's chat budget, invitations a minute, mutes.
-    pub civility: super::civility::Civility,
-}
-
-impl RoomConfig {
-    fn timing(&self) -> Timing {
-        Timing {
-            invitation_ms: ms(self.invitation_ttl),
-            untimed_start_ms: ms(self.untimed_start),
-            rematch_ms: ms(self.rematch),
-        }
-    }
-}
-
-fn ms(d: Duration) -> u64 {
-    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
-}
-
-/// What a room needs to store a result for the champions wall.
-#[derive(Clone, Debug)]
-pub struct ResultsConfig {
-    /// The hotel's day, for the day a game ended on.
-    pub clock: crate::common::HotelDay,
-    /// What makes a win count.
-    pub rules: crate::store::WallRules,
-    /// Rung when a counted result waits in the outbox.
-    pub pending: Arc<tokio::sync::Notify>,
 }
 
 /// A table and the events it announced lately, for clients that come back.

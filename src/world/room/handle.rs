@@ -1,0 +1,86 @@
+//! A way to reach a room: its inbox, how many are in it, whether its task failed.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use serde_json::Value;
+use tokio::sync::{mpsc, oneshot};
+
+use super::RoomCommand;
+use crate::world::protocol::RoomInfo;
+
+/// A room as `GET /api/v1/rooms` shows it; its tables as they are sent (`TableView`), so
+/// that one can cross from another instance.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct RoomSummary {
+    #[serde(flatten)]
+    pub room: RoomInfo,
+    pub occupants: usize,
+    pub tables: Vec<Value>,
+}
+
+/// A way to reach a room.
+#[derive(Clone)]
+pub struct RoomHandle {
+    pub info: Arc<RoomInfo>,
+    pub(super) inbox: mpsc::Sender<RoomCommand>,
+    pub(super) occupants: Arc<AtomicUsize>,
+    /// Its task panicked: its sessions end, and come back to it opened again.
+    pub(super) failed: Arc<AtomicBool>,
+}
+
+impl RoomHandle {
+    /// Sends a command; false when the room is gone.
+    pub async fn send(&self, command: RoomCommand) -> bool {
+        self.inbox.send(command).await.is_ok()
+    }
+
+    pub fn occupants(&self) -> usize {
+        self.occupants.load(Ordering::Relaxed)
+    }
+
+    pub async fn summary(&self) -> Option<RoomSummary> {
+        let (reply, answer) = oneshot::channel();
+        if !self.send(RoomCommand::Summary { reply }).await {
+            return None;
+        }
+        answer.await.ok()
+    }
+
+    /// A handle whose commands go to a task of the world's own (a room run by another
+    /// instance, `remote.rs`), with that task's end of it and its failed flag.
+    pub(in crate::world) fn relayed(
+        info: RoomInfo,
+    ) -> (RoomHandle, mpsc::Receiver<RoomCommand>, Arc<AtomicBool>) {
+        let (inbox, commands) = mpsc::channel(1024);
+        let failed = Arc::<AtomicBool>::default();
+        let handle = RoomHandle {
+            info: Arc::new(info),
+            inbox,
+            occupants: Arc::default(),
+            failed: failed.clone(),
+        };
+        (handle, commands, failed)
+    }
+
+    /// Whether the room's task has ended.
+    pub fn is_closed(&self) -> bool {
+        self.inbox.is_closed()
+    }
+
+    /// Returns once the room's task has ended.
+    pub async fn closed(&self) {
+        self.inbox.closed().await;
+    }
+
+    /// Whether its task panicked or lost its lease (it is out of the registry, and opens
+    /// again at the next visit).
+    pub fn failed(&self) -> bool {
+        self.failed.load(Ordering::SeqCst)
+    }
+
+    /// The flag `failed` reads, for whoever outlives the handle (`relay.rs`).
+    pub(in crate::world) fn failed_flag(&self) -> Arc<AtomicBool> {
+        self.failed.clone()
+    }
+}
