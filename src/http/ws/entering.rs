@@ -1,0 +1,195 @@
+//! A connection entering a room and leaving it: the room opened (or reached on the instance
+//! that runs it), asked whether one may come in, tried again when it closed or moved just
+//! then, and the connection's presence kept with it.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use tokio::sync::{mpsc, oneshot};
+
+use super::{Connection, OUTBOX_FRAMES, REOPEN_TRIES};
+use crate::common::{ErrorCode, RoomId, TableId, UserId};
+use crate::world::protocol::{ClientMessage, ServerMessage};
+use crate::world::{OpenError, Refusal, RoomCommand, RoomHandle};
+
+impl Connection {
+    /// `enter`: into `room`, or a resync of the room one is in; the room's refusal, or an
+    /// error, when not.
+    pub(super) async fn enter(
+        &mut self,
+        room: RoomId,
+        since: BTreeMap<TableId, u64>,
+        r#ref: Option<serde_json::Value>,
+    ) {
+        let handle = match self.world.open(room.as_str()).await {
+            Ok(Some(handle)) => handle,
+            Ok(None) => {
+                self.send(&ServerMessage::error(
+                    ErrorCode::NoSuchRoom,
+                    format!("there is no room `{room}`"),
+                    r#ref,
+                ))
+                .await;
+                return;
+            }
+            Err(e @ (OpenError::Elsewhere(_) | OpenError::Lease(_))) => {
+                // Between owners (one died, its lease runs out) or Redis away.
+                tracing::info!(error = %e, %room, "a room between owners");
+                self.send(&ServerMessage::error(
+                    ErrorCode::Unavailable,
+                    "that room is moving to another server; try again in a moment",
+                    r#ref,
+                ))
+                .await;
+                return;
+            }
+            Err(e) => {
+                tracing::error!(error = %e, %room, "opening a room");
+                self.send(&ServerMessage::error(
+                    ErrorCode::Internal,
+                    "that room cannot be opened now; try again",
+                    r#ref,
+                ))
+                .await;
+                return;
+            }
+        };
+        // Entering the room one is in again is a resync, not leaving: a seat and a
+        // game in play are kept.
+        if self.room.as_ref().is_some_and(|r| r.info.id == room) {
+            let act = RoomCommand::Act {
+                user_id: self.user.id.clone(),
+                message: ClientMessage::Enter { room, since },
+                r#ref: r#ref.clone(),
+            };
+            if !handle.send(act).await {
+                self.send(&ServerMessage::error(
+                    ErrorCode::Internal,
+                    "that room is closed",
+                    r#ref,
+                ))
+                .await;
+            }
+            return;
+        }
+        // Asked first, so a closed door leaves one where one was.
+        let mut handle = handle;
+        let mut may = may_enter(&handle, &self.user.id).await;
+        let mut tries = REOPEN_TRIES.iter();
+        while may.is_none() {
+            // An idle apartment may have closed just now, or the room moved to
+            // another instance: it opens again.
+            let Some(again) = self.reopen(room.as_str(), &mut tries).await else {
+                break;
+            };
+            may = may_enter(&again, &self.user.id).await;
+            handle = again;
+        }
+        let refusal = match may {
+            Some(Ok(())) => {
+                self.leave_room(false).await;
+                let mut entered = self.enter_room(handle, since.clone(), r#ref.clone()).await;
+                let mut tries = REOPEN_TRIES.iter();
+                while entered.is_none() {
+                    let Some(again) = self.reopen(room.as_str(), &mut tries).await else {
+                        break;
+                    };
+                    entered = self.enter_room(again, since.clone(), r#ref.clone()).await;
+                }
+                match entered {
+                    Some(Ok(())) => None,
+                    Some(Err(refusal)) => Some(refusal),
+                    None => Some(Refusal::new(ErrorCode::NoSuchRoom, "that room is closed")),
+                }
+            }
+            Some(Err(refusal)) => Some(refusal),
+            None => Some(Refusal::new(ErrorCode::NoSuchRoom, "that room is closed")),
+        };
+        if let Some(refusal) = refusal {
+            self.send(&ServerMessage::refusal(&refusal, r#ref)).await;
+        }
+    }
+
+    /// The room opened again after its handle went (an idle apartment that closed just then,
+    /// a room that moved to another instance), after the next pause of `tries`; `None` when
+    /// the tries are spent or it does not open.
+    async fn reopen(
+        &self,
+        room: &str,
+        tries: &mut std::slice::Iter<'_, u64>,
+    ) -> Option<RoomHandle> {
+        let pause = tries.next()?;
+        tokio::time::sleep(Duration::from_millis(*pause)).await;
+        self.world.open(room).await.ok().flatten()
+    }
+
+    /// Whether the room this connection was in has closed: it is no longer open.
+    pub(super) fn room_closed(&self) -> bool {
+        self.room
+            .as_ref()
+            .is_some_and(|r| !r.failed() && self.world.room(r.info.id.as_str()).is_none())
+    }
+
+    /// Enters a room through this connection: `None` when the room is gone, the room's
+    /// refusal when it did not let us in.
+    pub(super) async fn enter_room(
+        &mut self,
+        handle: RoomHandle,
+        since: BTreeMap<TableId, u64>,
+        r#ref: Option<serde_json::Value>,
+    ) -> Option<Result<(), Refusal>> {
+        let (outbox, inbox) = mpsc::channel(OUTBOX_FRAMES);
+        let (admitted, answer) = oneshot::channel();
+        let enter = RoomCommand::Enter {
+            user: self.user.clone(),
+            outbox,
+            conn: self.conn,
+            since,
+            r#ref,
+            admitted,
+        };
+        if !handle.send(enter).await {
+            return None;
+        }
+        match answer.await {
+            Ok(Ok(())) => {}
+            Ok(Err(refusal)) => return Some(Err(refusal)),
+            Err(_) => return None,
+        }
+        self.world
+            .set_presence(&self.user.id, &handle.info.id, self.conn);
+        self.room = Some(handle);
+        self.inbox = Some(inbox);
+        Some(Ok(()))
+    }
+
+    /// Leaves the current room, if any, on purpose or because the connection dropped; returns
+    /// its id.
+    pub(super) async fn leave_room(&mut self, dropped: bool) -> Option<RoomId> {
+        self.inbox = None;
+        let room = self.room.take()?;
+        self.world.clear_presence(&self.user.id, self.conn);
+        let (user_id, conn) = (self.user.id.clone(), self.conn);
+        let command = if dropped {
+            RoomCommand::Disconnect { user_id, conn }
+        } else {
+            RoomCommand::Leave { user_id, conn }
+        };
+        room.send(command).await;
+        Some(room.info.id.clone())
+    }
+}
+
+/// Whether a room lets `user_id` in; `None` when the room is gone.
+async fn may_enter(handle: &RoomHandle, user_id: &UserId) -> Option<Result<(), Refusal>> {
+    let (reply, answer) = oneshot::channel();
+    let asked = RoomCommand::MayEnter {
+        user_id: user_id.clone(),
+        reply,
+    };
+    if handle.send(asked).await {
+        answer.await.ok()
+    } else {
+        None
+    }
+}
