@@ -37,7 +37,8 @@ try {
   step("two moves; the turn line and the tab title say whose turn it is");
   for (let k = 0; k < 2; k++) {
     await playOne([ade, bisi]);
-    await ade.locator("#moves li").first().waitFor();
+    // Both pages have the move before the turn is read: a click is not yet an acknowledged move.
+    for (const page of [ade, bisi]) await page.locator(`#moves[data-count="${k + 1}"]`).waitFor({ state: "attached" });
   }
   const [toMove, waiting] = await turnOrder(ade, bisi);
   check((await toMove.title()).startsWith("(Your turn)"), `the title of the player to move: ${await toMove.title()}`);
