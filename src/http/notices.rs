@@ -34,12 +34,14 @@ pub fn listen(state: web::Data<AppState>) {
 async fn take(state: &AppState, from: &str, notice: Notice) {
     match notice {
         Notice::Connected { user, req } => {
-            // As a second connection here would: one in no room is told and closes; one in
-            // a room is let go by the room when the new one enters it there.
-            let room = state.world.room_of(&user);
-            if room.is_none() {
-                state.connections.close_user(&user, None, Closing::Replaced);
-            }
+            // As a second connection here would: those in no room are told and close; the
+            // one in a room is let go by the room when the new one enters it there.
+            let present = state.world.present(&user);
+            let in_room = present.as_ref().map(|(_, conn)| *conn);
+            state
+                .connections
+                .close_user(&user, in_room, Closing::Replaced);
+            let room = present.map(|(room, _)| room);
             let body = serde_json::to_value(room).unwrap_or_default();
             state.world.answer_hotel(from, req, body).await;
         }

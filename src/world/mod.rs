@@ -470,7 +470,12 @@ impl World {
 
     /// The room `user_id` is in, through whichever connection.
     pub fn room_of(&self, user_id: &UserId) -> Option<RoomId> {
-        self.presence().get(user_id).map(|(room, _)| room.clone())
+        self.present(user_id).map(|(room, _)| room)
+    }
+
+    /// The room `user_id` is in and the connection that is there.
+    pub fn present(&self, user_id: &UserId) -> Option<(RoomId, u64)> {
+        self.presence().get(user_id).cloned()
     }
 
     /// `conn` of `user_id` is now in `room`.

@@ -24,32 +24,32 @@ impl Connection {
         let handle = match self.world.open(room.as_str()).await {
             Ok(Some(handle)) => handle,
             Ok(None) => {
-                self.send(&ServerMessage::error(
+                self.refuse(
                     ErrorCode::NoSuchRoom,
                     format!("there is no room `{room}`"),
                     r#ref,
-                ))
+                )
                 .await;
                 return;
             }
             Err(e @ (OpenError::Elsewhere(_) | OpenError::Lease(_))) => {
                 // Between owners (one died, its lease runs out) or Redis away.
                 tracing::info!(error = %e, %room, "a room between owners");
-                self.send(&ServerMessage::error(
+                self.refuse(
                     ErrorCode::Unavailable,
                     "that room is moving to another server; try again in a moment",
                     r#ref,
-                ))
+                )
                 .await;
                 return;
             }
             Err(e) => {
                 tracing::error!(error = %e, %room, "opening a room");
-                self.send(&ServerMessage::error(
+                self.refuse(
                     ErrorCode::Internal,
                     "that room cannot be opened now; try again",
                     r#ref,
-                ))
+                )
                 .await;
                 return;
             }
@@ -63,12 +63,8 @@ impl Connection {
                 r#ref: r#ref.clone(),
             };
             if !handle.send(act).await {
-                self.send(&ServerMessage::error(
-                    ErrorCode::Internal,
-                    "that room is closed",
-                    r#ref,
-                ))
-                .await;
+                self.refuse(ErrorCode::Internal, "that room is closed", r#ref)
+                    .await;
             }
             return;
         }

@@ -249,7 +249,7 @@ async fn run(
                     Verdict::Allowed => {}
                     Verdict::Refused => {
                         if !matches!(message, AggregatedMessage::Pong(_)) {
-                            conn.send(&ServerMessage::error(ErrorCode::RateLimited, "slow down: too many messages", None)).await;
+                            conn.refuse(ErrorCode::RateLimited, "slow down: too many messages", None).await;
                         }
                         continue;
                     }
@@ -261,7 +261,7 @@ async fn run(
                 match message {
                     AggregatedMessage::Text(text) => conn.on_text(&text).await,
                     AggregatedMessage::Binary(_) => {
-                        conn.send(&ServerMessage::error(ErrorCode::BadJson, "frames are JSON text, not binary", None)).await;
+                        conn.refuse(ErrorCode::BadJson, "frames are JSON text, not binary", None).await;
                     }
                     AggregatedMessage::Ping(bytes) => {
                         if !conn.write(Out::Pong(&bytes)).await { break }
@@ -329,6 +329,16 @@ async fn next_frame(
 
 impl Connection {
     /// Sends one message; false when the socket is gone.
+    /// Tells the client a command of theirs (`ref`) was refused, and why.
+    async fn refuse(
+        &mut self,
+        code: ErrorCode,
+        message: impl Into<String>,
+        r#ref: Option<serde_json::Value>,
+    ) -> bool {
+        self.send(&ServerMessage::error(code, message, r#ref)).await
+    }
+
     async fn send(&mut self, message: &ServerMessage) -> bool {
         if let ServerMessage::Error { code, .. } = message {
             crate::metrics::METRICS
@@ -418,8 +428,7 @@ impl Connection {
         let (message, r#ref) = match parse_frame(text) {
             Ok(parsed) => parsed,
             Err(e) => {
-                self.send(&ServerMessage::error(e.code, e.message, e.r#ref))
-                    .await;
+                self.refuse(e.code, e.message, e.r#ref).await;
                 return;
             }
         };
@@ -433,12 +442,8 @@ impl Connection {
                     self.send(&ServerMessage::Left { room }).await;
                 }
                 None => {
-                    self.send(&ServerMessage::error(
-                        ErrorCode::NotInRoom,
-                        "you are not in a room",
-                        r#ref,
-                    ))
-                    .await;
+                    self.refuse(ErrorCode::NotInRoom, "you are not in a room", r#ref)
+                        .await;
                 }
             },
             message => match &self.room {
@@ -451,12 +456,8 @@ impl Connection {
                     room.send(act).await;
                 }
                 None => {
-                    self.send(&ServerMessage::error(
-                        ErrorCode::NotInRoom,
-                        "enter a room first",
-                        r#ref,
-                    ))
-                    .await;
+                    self.refuse(ErrorCode::NotInRoom, "enter a room first", r#ref)
+                        .await;
                 }
             },
         }
