@@ -117,7 +117,7 @@ impl Endgames {
     pub fn build_and_store(&self, rules: &Rules, seeds: u8) -> std::io::Result<(PathBuf, Endgame)> {
         let db = Endgame::build(rules, seeds).ok_or_else(|| {
             std::io::Error::other(format!(
-                "no endgame database applies to `{}`: it needs a no-capture limit and repetition ignored",
+                "no endgame database applies to `{}`: it needs a no-capture limit with repetition ignored, or repetition ending the game with no limit",
                 rules.preset.name()
             ))
         })?;

@@ -28,11 +28,11 @@ impl Default for Weights {
     fn default() -> Self {
         Weights {
             store: SEED,
-            row: 24,
-            target: 27,
-            exposed: 22,
-            mobility: 12,
-            kroo: 64,
+            row: 0,
+            target: 370,
+            exposed: 370,
+            mobility: 550,
+            kroo: 290,
         }
     }
 }

@@ -158,6 +158,9 @@ pub struct Searcher {
     must_finish: bool,
     /// Estimates the iteration leant on; none means its value is exact (a proven draw too).
     guesses: u64,
+    /// Games ended by a repetition, counted as they are met: a value that met one depends
+    /// on the path to it and is not kept in the table for another path.
+    repeats: std::cell::Cell<u64>,
 }
 
 impl Searcher {
@@ -176,6 +179,7 @@ impl Searcher {
             root_best: None,
             must_finish: false,
             guesses: 0,
+            repeats: std::cell::Cell::new(0),
         }
     }
 
@@ -300,7 +304,8 @@ impl Searcher {
     }
 
     fn out_of_time(&mut self) -> bool {
-        if self.nodes & 1023 == 0 && !self.must_finish {
+        // Every 256 nodes: a few hundredths of a millisecond apart, so a move ends on time.
+        if self.nodes & 255 == 0 && !self.must_finish {
             let late = self.limits.deadline.is_some_and(|d| Instant::now() >= d);
             let told = self
                 .limits
@@ -333,7 +338,9 @@ impl Searcher {
         }
         let since = usize::from(p.since_capture()).min(self.path.len());
         let key = p.repetition_key();
-        self.path[self.path.len() - since..].contains(&key)
+        let repeated = self.path[self.path.len() - since..].contains(&key);
+        self.repeats.set(self.repeats.get() + u64::from(repeated));
+        repeated
     }
 
     /// The legal moves at `p`, or the game's value when it is over there.
@@ -345,18 +352,24 @@ impl Searcher {
         }
     }
 
-    fn endgame_value(&self, p: &Position, ply: usize) -> Option<i32> {
+    /// The database's bounds on the value of `p` as scores, the lower first: equal where it
+    /// knows the value (where repetition ends the game it may know only bounds).
+    fn endgame_bounds(&self, p: &Position, ply: usize) -> Option<(i32, i32)> {
         let endgame = self.endgame.as_ref()?;
-        let gain = endgame.value(p)?;
+        let (lo, hi) = endgame.bounds(p)?;
         let me = p.to_move().index();
         let seeds_on_board = i32::from(p.row_seeds(Side::South) + p.row_seeds(Side::North));
-        let margin = i32::from(p.stores()[me]) - i32::from(p.stores()[1 - me]) + gain;
-        debug_assert!(gain.abs() <= seeds_on_board);
-        Some(match margin.signum() {
-            1 => MATE + margin * SEED - ply as i32,
-            -1 => -MATE + margin * SEED + ply as i32,
-            _ => 0,
-        })
+        debug_assert!(lo.abs() <= seeds_on_board && hi.abs() <= seeds_on_board);
+        let stored = i32::from(p.stores()[me]) - i32::from(p.stores()[1 - me]);
+        let score = |gain: i32| {
+            let margin = stored + gain;
+            match margin.signum() {
+                1 => MATE + margin * SEED - ply as i32,
+                -1 => -MATE + margin * SEED + ply as i32,
+                _ => 0,
+            }
+        };
+        Some((score(lo), score(hi)))
     }
 
     fn negamax(&mut self, p: &Position, depth: u32, mut alpha: i32, beta: i32, ply: usize) -> i32 {
@@ -367,8 +380,13 @@ impl Searcher {
         };
         // At the root the moves themselves are wanted: their children are looked up.
         if ply > 0 {
-            if let Some(v) = self.endgame_value(p, ply) {
-                return v;
+            if let Some((lo, hi)) = self.endgame_bounds(p, ply) {
+                if lo == hi || lo >= beta {
+                    return lo;
+                }
+                if hi <= alpha {
+                    return hi;
+                }
             }
         }
         if ply > 0 && self.out_of_time() {
@@ -381,11 +399,9 @@ impl Searcher {
         let slot = (key as usize) & (self.table.len() - 1);
         let entry = Entry::unpack(self.table[slot]);
         let mut tt_move = 0u8;
-        // A repetition makes values depend on the path: the table is only trusted without.
-        let path_free = self.rules.repetition != Repetition::EndsGame;
         if entry.key == key {
             tt_move = entry.best;
-            if path_free && u32::from(entry.depth) >= depth && ply > 0 {
+            if u32::from(entry.depth) >= depth && ply > 0 {
                 let v = entry.value;
                 self.guesses += u64::from(v.abs() < PROVEN);
                 match entry.bound {
@@ -415,6 +431,7 @@ impl Searcher {
         let children = &mut children[..n];
         children.sort_unstable_by_key(|c| std::cmp::Reverse(c.3));
         let alpha_before = alpha;
+        let repeats_before = self.repeats.get();
         let mut best_value = -INF;
         let mut best_pit = children[0].0;
         self.path.push(p.repetition_key());
@@ -467,10 +484,17 @@ impl Searcher {
         } else {
             EXACT
         };
+        // A value that met a repetition below holds for this path only: the move is kept,
+        // never the value (depth 0 is never enough for a cut).
+        let kept_depth = if self.repeats.get() == repeats_before {
+            depth.min(255) as u8
+        } else {
+            0
+        };
         self.table[slot] = Entry {
             key,
             value: best_value,
-            depth: depth.min(255) as u8,
+            depth: kept_depth,
             bound,
             best: best_pit.number(),
         }
@@ -492,10 +516,19 @@ impl Searcher {
             Ok(legal) => legal,
             Err(value) => return value,
         };
-        if let Some(v) = self.endgame_value(p, ply) {
-            return v;
+        let known = self.endgame_bounds(p, ply);
+        if let Some((lo, hi)) = known {
+            if lo == hi || lo >= beta {
+                return lo;
+            }
+            if hi <= alpha {
+                return hi;
+            }
         }
-        let stand = evaluate(p, &self.rules, &self.weights);
+        let mut stand = evaluate(p, &self.rules, &self.weights);
+        if let Some((lo, hi)) = known {
+            stand = stand.clamp(lo, hi);
+        }
         self.guesses += 1;
         if stand >= beta || left == 0 || self.out_of_time() {
             return stand;

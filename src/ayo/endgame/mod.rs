@@ -14,7 +14,8 @@
 //! point are kept. The majority rule is left out on purpose: it stops a game whose winner is
 //! already certain, so the best play for the margin is also the best for the result, and a
 //! result read from here is exact; the margin is the margin of play to the end. With
-//! repetition ending the game (oware) the value depends on the path, and no database applies.
+//! repetition ending the game (oware) the value depends on the path: there each board keeps
+//! bounds that hold for every path, exact where no path can change it ([`cycles`]).
 
 use std::ops::Range;
 
@@ -22,6 +23,8 @@ use thiserror::Error;
 
 use super::board::{Pit, Position, Side, PITS, SEEDS};
 use super::rules::{Repetition, Rules};
+
+mod cycles;
 
 /// Boards of `m` seeds over `parts` pits: `C(m + parts - 1, parts - 1)`.
 fn compositions(m: usize, parts: usize) -> usize {
@@ -122,12 +125,13 @@ struct Table {
 ///
 /// | bytes | what |
 /// | --- | --- |
-/// | 4 | `L`, the layers kept (1 to the no-capture limit + 1) |
+/// | 4 | `L`, the layers kept (1 to the no-capture limit + 1; 2 where repetition ends the game) |
 /// | `L × C(n + 11, 11)` | the values, layer by layer, each layer a signed byte a board in rank order |
 ///
 /// Layer `k` holds, for every board of `n` seeds seen from the side to move (its own row
 /// first), what that side gains with `k` capture-less plies left; boards are ranked in
-/// lexicographic order of their twelve pits.
+/// lexicographic order of their twelve pits. Where repetition ends the game, layer 0 holds
+/// the least the mover gains over every path to the board and layer 1 the most.
 pub struct Endgame {
     rules: Rules,
     counts: Counts,
@@ -174,6 +178,8 @@ pub enum EndgameError {
     BadLayers { seeds: u8, layers: u64, most: usize },
     #[error("the {seeds}-seed table holds a gain of {value}, more seeds than are on the board")]
     BadValue { seeds: u8, value: i8 },
+    #[error("the {seeds}-seed table holds a lower bound above its upper bound")]
+    CrossedBounds { seeds: u8 },
     #[error("{0} bytes follow the last table")]
     TrailingBytes(usize),
 }
@@ -230,9 +236,18 @@ impl Endgame {
     /// values need not settle before the limit, so a database holds up to a layer a ply of
     /// the limit, and limits past `MAX_LIMIT` get none.
     pub fn possible(rules: &Rules) -> bool {
-        rules.no_capture_limit > 0
-            && rules.no_capture_limit <= MAX_LIMIT
-            && rules.repetition == Repetition::Ignored
+        match rules.repetition {
+            Repetition::Ignored => {
+                rules.no_capture_limit > 0 && rules.no_capture_limit <= MAX_LIMIT
+            }
+            // Bounds over every path; a limit as well would need them a ply left.
+            Repetition::EndsGame => rules.no_capture_limit == 0,
+        }
+    }
+
+    /// Whether a board keeps bounds (repetition ends the game) rather than one value.
+    fn bounded(&self) -> bool {
+        self.rules.repetition == Repetition::EndsGame
     }
 
     /// Builds the database for `rules` up to `max_seeds` seeds; `None` where none applies.
@@ -248,7 +263,11 @@ impl Endgame {
             tables: Vec::new(),
         };
         for n in 0..=max_seeds {
-            db.build_table(n);
+            if db.bounded() {
+                db.build_bounded_table(n);
+            } else {
+                db.build_table(n);
+            }
         }
         Some(db)
     }
@@ -380,11 +399,16 @@ impl Endgame {
         if max_seeds > SEEDS {
             return Err(EndgameError::TooManySeeds(max_seeds));
         }
-        let most = usize::from(rules.no_capture_limit) + 1;
+        let bounded = rules.repetition == Repetition::EndsGame;
+        let most = if bounded {
+            2
+        } else {
+            usize::from(rules.no_capture_limit) + 1
+        };
         let mut tables = Vec::with_capacity(usize::from(max_seeds) + 1);
         for n in 0..=max_seeds {
             let layers = input.u32("a table's layer count")?;
-            if layers == 0 || layers as usize > most {
+            if layers == 0 || layers as usize > most || (bounded && layers != 2) {
                 return Err(EndgameError::BadLayers {
                     seeds: n,
                     layers: layers.into(),
@@ -402,6 +426,14 @@ impl Endgame {
                     seeds: n,
                     value: v as i8,
                 });
+            }
+            if bounded
+                && bytes[values.start..values.start + size]
+                    .iter()
+                    .zip(&bytes[values.start + size..values.end])
+                    .any(|(&lo, &hi)| lo as i8 > hi as i8)
+            {
+                return Err(EndgameError::CrossedBounds { seeds: n });
             }
             tables.push(Table {
                 size,
@@ -442,23 +474,54 @@ impl Endgame {
         )
     }
 
+    /// Boards whose value is known whatever the path: all of them but where repetition ends
+    /// the game, there those whose bounds meet.
+    pub fn known(&self) -> usize {
+        if !self.bounded() {
+            return self.size().0;
+        }
+        self.tables
+            .iter()
+            .map(|t| {
+                let values = &self.bytes[t.offset..t.offset + 2 * t.size];
+                let (lo, hi) = values.split_at(t.size);
+                lo.iter().zip(hi).filter(|(l, h)| l == h).count()
+            })
+            .sum()
+    }
+
     /// The seeds the side to move gains from the board from `p` on under best play (what it
-    /// will add to its store less what the opponent will), or `None` past the database.
+    /// will add to its store less what the opponent will), or `None` past the database (or,
+    /// where repetition ends the game, where the path to `p` may change it).
     pub fn value(&self, p: &Position) -> Option<i32> {
+        match self.bounds(p)? {
+            (lo, hi) if lo == hi => Some(lo),
+            _ => None,
+        }
+    }
+
+    /// The least and the most the side to move gains from the board from `p` on under best
+    /// play, whatever the path to it; equal where the value is known. `None` past the
+    /// database.
+    pub fn bounds(&self, p: &Position) -> Option<(i32, i32)> {
         let n = usize::from(p.row_seeds(Side::South) + p.row_seeds(Side::North));
         if n >= self.tables.len() {
             return None;
+        }
+        let rank = self.counts.rank(&from_mover(p));
+        if self.bounded() {
+            return Some((
+                i32::from(self.get(n, 0, rank)),
+                i32::from(self.get(n, 1, rank)),
+            ));
         }
         let left = usize::from(
             self.rules
                 .no_capture_limit
                 .saturating_sub(p.since_capture()),
         );
-        Some(i32::from(self.get(
-            n,
-            left,
-            self.counts.rank(&from_mover(p)),
-        )))
+        let value = i32::from(self.get(n, left, rank));
+        Some((value, value))
     }
 
     /// The best move at `p` by the database, with its value; `None` past it or at the end.
@@ -475,117 +538,4 @@ impl Endgame {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::ayo::Preset;
-
-    #[test]
-    fn ranks_follow_the_enumeration() {
-        let counts = Counts::new();
-        for n in [0u8, 1, 3, 7] {
-            for (i, b) in boards(n).iter().enumerate() {
-                assert_eq!(counts.rank(b), i);
-            }
-        }
-    }
-
-    fn small() -> Endgame {
-        Endgame::build(&Rules::default(), 4).unwrap()
-    }
-
-    #[test]
-    fn bytes_read_back_as_the_same_database() {
-        let db = small();
-        let back = Endgame::from_bytes(db.as_bytes().to_vec()).unwrap();
-        assert_eq!(back.as_bytes(), db.as_bytes());
-        assert_eq!(back.size(), db.size());
-        assert_eq!(back.max_seeds(), 4);
-        assert!(back.applies_to(&Rules::default()));
-        let p = Position::new(
-            [1, 0, 2, 0, 0, 0, 0, 1, 0, 0, 0, 0],
-            [22, 22],
-            Side::North,
-            7,
-        )
-        .unwrap();
-        assert_eq!(back.value(&p), db.value(&p));
-        assert!(Endgame::from_bytes_for(&Rules::default(), db.as_bytes().to_vec()).is_ok());
-    }
-
-    #[test]
-    fn the_header_is_magic_rules_and_seeds() {
-        let db = small();
-        let bytes = db.as_bytes();
-        let json = serde_json::to_vec(&Rules::default()).unwrap();
-        assert_eq!(&bytes[..8], b"AYOEGDB1");
-        assert_eq!(bytes[8..12], (json.len() as u32).to_le_bytes());
-        assert_eq!(bytes[12..12 + json.len()], json[..]);
-        assert_eq!(bytes[12 + json.len()], 4);
-        // The 0-seed table: one board, its layers (nothing to gain, settled at once).
-        assert_eq!(bytes[13 + json.len()..17 + json.len()], 1u32.to_le_bytes());
-        assert_eq!(bytes[17 + json.len()], 0);
-    }
-
-    #[test]
-    fn other_bytes_are_refused_saying_why() {
-        let db = small();
-        let good = db.as_bytes().to_vec();
-        let json_len = serde_json::to_vec(&Rules::default()).unwrap().len();
-        let read = |bytes: Vec<u8>| Endgame::from_bytes(bytes).unwrap_err();
-
-        assert_eq!(read(b"SQLite format 3\0".to_vec()), EndgameError::BadMagic);
-        assert!(matches!(
-            read(b"AYOE".to_vec()),
-            EndgameError::Truncated { at: 0, .. }
-        ));
-        // Cut anywhere, the bytes say they end early.
-        for cut in [
-            8,
-            11,
-            12 + json_len,
-            13 + json_len,
-            20 + json_len,
-            good.len() - 1,
-        ] {
-            assert!(
-                matches!(read(good[..cut].to_vec()), EndgameError::Truncated { .. }),
-                "cut at {cut}"
-            );
-        }
-        let mut longer = good.clone();
-        longer.extend_from_slice(&[0, 0, 0]);
-        assert_eq!(read(longer), EndgameError::TrailingBytes(3));
-
-        let mut rules = good.clone();
-        rules[12] = b'[';
-        assert!(matches!(read(rules), EndgameError::BadRules(_)));
-
-        let mut seeds = good.clone();
-        seeds[12 + json_len] = 49;
-        assert_eq!(read(seeds), EndgameError::TooManySeeds(49));
-
-        let mut layers = good.clone();
-        layers[13 + json_len..17 + json_len].copy_from_slice(&62u32.to_le_bytes());
-        assert_eq!(
-            read(layers),
-            EndgameError::BadLayers {
-                seeds: 0,
-                layers: 62,
-                most: 61
-            }
-        );
-
-        let mut value = good.clone();
-        value[17 + json_len] = 1;
-        assert_eq!(read(value), EndgameError::BadValue { seeds: 0, value: 1 });
-
-        let kontest = Preset::Kontest.rules();
-        assert_eq!(
-            Endgame::from_bytes_for(&kontest, good).unwrap_err(),
-            EndgameError::WrongRules {
-                wanted: kontest,
-                found: Rules::default()
-            }
-        );
-    }
-}
+mod tests;

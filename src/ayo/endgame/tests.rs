@@ -1,0 +1,224 @@
+//! The database's format and its build for rules without repetition.
+
+use super::*;
+use crate::ayo::Preset;
+
+#[test]
+fn ranks_follow_the_enumeration() {
+    let counts = Counts::new();
+    for n in [0u8, 1, 3, 7] {
+        for (i, b) in boards(n).iter().enumerate() {
+            assert_eq!(counts.rank(b), i);
+        }
+    }
+}
+
+fn small() -> Endgame {
+    Endgame::build(&Rules::default(), 4).unwrap()
+}
+
+#[test]
+fn bytes_read_back_as_the_same_database() {
+    let db = small();
+    let back = Endgame::from_bytes(db.as_bytes().to_vec()).unwrap();
+    assert_eq!(back.as_bytes(), db.as_bytes());
+    assert_eq!(back.size(), db.size());
+    assert_eq!(back.max_seeds(), 4);
+    assert!(back.applies_to(&Rules::default()));
+    let p = Position::new(
+        [1, 0, 2, 0, 0, 0, 0, 1, 0, 0, 0, 0],
+        [22, 22],
+        Side::North,
+        7,
+    )
+    .unwrap();
+    assert_eq!(back.value(&p), db.value(&p));
+    assert!(Endgame::from_bytes_for(&Rules::default(), db.as_bytes().to_vec()).is_ok());
+}
+
+#[test]
+fn the_header_is_magic_rules_and_seeds() {
+    let db = small();
+    let bytes = db.as_bytes();
+    let json = serde_json::to_vec(&Rules::default()).unwrap();
+    assert_eq!(&bytes[..8], b"AYOEGDB1");
+    assert_eq!(bytes[8..12], (json.len() as u32).to_le_bytes());
+    assert_eq!(bytes[12..12 + json.len()], json[..]);
+    assert_eq!(bytes[12 + json.len()], 4);
+    // The 0-seed table: one board, its layers (nothing to gain, settled at once).
+    assert_eq!(bytes[13 + json.len()..17 + json.len()], 1u32.to_le_bytes());
+    assert_eq!(bytes[17 + json.len()], 0);
+}
+
+#[test]
+fn other_bytes_are_refused_saying_why() {
+    let db = small();
+    let good = db.as_bytes().to_vec();
+    let json_len = serde_json::to_vec(&Rules::default()).unwrap().len();
+    let read = |bytes: Vec<u8>| Endgame::from_bytes(bytes).unwrap_err();
+
+    assert_eq!(read(b"SQLite format 3\0".to_vec()), EndgameError::BadMagic);
+    assert!(matches!(
+        read(b"AYOE".to_vec()),
+        EndgameError::Truncated { at: 0, .. }
+    ));
+    // Cut anywhere, the bytes say they end early.
+    for cut in [
+        8,
+        11,
+        12 + json_len,
+        13 + json_len,
+        20 + json_len,
+        good.len() - 1,
+    ] {
+        assert!(
+            matches!(read(good[..cut].to_vec()), EndgameError::Truncated { .. }),
+            "cut at {cut}"
+        );
+    }
+    let mut longer = good.clone();
+    longer.extend_from_slice(&[0, 0, 0]);
+    assert_eq!(read(longer), EndgameError::TrailingBytes(3));
+
+    let mut rules = good.clone();
+    rules[12] = b'[';
+    assert!(matches!(read(rules), EndgameError::BadRules(_)));
+
+    let mut seeds = good.clone();
+    seeds[12 + json_len] = 49;
+    assert_eq!(read(seeds), EndgameError::TooManySeeds(49));
+
+    let mut layers = good.clone();
+    layers[13 + json_len..17 + json_len].copy_from_slice(&62u32.to_le_bytes());
+    assert_eq!(
+        read(layers),
+        EndgameError::BadLayers {
+            seeds: 0,
+            layers: 62,
+            most: 61
+        }
+    );
+
+    let mut value = good.clone();
+    value[17 + json_len] = 1;
+    assert_eq!(read(value), EndgameError::BadValue { seeds: 0, value: 1 });
+
+    let kontest = Preset::Kontest.rules();
+    assert_eq!(
+        Endgame::from_bytes_for(&kontest, good).unwrap_err(),
+        EndgameError::WrongRules {
+            wanted: kontest,
+            found: Rules::default()
+        }
+    );
+}
+
+/// What the mover at `p` (the last of `path`, the positions since the last capture) gains
+/// when a repeated position ends the game, by plain recursion over every line: the
+/// definition the bounds must hold. `fresh` keeps the values of boards just after a
+/// capture, where the path is the board alone.
+fn by_every_line(
+    rules: &Rules,
+    p: &Position,
+    path: &mut Vec<u128>,
+    fresh: &mut std::collections::HashMap<u128, i32>,
+) -> i32 {
+    let sweep = |p: &Position| {
+        let me = p.to_move();
+        i32::from(p.row_seeds(me)) - i32::from(p.row_seeds(me.opponent()))
+    };
+    let legal = p.legal_moves(rules);
+    if legal.is_empty() {
+        return sweep(p);
+    }
+    legal
+        .iter()
+        .map(|pit| {
+            let mut child = *p;
+            let captured = i32::from(child.sow(rules, pit).captured);
+            let key = child.repetition_key();
+            if captured > 0 {
+                let value = match fresh.get(&key) {
+                    Some(&v) => v,
+                    None => {
+                        let v = by_every_line(rules, &child, &mut vec![key], fresh);
+                        fresh.insert(key, v);
+                        v
+                    }
+                };
+                captured - value
+            } else if path.contains(&key) {
+                -sweep(&child)
+            } else {
+                path.push(key);
+                let value = by_every_line(rules, &child, path, fresh);
+                path.pop();
+                -value
+            }
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+#[test]
+fn under_repetition_every_line_lies_within_the_bounds_and_known_values_are_exact() {
+    for grand_slam in ["captures_nothing", "illegal"] {
+        let mut rules = Preset::Oware.rules();
+        rules.set("grand_slam", grand_slam).unwrap();
+        let db = Endgame::build(&rules, 4).expect("a database under repetition");
+        let back = Endgame::from_bytes_for(&rules, db.as_bytes().to_vec()).unwrap();
+        assert_eq!(back.as_bytes(), db.as_bytes());
+        let mut fresh = std::collections::HashMap::new();
+        let (mut exact, mut boards) = (0, 0);
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..120 {
+            let n = (next() % 4) as u8;
+            let mut pits = [0u8; PITS];
+            for _ in 0..n {
+                pits[(next() % 12) as usize] += 1;
+            }
+            let side = if next() & 1 == 0 {
+                Side::South
+            } else {
+                Side::North
+            };
+            let mut p = Position::new(pits, [48 - n, 0], side, 0).unwrap();
+            let mut path = vec![p.repetition_key()];
+            // A few capture-less plies first: the bounds hold whatever the path.
+            for _ in 0..next() % 6 {
+                let quiet: Vec<Pit> = p
+                    .legal_moves(&rules)
+                    .iter()
+                    .filter(|&pit| {
+                        let mut child = p;
+                        child.sow(&rules, pit).captured == 0
+                            && !path.contains(&child.repetition_key())
+                    })
+                    .collect();
+                let Some(&pit) = quiet.get((next() % 6) as usize % quiet.len().max(1)) else {
+                    break;
+                };
+                p.sow(&rules, pit);
+                path.push(p.repetition_key());
+            }
+            let truth = by_every_line(&rules, &p, &mut path, &mut fresh);
+            let (lo, hi) = db.bounds(&p).unwrap();
+            assert!(
+                lo <= truth && truth <= hi,
+                "{p:?} {truth} not in {lo}..={hi}"
+            );
+            if lo == hi {
+                exact += 1;
+                assert_eq!(db.value(&p), Some(truth));
+            }
+            boards += 1;
+        }
+        assert!(exact > boards / 2, "{exact} of {boards} known exactly");
+    }
+}
