@@ -3,11 +3,13 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::{Duration, Instant};
 
 use crate::ayo::endgame::Endgame;
 use crate::ayo::house::Level;
+use crate::ayo::search::Searcher;
 use crate::ayo::Rules;
 use crate::config::HouseSettings;
 
@@ -143,7 +145,7 @@ pub fn file_name(rules: &Rules, max_seeds: u8) -> String {
 }
 
 /// Searchers between moves, by level and rules (JSON).
-type IdleMinds = HashMap<(Level, String), Vec<crate::ayo::search::Searcher>>;
+type IdleMinds = HashMap<(Level, String), Vec<Searcher>>;
 
 /// Baba Ayo at the tables: who he is at each level, and thinking off the async workers, a
 /// bounded number of games at once.
@@ -151,7 +153,9 @@ pub struct House {
     budgets: Budgets,
     endgames: Arc<Endgames>,
     thinking: Arc<tokio::sync::Semaphore>,
-    stop: Arc<std::sync::atomic::AtomicBool>,
+    stop: AtomicBool,
+    /// The flags of the searches under way or waiting for a place, which `stop` sets.
+    searches: Mutex<Vec<Weak<AtomicBool>>>,
     /// Searchers not thinking now, by level and rules: their tables are kept for the next
     /// move rather than made anew (64 MiB for a champion).
     idle: Arc<Mutex<IdleMinds>>,
@@ -178,7 +182,8 @@ impl House {
             budgets: Budgets::from_settings(settings),
             endgames: Arc::new(Endgames::new(settings)),
             thinking: Arc::new(tokio::sync::Semaphore::new(settings.max_thinking.max(1))),
-            stop: Arc::default(),
+            stop: AtomicBool::new(false),
+            searches: Mutex::default(),
             idle: Arc::default(),
         }
     }
@@ -203,28 +208,68 @@ impl House {
     }
 
     /// Thinks on the blocking pool once a thinking place is free; the move, or `None` when the
-    /// game is over or the service is stopping. Time spent waiting for a place comes off the
-    /// time to think, so the move still comes within the level's budget (thinking at least
-    /// `MIN_THINK`). On a clock with `clock_left` to go he thinks at most a thirtieth of it,
-    /// so he never loses on time by thinking at his leisure.
+    /// game is over, the service is stopping or `called_off` was set before he began. Time
+    /// spent waiting for a place comes off the time to think, so the move still comes within
+    /// the level's budget (thinking at least `MIN_THINK`). On a clock with `clock_left` to go
+    /// he thinks at most a thirtieth of it, so he never loses on time by thinking at his
+    /// leisure. Setting `called_off` (the game ended, the table changed) stops the search.
     pub async fn think(
         &self,
         game: crate::ayo::Game,
         level: Level,
         seed: u64,
         clock_left: Option<Duration>,
+        called_off: Arc<AtomicBool>,
     ) -> Option<crate::ayo::Pit> {
-        let asked = Instant::now();
-        let _place = self.thinking.clone().acquire_owned().await.ok()?;
-        if self.stop.load(std::sync::atomic::Ordering::Relaxed) {
-            return None;
-        }
-        let (endgames, stop) = (self.endgames.clone(), self.stop.clone());
         let budget = match clock_left {
             Some(left) => self.budgets.of(level).min(left / 30),
             None => self.budgets.of(level),
         };
-        let movetime = budget.saturating_sub(asked.elapsed()).max(MIN_THINK);
+        self.with_mind(game, level, budget, seed, called_off, |searcher, ask| {
+            crate::ayo::house::think_with(searcher, ask).map(|t| t.best)
+        })
+        .await
+        .flatten()
+    }
+
+    /// Whether Baba Ayo, playing `side`, takes the draw offered in `game`
+    /// ([`crate::ayo::house::takes_draw`]),
+    /// thinking at most the level's budget; `None` when he could not think (stopping, or
+    /// `called_off`).
+    pub async fn takes_draw(
+        &self,
+        game: crate::ayo::Game,
+        level: Level,
+        side: crate::ayo::Side,
+        called_off: Arc<AtomicBool>,
+    ) -> Option<bool> {
+        let budget = self.budgets.of(level);
+        self.with_mind(game, level, budget, 0, called_off, move |searcher, ask| {
+            crate::ayo::house::takes_draw(searcher, ask, side)
+        })
+        .await
+    }
+
+    /// Runs `f` with a searcher for `level` and the game's rules (one kept from an earlier
+    /// move when there is one) on the blocking pool, once a thinking place is free, with
+    /// `budget` less the wait (for the place, and for a new searcher to be made) to think in.
+    async fn with_mind<T: Send + 'static>(
+        &self,
+        game: crate::ayo::Game,
+        level: Level,
+        budget: Duration,
+        seed: u64,
+        called_off: Arc<AtomicBool>,
+        f: impl FnOnce(&mut Searcher, crate::ayo::house::Ask<'_>) -> T + Send + 'static,
+    ) -> Option<T> {
+        let asked = Instant::now();
+        let _place = self.thinking.clone().acquire_owned().await.ok()?;
+        // Known before the stop flag is read: `stop` sets every flag it knows of.
+        self.called_off_flags(&called_off);
+        if self.stopping() || called_off.load(Ordering::Relaxed) {
+            return None;
+        }
+        let endgames = self.endgames.clone();
         let idle = self.idle.clone();
         tokio::task::spawn_blocking(move || {
             let key = (
@@ -239,7 +284,10 @@ impl House {
                     .flatten();
                 crate::ayo::house::mind(level, game.rules(), endgame)
             });
-            let best = crate::ayo::house::think_with(
+            // Counted after the searcher is made: a first move's table, or its database read
+            // from disk, comes off the time to think, not on top of it.
+            let movetime = budget.saturating_sub(asked.elapsed()).max(MIN_THINK);
+            let done = f(
                 &mut searcher,
                 crate::ayo::house::Ask {
                     endgame: None,
@@ -247,27 +295,38 @@ impl House {
                     level,
                     movetime,
                     seed,
-                    stop: Some(stop),
+                    stop: Some(called_off),
                 },
-            )
-            .map(|t| t.best);
+            );
             if let Ok(mut m) = idle.lock() {
                 m.entry(key).or_default().push(searcher);
             }
-            best
+            done
         })
         .await
         .ok()
-        .flatten()
+    }
+
+    /// Keeps `flag` among those [`House::stop`] sets, forgetting the ones no search holds.
+    fn called_off_flags(&self, flag: &Arc<AtomicBool>) {
+        if let Ok(mut flags) = self.searches.lock() {
+            flags.retain(|f| f.strong_count() > 0);
+            flags.push(Arc::downgrade(flag));
+        }
     }
 
     /// Whether the service is stopping.
     pub fn stopping(&self) -> bool {
-        self.stop.load(std::sync::atomic::Ordering::Relaxed)
+        self.stop.load(Ordering::Relaxed)
     }
 
     /// Stops every search at once (the service is stopping).
     pub fn stop(&self) {
-        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        self.stop.store(true, Ordering::Relaxed);
+        if let Ok(flags) = self.searches.lock() {
+            for flag in flags.iter().filter_map(Weak::upgrade) {
+                flag.store(true, Ordering::Relaxed);
+            }
+        }
     }
 }

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
+use super::board::{Moves, Pit, Side};
 use super::endgame::Endgame;
 use super::game::Game;
 use super::search::{Limits, Searcher, Thought, MAX_PLY, SEED};
@@ -106,13 +107,114 @@ pub fn think_with(searcher: &mut Searcher, ask: Ask<'_>) -> Option<Thought> {
     let limits = Limits {
         max_depth: level.max_depth(),
         deadline: Some(Instant::now() + movetime),
-        stop,
+        stop: stop.clone(),
     };
+    let deadline = limits.deadline;
     let mut thought = searcher.think(game, limits)?;
-    if level == Level::Easy {
-        slip(searcher, game, seed, &mut thought);
+    match level {
+        Level::Easy => slip(searcher, game, seed, &mut thought),
+        _ if thought.proven && thought.value < 0 => {
+            swindle(searcher, game, &mut thought, deadline, stop.as_ref());
+        }
+        _ => {}
     }
     Some(thought)
+}
+
+/// Whether Baba Ayo, playing `side`, takes a draw offered in `game`: when, thinking for
+/// `movetime` at `level`, the game is a proven draw or loss for him, or he stands worse by
+/// more than a seed. A win he can see, or a position he likes, he plays on.
+pub fn takes_draw(searcher: &mut Searcher, ask: Ask<'_>, side: Side) -> bool {
+    debug_assert_eq!(searcher.rules(), ask.game.rules());
+    let limits = Limits {
+        max_depth: ask.level.max_depth(),
+        deadline: Some(Instant::now() + ask.movetime),
+        stop: ask.stop,
+    };
+    let Some(t) = searcher.think(ask.game, limits) else {
+        // Over already: nothing to take.
+        return false;
+    };
+    // The search scores for the side to move.
+    let value = if ask.game.to_move() == Some(side) {
+        t.value
+    } else {
+        -t.value
+    };
+    if t.proven {
+        value <= 0
+    } else {
+        value < -SEED
+    }
+}
+
+/// A lost game played for the opponent's mistakes. Against perfect play every move loses, and
+/// the search picked the one that loses by least; a person is not perfect, so Baba Ayo plays
+/// the move after which most of the opponent's replies let the win slip (he is no longer
+/// proven lost after them), and among those the one with the most replies to choose from.
+/// Within what is left of the move's time; out of time, the search's move stands.
+fn swindle(
+    searcher: &mut Searcher,
+    game: &Game,
+    thought: &mut Thought,
+    deadline: Option<Instant>,
+    stop: Option<&Arc<AtomicBool>>,
+) {
+    let me = game.to_move();
+    let depth = thought.depth.saturating_sub(1).max(1);
+    let out_of_time = || {
+        deadline.is_some_and(|d| Instant::now() >= d)
+            || stop.is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed))
+    };
+    // (escapes, replies, whether it is the search's own move): the most of each wins.
+    let mut best: Option<((usize, usize, bool), Pit)> = None;
+    for pit in game.legal_moves().iter() {
+        let mut after = game.clone();
+        if after.play(pit).is_err() {
+            continue;
+        }
+        let replies = if after.is_over() {
+            Moves::default()
+        } else {
+            after.legal_moves()
+        };
+        let mut escapes = 0;
+        for reply in replies.iter() {
+            if out_of_time() {
+                return;
+            }
+            let mut next = after.clone();
+            if next.play(reply).is_err() {
+                continue;
+            }
+            let slips = if next.is_over() {
+                next.status().winner() != me.map(|s| s.opponent())
+            } else {
+                let limits = Limits {
+                    max_depth: depth,
+                    deadline,
+                    stop: stop.cloned(),
+                };
+                searcher
+                    .think(&next, limits)
+                    .is_some_and(|t| !(t.proven && t.value < 0))
+            };
+            escapes += usize::from(slips);
+        }
+        let rank = (escapes, replies.len(), pit == thought.best);
+        if best.as_ref().is_none_or(|(r, _)| rank > *r) {
+            best = Some((rank, pit));
+        }
+    }
+    if out_of_time() {
+        return;
+    }
+    if let Some(((escapes, _, _), pit)) = best {
+        if escapes > 0 && pit != thought.best {
+            thought.best = pit;
+            thought.pv = vec![pit];
+        }
+    }
 }
 
 /// A beginner's mistakes: one move in two is not the best one but one that looks nearly as

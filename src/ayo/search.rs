@@ -152,7 +152,8 @@ pub struct Searcher {
     stopped: bool,
     /// Repetition keys of the positions since the last capture, the game's then the search's.
     path: Vec<u128>,
-    /// The root's best move in the last iteration.
+    /// The root's best move in the last iteration, or in the one cut off by the clock when a
+    /// move searched whole there beat the first.
     root_best: Option<Pit>,
     /// Depth 1 is searched whole whatever the clock says.
     must_finish: bool,
@@ -163,13 +164,22 @@ pub struct Searcher {
     repeats: std::cell::Cell<u64>,
 }
 
+/// A table of `entries` empty entries, every page written: a zeroed allocation is only mapped,
+/// and the first move's search would pay for the pages as it met them (tens of milliseconds of
+/// a 64 MiB champion's table), so they are paid for here, before any clock runs.
+fn touched_table(entries: usize) -> Vec<[u64; 2]> {
+    let mut table = Vec::with_capacity(entries);
+    table.resize(entries, [0; 2]);
+    table
+}
+
 impl Searcher {
     /// A searcher with a table of `2^table_bits` entries (16 bytes each).
     pub fn new(rules: Rules, table_bits: u32, endgame: Option<Arc<Endgame>>) -> Searcher {
         Searcher {
             rules,
             weights: Weights::default(),
-            table: vec![[0; 2]; 1 << table_bits.clamp(8, 28)],
+            table: touched_table(1 << table_bits.clamp(8, 28)),
             endgame: endgame.filter(|e| e.applies_to(&rules)),
             history: [[0; 6]; 2],
             nodes: 0,
@@ -218,6 +228,14 @@ impl Searcher {
             self.guesses = 0;
             let value = self.negamax(&root, depth, -INF, INF, 0);
             if self.stopped {
+                // A move the unfinished iteration searched whole and found better than the
+                // one it began with is a better guess than the last iteration's.
+                if let (Some(t), Some(pit)) = (best.as_mut(), self.root_best) {
+                    if pit != t.best {
+                        t.best = pit;
+                        t.pv = vec![pit];
+                    }
+                }
                 break;
             }
             let Some(first) = self.root_best else { break };
@@ -472,6 +490,9 @@ impl Searcher {
         }
         self.path.pop();
         if self.stopped {
+            if ply == 0 && best_value > -INF && best_pit != children[0].0 {
+                self.root_best = Some(best_pit);
+            }
             return best_value.max(-INF + 1);
         }
         if ply == 0 {

@@ -290,6 +290,12 @@ fn play_game(
 ) -> Result<(), ExternalError> {
     let a_south = i.is_multiple_of(2);
     for (who, player) in [plan.a, plan.b].into_iter().enumerate() {
+        if let Player::House(level) = player {
+            // Made before any move is timed: a first move pays nothing for its table.
+            seat.minds
+                .entry((level, String::new()))
+                .or_insert_with(|| house::mind(level, game.rules(), seat.endgame.clone()));
+        }
         if player == Player::External {
             let engine = match seat.external[who].take() {
                 Some(engine) => engine,

@@ -485,18 +485,69 @@ fn tuning_prints_each_step_and_the_weights() {
     assert_eq!(weights.store, lounge::ayo::search::SEED);
 }
 
-/// Every board the database covers: the champion's move is one of the best by the database.
+/// How a game from `game` ends under best play, for the side to move: above 0 a win, 0 a draw,
+/// below a loss; by the database (which must cover it) or by the game's own end.
+fn outcome(db: &Endgame, game: &Game) -> i32 {
+    let p = game.position();
+    let me = p.to_move();
+    if game.is_over() {
+        return match game.status().winner() {
+            None => 0,
+            Some(w) if w == me => 1,
+            Some(_) => -1,
+        };
+    }
+    let [south, north] = p.stores().map(i32::from);
+    let ahead = if me == Side::South {
+        south - north
+    } else {
+        north - south
+    };
+    (ahead + db.value(p).unwrap()).signum()
+}
+
+/// `game` after `pits` are played.
+fn after(game: &Game, pits: &[Pit]) -> Game {
+    let mut g = game.clone();
+    for &pit in pits {
+        g.play(pit).unwrap();
+    }
+    g
+}
+
+/// Of the opponent's replies to `pit`, how many leave the mover not lost.
+fn escapes(db: &Endgame, game: &Game, pit: Pit) -> usize {
+    let g = after(game, &[pit]);
+    if g.is_over() {
+        return 0;
+    }
+    g.legal_moves()
+        .iter()
+        .filter(|&reply| outcome(db, &after(&g, &[reply])) >= 0)
+        .count()
+}
+
+/// Every board the database covers: where the champion can win or draw, his move is one of
+/// the best by the database; where he has lost, it is one of the moves after which most of the
+/// opponent's replies let the win slip; and he takes a draw exactly when he cannot win.
 #[test]
 fn with_the_database_the_champion_never_misplays_a_covered_position() {
+    use lounge::ayo::house::{self, Ask, Level};
     let rules = Rules::default();
     let db = std::sync::Arc::new(Endgame::build(&rules, 8).unwrap());
     let mut state = 2024u64;
-    let mut checked = 0;
-    let mut mind = lounge::ayo::house::mind(
-        lounge::ayo::house::Level::Champion,
-        &rules,
-        Some(db.clone()),
-    );
+    let (mut checked, mut lost, mut swindled) = (0, 0, 0);
+    let mut mind = house::mind(Level::Champion, &rules, Some(db.clone()));
+    fn ask(game: &Game) -> Ask<'_> {
+        Ask {
+            game,
+            level: Level::Champion,
+            movetime: std::time::Duration::from_secs(60),
+            endgame: None,
+            seed: 1,
+            stop: None,
+        }
+    }
     while checked < 300 {
         state ^= state << 13;
         state ^= state >> 7;
@@ -513,28 +564,49 @@ fn with_the_database_the_champion_never_misplays_a_covered_position() {
             continue;
         }
         checked += 1;
-        let thought = lounge::ayo::house::think_with(
-            &mut mind,
-            lounge::ayo::house::Ask {
-                game: &game,
-                level: lounge::ayo::house::Level::Champion,
-                movetime: std::time::Duration::from_secs(60),
-                endgame: None,
-                seed: 1,
-                stop: None,
-            },
-        )
-        .unwrap();
-        let (_, best) = db.best_move(&p).unwrap();
-        let mut after = p;
-        let captured = i32::from(after.sow(&rules, thought.best).captured);
-        assert_eq!(
-            captured - db.value(&after).unwrap(),
-            best,
-            "{p:?}: {thought:?}"
-        );
+        let thought = house::think_with(&mut mind, ask(&game)).unwrap();
         assert!(thought.proven);
+        let now = outcome(&db, &game);
+        if now < 0 {
+            lost += 1;
+            let most = game
+                .legal_moves()
+                .iter()
+                .map(|pit| escapes(&db, &game, pit))
+                .max()
+                .unwrap();
+            assert_eq!(
+                escapes(&db, &game, thought.best),
+                most,
+                "{p:?}: {thought:?}"
+            );
+            swindled += usize::from(most > 0);
+        } else {
+            let (_, best) = db.best_move(&p).unwrap();
+            let mut next = p;
+            let captured = i32::from(next.sow(&rules, thought.best).captured);
+            assert_eq!(
+                captured - db.value(&next).unwrap(),
+                best,
+                "{p:?}: {thought:?}"
+            );
+        }
+        assert_eq!(
+            house::takes_draw(&mut mind, ask(&game), Side::South),
+            now <= 0,
+            "{p:?}"
+        );
+        assert_eq!(
+            house::takes_draw(&mut mind, ask(&game), Side::North),
+            now >= 0,
+            "{p:?}"
+        );
     }
+    // The sample holds lost boards, and lost boards with a way out for a careless opponent.
+    assert!(
+        lost > 20 && swindled > 5,
+        "{lost} lost, {swindled} with a chance"
+    );
 }
 
 #[test]

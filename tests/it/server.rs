@@ -686,6 +686,49 @@ async fn the_room_goes_on_while_baba_ayo_thinks() {
     assert!(answer["state"]["ply"].as_u64().unwrap() >= 1);
 }
 
+/// Baba Ayo stops thinking when his opponent resigns: with one place to think and ten minutes
+/// a champion's move, a game against him at another table still gets its answers.
+#[actix_web::test]
+async fn baba_ayo_stops_thinking_when_his_opponent_resigns() {
+    let app = TestApp::spawn_with(
+        TestDb::sqlite(),
+        &[
+            ("LOUNGE_SERVER__WS_MESSAGES_PER_SEC", "1000"),
+            ("LOUNGE_HOUSE__CHAMPION_MS", "600000"),
+            ("LOUNGE_HOUSE__MAX_THINKING", "1"),
+        ],
+    )
+    .await;
+    let (mut ws, mine, _, _) = house_game(&app, "champion").await;
+    let table = "surulere-games-lounge-1";
+    if mine == "south" {
+        ws.send(json!({"type": "move", "table": table, "pit": 3}))
+            .await;
+        ws.next_of("game_state").await;
+    }
+    // He is thinking, for ten minutes, in the only place there is.
+    ws.send(json!({"type": "resign", "table": table})).await;
+    assert_eq!(ws.next_of("game_over").await["reason"], "resigned");
+    let other = "surulere-games-lounge-2";
+    ws.send(json!({"type": "play_house", "table": other, "level": "normal"}))
+        .await;
+    let started = ws.next_of("game_started").await;
+    let (mine, his_first) = match started["players"]["south"]["house"].as_bool() {
+        Some(true) => ("north", 1),
+        _ => ("south", 2),
+    };
+    if mine == "south" {
+        ws.send(json!({"type": "move", "table": other, "pit": 3}))
+            .await;
+    }
+    loop {
+        let state = ws.next_of("game_state").await;
+        if state["table"] == other && state["state"]["ply"] == his_first {
+            break;
+        }
+    }
+}
+
 #[actix_web::test]
 async fn play_house_never_seats_anyone_opposite_someone_else() {
     let app = TestApp::spawn(TestDb::sqlite()).await;

@@ -93,8 +93,15 @@ impl Room {
                 }
             }
         }
+        // What Baba Ayo was thinking for an earlier version could no longer be played.
+        let kept = &mut self.tables[t];
+        let version = kept.table.version;
+        kept.searches.retain(|s| s.version == version);
         if fx.house_to_move {
             self.house_turn(t);
+        }
+        if fx.house_judges_draw {
+            self.house_judges_draw(t);
         }
         if fx.start_next_game {
             // Its own command: a game that cannot be stored leaves both presses standing.

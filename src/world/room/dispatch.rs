@@ -114,6 +114,19 @@ impl Room {
                     self.house_turn_later(t);
                 }
             }
+            RoomCommand::HouseAnswersDraw {
+                table,
+                version,
+                accept,
+            } => {
+                let Ok(t) = self.table_index(&table) else {
+                    return;
+                };
+                let command = Command::HouseAnswersDraw { version, accept };
+                if let Some(refusal) = self.apply(t, command).await {
+                    tracing::error!(table = %table, code = %refusal.code, refusal.message, "Baba Ayo's answer to a draw was refused");
+                }
+            }
             RoomCommand::Summary { reply } => {
                 let now = self.now();
                 let _ = reply.send(RoomSummary {
@@ -372,6 +385,7 @@ impl Room {
                     table,
                     log: Default::default(),
                     moved: false,
+                    searches: Vec::new(),
                 });
                 let t = self.tables.len() - 1;
                 self.apply(t, Command::Announce).await;

@@ -112,6 +112,12 @@ pub enum RoomCommand {
         version: u64,
         pit: Pit,
     },
+    /// Baba Ayo's answer to the draw offered at `table` as it was at `version`.
+    HouseAnswersDraw {
+        table: TableId,
+        version: u64,
+        accept: bool,
+    },
     /// An operator moderates the room (already stored and audited).
     Moderate(Moderation),
     /// The room's lease could not be kept (several instances): it is dropped here, as when
@@ -132,6 +138,8 @@ struct Kept {
     log: VecDeque<(u64, Frame)>,
     /// Its game moved since the last `table_status`.
     moved: bool,
+    /// Baba Ayo thinking here (a move, a draw offered): called off once the table changes.
+    searches: Vec<house::Search>,
 }
 
 /// How often a room looks at what time has ended, on the system clock.
@@ -240,6 +248,7 @@ impl Room {
                     table: Table::new(id, room_id.clone(), rules, timing, *VERSION_BASE),
                     log: VecDeque::new(),
                     moved: false,
+                    searches: Vec::new(),
                 })
                 .collect(),
             absent: HashMap::new(),

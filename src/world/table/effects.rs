@@ -145,6 +145,8 @@ pub struct Effects {
     pub events: Vec<Event>,
     /// Baba Ayo is to move at this table now.
     pub house_to_move: bool,
+    /// A draw was offered to Baba Ayo here: the room asks him to judge it.
+    pub house_judges_draw: bool,
     /// Both pressed start: the room applies `Command::NextGame` next.
     pub start_next_game: bool,
     /// The command was refused (what it did before that stands, as told).
@@ -165,6 +167,7 @@ impl Effects {
         self.writes.is_empty()
             && self.events.is_empty()
             && !self.house_to_move
+            && !self.house_judges_draw
             && !self.start_next_game
             && self.refused.is_none()
     }

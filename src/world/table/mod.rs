@@ -130,6 +130,11 @@ pub enum Command {
         user: UserId,
         accept: bool,
     },
+    /// Baba Ayo's answer to a draw offered to him, judged for the table at `version`.
+    HouseAnswersDraw {
+        version: u64,
+        accept: bool,
+    },
     Depart {
         user: UserId,
         why: Departure,
@@ -282,6 +287,9 @@ impl Table {
             Command::Resign { user, scope } => self.resign(&user, scope, &mut fx),
             Command::OfferDraw { user, scope } => self.offer_draw(user, scope, &mut fx),
             Command::AnswerDraw { user, accept } => self.answer_draw(&user, accept, &mut fx),
+            Command::HouseAnswersDraw { version, accept } => {
+                self.house_answers_draw(version, accept, &mut fx)
+            }
             Command::Depart { user, why } => {
                 self.depart(&user, why, &mut fx);
                 Ok(())

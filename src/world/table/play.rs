@@ -167,11 +167,32 @@ impl Table {
             );
         }
         let table = self.id.clone();
+        let game_in_play = self.game_in_play();
         let m = self.match_mut();
         let opponent = m.players[1 - player].clone();
         if opponent.house {
-            // Baba Ayo plays every game out.
-            fx.tell(&user.id, ServerMessage::DrawDeclined { table, scope });
+            // Baba Ayo takes a match's draw when behind in it and never when ahead; level, or
+            // for a game, he judges the game in play (`house_judges_draw`) and answers later.
+            let [mine, his] = [player, 1 - player].map(|p| m.series.halves()[p]);
+            let judge = match scope {
+                Scope::Game => true,
+                Scope::Match => mine == his && game_in_play,
+            };
+            if judge {
+                m.draw_offer = Some(DrawOffer {
+                    from: player,
+                    scope,
+                });
+                fx.house_judges_draw = true;
+            } else if scope == Scope::Match && his < mine {
+                m.draw_offer = Some(DrawOffer {
+                    from: player,
+                    scope,
+                });
+                return self.settle_draw(1 - player, true, fx);
+            } else {
+                fx.tell(&user.id, ServerMessage::DrawDeclined { table, scope });
+            }
             return Ok(());
         }
         m.draw_offer = Some(DrawOffer {
@@ -189,6 +210,25 @@ impl Table {
         Ok(())
     }
 
+    /// Baba Ayo's answer to the draw offered to him, judged for the table as it was at
+    /// `version`: given only if nothing changed since (a move withdrew the offer).
+    pub(super) fn house_answers_draw(
+        &mut self,
+        version: u64,
+        accept: bool,
+        fx: &mut Effects,
+    ) -> Result<(), Refusal> {
+        let house = self
+            .r#match
+            .as_ref()
+            .filter(|m| !m.is_over() && m.draw_offer.is_some() && version == self.version)
+            .and_then(|m| m.players.iter().position(|p| p.house));
+        match house {
+            Some(house) => self.settle_draw(house, accept, fx),
+            None => Ok(()),
+        }
+    }
+
     pub(super) fn answer_draw(
         &mut self,
         user: &UserId,
@@ -196,8 +236,20 @@ impl Table {
         fx: &mut Effects,
     ) -> Result<(), Refusal> {
         let player = self.player_in_match(user)?;
+        self.settle_draw(player, accept, fx)
+    }
+
+    /// The match's `player` (0 or 1) answers the draw the other offered.
+    fn settle_draw(
+        &mut self,
+        player: usize,
+        accept: bool,
+        fx: &mut Effects,
+    ) -> Result<(), Refusal> {
         let table = self.id.clone();
-        let m = self.match_mut();
+        let Some(m) = self.r#match.as_mut() else {
+            return refuse(ErrorCode::NoGame, "no game is in play at this table");
+        };
         let Some(offer) = m.draw_offer.filter(|o| o.from != player) else {
             return refuse(
                 ErrorCode::NoDrawOffer,

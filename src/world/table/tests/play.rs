@@ -200,27 +200,73 @@ fn one_press_then_the_other_starts_the_next_game_with_the_first_move_swapped() {
     assert_ne!(t.game.as_ref().unwrap().players[0].id, first_south);
 }
 
-#[test]
-fn baba_ayo_declines_every_draw() {
-    let mut t = table();
+fn against_the_house(t: &mut super::super::Table, best_of: Option<u8>) {
     t.apply(
         Command::PlayHouse {
             user: person("Ade"),
             house: house(),
             clock: None,
-            best_of: None,
+            best_of,
             seated_elsewhere: false,
         },
         T0,
     );
-    let fx = t.apply(
+}
+
+fn offer(t: &mut super::super::Table, scope: Scope) -> super::super::Effects {
+    t.apply(
         Command::OfferDraw {
             user: person("Ade"),
-            scope: Scope::Game,
+            scope,
         },
         T0,
+    )
+}
+
+fn house_answers(t: &mut super::super::Table, version: u64, accept: bool) -> super::super::Effects {
+    t.apply(Command::HouseAnswersDraw { version, accept }, T0)
+}
+
+#[test]
+fn a_draw_offered_to_baba_ayo_waits_for_his_judgement_of_the_table_as_it_was() {
+    let mut t = table();
+    against_the_house(&mut t, None);
+    let fx = offer(&mut t, Scope::Game);
+    assert!(fx.house_judges_draw);
+    assert!(kinds(&fx).is_empty(), "{:?}", kinds(&fx));
+    // An answer judged for an earlier table is no answer.
+    let version = t.version;
+    assert!(house_answers(&mut t, version - 1, true).is_empty());
+    assert!(t.game_in_play());
+    // Declined: the one who offered is told, and the offer is gone.
+    assert_eq!(
+        kinds(&house_answers(&mut t, version, false)),
+        ["draw_declined"]
     );
-    assert_eq!(kinds(&fx), ["draw_declined"]);
+    assert!(house_answers(&mut t, version, true).is_empty());
+    assert!(t.game_in_play());
+    // Offered again and taken: the game ends drawn by agreement.
+    offer(&mut t, Scope::Game);
+    let fx = house_answers(&mut t, version, true);
+    assert!(kinds(&fx).contains(&"game_over"), "{:?}", kinds(&fx));
+    let live = t.game.as_ref().unwrap();
+    assert_eq!(live.game.status(), crate::ayo::Status::Draw);
+    assert_eq!(
+        live.game.end_reason(),
+        Some(crate::ayo::EndReason::AgreedDraw)
+    );
+}
+
+#[test]
+fn a_match_level_with_baba_ayo_is_judged_by_its_game_in_play() {
+    let mut t = table();
+    against_the_house(&mut t, Some(3));
+    let fx = offer(&mut t, Scope::Match);
+    assert!(fx.house_judges_draw);
+    let version = t.version;
+    let fx = house_answers(&mut t, version, true);
+    assert!(kinds(&fx).contains(&"match_over"), "{:?}", kinds(&fx));
+    assert!(!t.match_in_play());
 }
 
 #[test]
