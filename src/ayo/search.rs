@@ -1,20 +1,25 @@
 //! Baba Ayo's search: iterative deepening negamax with principal-variation search, a
-//! transposition table over Zobrist keys, captures first, a quiescence search over capture
-//! sequences, exact endgame-database values where they apply, and a hard time limit.
+//! two-tier transposition table over Zobrist keys, captures first then killers and history,
+//! late quiet moves reduced, a quiescence search over capture sequences, endgame-database
+//! values where they apply, and a hard time limit.
 //!
 //! Scores are from the mover's side in units of 1/256 seed. A finished game is worth
 //! `MATE` plus its seed margin (less the plies it takes, so a quicker win is preferred), so a
 //! proven result is told apart from an estimate.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, LazyLock};
+use std::sync::Arc;
 use std::time::Instant;
 
-use super::board::{Moves, Pit, Position, Side, PITS};
+use super::board::{Moves, Pit, Position, Side};
 use super::endgame::Endgame;
 use super::eval::{evaluate, Weights};
 use super::game::Game;
 use super::rules::{Repetition, Rules};
+
+mod table;
+
+use table::{Entry, Table, EXACT, LOWER, UPPER, ZOBRIST};
 
 /// One seed, in score units.
 pub const SEED: i32 = 256;
@@ -73,80 +78,15 @@ pub fn seeds(value: i32) -> (i32, bool) {
     }
 }
 
-#[derive(Clone, Copy, Default)]
-struct Entry {
-    key: u64,
-    value: i32,
-    depth: u8,
-    bound: u8,
-    best: u8,
-}
-
-impl Entry {
-    /// Two words: an all-zero table is then allocated zeroed by the system, page by page as
-    /// it is used, rather than written through up front.
-    fn pack(self) -> [u64; 2] {
-        [
-            self.key,
-            u64::from(self.value as u32)
-                | u64::from(self.depth) << 32
-                | u64::from(self.bound) << 40
-                | u64::from(self.best) << 48,
-        ]
-    }
-
-    fn unpack([key, data]: [u64; 2]) -> Entry {
-        Entry {
-            key,
-            value: data as u32 as i32,
-            depth: (data >> 32) as u8,
-            bound: (data >> 40) as u8,
-            best: (data >> 48) as u8,
-        }
-    }
-}
-
-const EXACT: u8 = 1;
-const LOWER: u8 = 2;
-const UPPER: u8 = 3;
-
-struct Zobrist {
-    pits: [[u64; 49]; PITS],
-    store: [u64; 49],
-    since: [u64; 256],
-    north: u64,
-}
-
-static ZOBRIST: LazyLock<Zobrist> = LazyLock::new(|| {
-    // A fixed seed: keys are the same in every run, so searches repeat exactly.
-    let mut state = 0x9E37_79B9_7F4A_7C15u64;
-    let mut next = || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
-    let mut z = Zobrist {
-        pits: [[0; 49]; PITS],
-        store: [0; 49],
-        since: [0; 256],
-        north: next(),
-    };
-    for pit in z.pits.iter_mut() {
-        pit.iter_mut().for_each(|k| *k = next());
-    }
-    z.store.iter_mut().for_each(|k| *k = next());
-    z.since.iter_mut().for_each(|k| *k = next());
-    z
-});
-
 /// Baba Ayo's mind for one rule set: a transposition table and what it learnt of move order.
 pub struct Searcher {
     rules: Rules,
     weights: Weights,
-    table: Vec<[u64; 2]>,
+    table: Table,
     endgame: Option<Arc<Endgame>>,
     history: [[u32; 6]; 2],
+    /// Two quiet moves a ply that last caused a cut-off there (pit numbers, 0 for none).
+    killers: [[u8; 2]; MAX_PLY],
     nodes: u64,
     limits: Limits,
     stopped: bool,
@@ -164,24 +104,16 @@ pub struct Searcher {
     repeats: std::cell::Cell<u64>,
 }
 
-/// A table of `entries` empty entries, every page written: a zeroed allocation is only mapped,
-/// and the first move's search would pay for the pages as it met them (tens of milliseconds of
-/// a 64 MiB champion's table), so they are paid for here, before any clock runs.
-fn touched_table(entries: usize) -> Vec<[u64; 2]> {
-    let mut table = Vec::with_capacity(entries);
-    table.resize(entries, [0; 2]);
-    table
-}
-
 impl Searcher {
-    /// A searcher with a table of `2^table_bits` entries (16 bytes each).
+    /// A searcher with a table of `2^table_bits` entries (16 bytes each, two a bucket).
     pub fn new(rules: Rules, table_bits: u32, endgame: Option<Arc<Endgame>>) -> Searcher {
         Searcher {
             rules,
             weights: Weights::default(),
-            table: touched_table(1 << table_bits.clamp(8, 28)),
+            table: Table::new(1 << table_bits.clamp(8, 28)),
             endgame: endgame.filter(|e| e.applies_to(&rules)),
             history: [[0; 6]; 2],
+            killers: [[0; 2]; MAX_PLY],
             nodes: 0,
             limits: Limits::depth(1),
             stopped: false,
@@ -215,6 +147,8 @@ impl Searcher {
         self.nodes = 0;
         self.stopped = false;
         self.history = [[0; 6]; 2];
+        self.killers = [[0; 2]; MAX_PLY];
+        self.table.next_generation();
         self.path.clear();
         self.path.extend_from_slice(game.seen_since_capture());
         // The root itself is the last entry of the game's list: a repetition is against the
@@ -414,10 +348,8 @@ impl Searcher {
             return self.quiescence(p, alpha, beta, ply, QUIESCENCE_PLIES);
         }
         let key = self.key(p);
-        let slot = (key as usize) & (self.table.len() - 1);
-        let entry = Entry::unpack(self.table[slot]);
         let mut tt_move = 0u8;
-        if entry.key == key {
+        if let Some(entry) = self.table.probe(key) {
             tt_move = entry.best;
             if u32::from(entry.depth) >= depth && ply > 0 {
                 let v = entry.value;
@@ -436,12 +368,17 @@ impl Searcher {
         for pit in legal.iter() {
             let mut child = *p;
             let sown = child.sow(&self.rules, pit);
+            let killers = self.killers[ply];
             let order = if pit.number() == tt_move {
                 u32::MAX
+            } else if sown.captured > 0 {
+                u32::from(sown.captured) << 24
+            } else if pit.number() == killers[0] {
+                0xFF_FFFF
+            } else if pit.number() == killers[1] {
+                0xFF_FFFE
             } else {
-                (u32::from(sown.captured) << 24).saturating_add(
-                    self.history[side][usize::from(pit.number() - 1)].min(0xFF_FFFF),
-                )
+                self.history[side][usize::from(pit.number() - 1)].min(0xFF_FFFD)
             };
             children[n] = (pit, child, sown.captured, order);
             n += 1;
@@ -460,10 +397,20 @@ impl Searcher {
             } else {
                 depth - 1
             };
+            // Late quiet moves are looked at a ply shallower first; only one that then beats
+            // alpha is searched to full depth.
+            let late = i >= 2 && depth >= 3 && ply > 0 && captured == 0;
             let value = if i == 0 {
                 -self.negamax(&child, next_depth, -beta, -alpha, ply + 1)
             } else {
-                let probe = -self.negamax(&child, next_depth, -alpha - 1, -alpha, ply + 1);
+                let mut probe = if late {
+                    -self.negamax(&child, next_depth - 1, -alpha - 1, -alpha, ply + 1)
+                } else {
+                    alpha + 1
+                };
+                if probe > alpha {
+                    probe = -self.negamax(&child, next_depth, -alpha - 1, -alpha, ply + 1);
+                }
                 if probe > alpha && probe < beta {
                     -self.negamax(&child, next_depth, -beta, -alpha, ply + 1)
                 } else {
@@ -484,6 +431,10 @@ impl Searcher {
                 if captured == 0 {
                     let h = &mut self.history[side][usize::from(pit.number() - 1)];
                     *h = h.saturating_add(depth * depth);
+                    let k = &mut self.killers[ply];
+                    if k[0] != pit.number() {
+                        *k = [pit.number(), k[0]];
+                    }
                 }
                 break;
             }
@@ -512,14 +463,13 @@ impl Searcher {
         } else {
             0
         };
-        self.table[slot] = Entry {
+        self.table.store(Entry::new(
             key,
-            value: best_value,
-            depth: kept_depth,
+            best_value,
+            kept_depth,
             bound,
-            best: best_pit.number(),
-        }
-        .pack();
+            best_pit.number(),
+        ));
         best_value
     }
 
@@ -578,10 +528,12 @@ impl Searcher {
         let mut pv = Vec::new();
         let mut p = *root;
         while pv.len() < max {
-            let entry = Entry::unpack(self.table[(self.key(&p) as usize) & (self.table.len() - 1)]);
             let legal = p.legal_moves(&self.rules);
-            let Some(pit) = Pit::new(entry.best)
-                .filter(|&pit| entry.key == self.key(&p) && legal.contains(pit))
+            let Some(pit) = self
+                .table
+                .probe(self.key(&p))
+                .and_then(|entry| Pit::new(entry.best))
+                .filter(|&pit| legal.contains(pit))
             else {
                 break;
             };
