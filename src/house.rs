@@ -296,6 +296,7 @@ impl House {
                     movetime,
                     seed,
                     stop: Some(called_off),
+                    book: true,
                 },
             );
             if let Ok(mut m) = idle.lock() {

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use super::board::{Moves, Pit, Side};
+use super::book::BOOK;
 use super::endgame::Endgame;
 use super::game::Game;
 use super::search::{Limits, Searcher, Thought, MAX_PLY, SEED};
@@ -77,6 +78,9 @@ pub struct Ask<'a> {
     /// Seeds the easy level's slips, so a game can be replayed.
     pub seed: u64,
     pub stop: Option<Arc<AtomicBool>>,
+    /// Whether the champion answers from his opening book where it holds the position (play
+    /// does; an analysis searches).
+    pub book: bool,
 }
 
 /// Baba Ayo's move for the side to move; `None` once the game is over.
@@ -101,9 +105,23 @@ pub fn think_with(searcher: &mut Searcher, ask: Ask<'_>) -> Option<Thought> {
         movetime,
         seed,
         stop,
+        book,
         ..
     } = ask;
     debug_assert_eq!(searcher.rules(), game.rules());
+    if book && level == Level::Champion {
+        if let Some(entry) = BOOK.get(game) {
+            return Some(Thought {
+                best: entry.best,
+                score: entry.score,
+                value: entry.score * SEED,
+                proven: false,
+                depth: 0,
+                nodes: 0,
+                pv: vec![entry.best],
+            });
+        }
+    }
     let limits = Limits {
         max_depth: level.max_depth(),
         deadline: Some(Instant::now() + movetime),

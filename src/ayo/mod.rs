@@ -7,6 +7,7 @@
 //! clock, for a search's deadline. docs/engine.md describes the whole engine.
 
 mod board;
+pub mod book;
 pub mod clock;
 pub mod endgame;
 pub mod eval;

@@ -353,6 +353,7 @@ fn choose(
                     endgame: None,
                     seed,
                     stop: None,
+                    book: true,
                 },
             )
             .expect("the game goes on")

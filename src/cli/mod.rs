@@ -1,7 +1,9 @@
 //! The `lounge` command line.
 
+mod book;
 mod engine;
 mod external;
+mod fit;
 mod matches;
 mod replay;
 mod uci;
@@ -133,6 +135,10 @@ pub enum AyoCommand {
         /// easy, normal or champion.
         #[arg(long, default_value = "champion")]
         level: String,
+        /// The evaluation's weights as JSON, as `lounge ayo fit` prints them (default: the
+        /// built-in ones): for measuring a fit against the weights in use.
+        #[arg(long, value_name = "JSON")]
+        weights: Option<String>,
     },
     /// Plays two players over many games, colours alternating, and prints wins, draws and
     /// losses for the first with a confidence interval.
@@ -162,17 +168,27 @@ pub enum AyoCommand {
         #[arg(long, value_name = "COMMAND")]
         external: Option<String>,
     },
-    /// Tunes the evaluation's weights by self-play and prints them.
-    Tune {
+    /// Makes Baba Ayo's opening book: every position within PLIES plies of the start searched
+    /// by the champion for a fixed time. Prints the book (src/ayo/book.txt is one).
+    Book {
         #[command(flatten)]
         rules: RulesArgs,
-        #[arg(long, default_value_t = 2)]
-        rounds: u32,
-        /// Games a candidate plays against the current weights.
-        #[arg(long, default_value_t = 200)]
-        games: u32,
-        /// The fixed search depth of both sides.
         #[arg(long, default_value_t = 4)]
+        plies: u32,
+        #[arg(long, default_value_t = 1000)]
+        movetime_ms: u64,
+        #[arg(long, default_value_t = 2)]
+        threads: usize,
+    },
+    /// Fits the evaluation's weights by least squares to the gains that followed the quiet
+    /// positions of self-play games (the database's values where it knows them) and prints them.
+    Fit {
+        #[command(flatten)]
+        rules: RulesArgs,
+        #[arg(long, default_value_t = 2000)]
+        games: u32,
+        /// The fixed search depth of the games.
+        #[arg(long, default_value_t = 8)]
         depth: u32,
     },
     /// Builds the endgame database for a rule set up to SEEDS seeds on the board and stores it
@@ -317,13 +333,25 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
             )?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Ayo(AyoCommand::Uci { rules, level }) => {
+        Command::Ayo(AyoCommand::Uci {
+            rules,
+            level,
+            weights,
+        }) => {
             let rules = rules.resolve(&settings)?;
             let level = level.parse().map_err(CliError::Usage)?;
+            let weights = weights
+                .map(|w| {
+                    serde_json::from_str(&w).map_err(|e| {
+                        CliError::Usage(format!("--weights is not the weights' JSON: {e}"))
+                    })
+                })
+                .transpose()?;
             let (budgets, endgames) = house(&settings);
             uci::serve(
                 rules,
                 level,
+                weights,
                 &budgets,
                 &endgames,
                 io::stdin().lock(),
@@ -355,14 +383,43 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
             matches::report_match(&plan, &budgets, &endgames, io::stdout().lock())?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Ayo(AyoCommand::Tune {
+        Command::Ayo(AyoCommand::Book {
             rules,
-            rounds,
+            plies,
+            movetime_ms,
+            threads,
+        }) => {
+            let rules = rules.resolve(&settings)?;
+            if !crate::ayo::book::Book::applies_to(&rules) {
+                return Err(CliError::Usage(
+                    "the book is for single sowing with captures of two and three".into(),
+                ));
+            }
+            if !(1..=6).contains(&plies) || !(1..=600_000).contains(&movetime_ms) {
+                return Err(CliError::Usage(
+                    "--plies is 1 to 6 and --movetime-ms 1 to 600000".into(),
+                ));
+            }
+            let endgame = crate::house::Endgames::new(&settings.house).get(&rules);
+            book::run(
+                rules,
+                plies,
+                std::time::Duration::from_millis(movetime_ms),
+                threads.clamp(1, 64),
+                endgame,
+                io::stdout().lock(),
+                io::stderr().lock(),
+            )?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Ayo(AyoCommand::Fit {
+            rules,
             games,
             depth,
         }) => {
             let rules = rules.resolve(&settings)?;
-            engine::tune(rules, rounds, games, depth, io::stdout().lock())?;
+            let endgame = crate::house::Endgames::new(&settings.house).get(&rules);
+            fit::run(rules, games, depth, endgame, io::stdout().lock())?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Ayo(AyoCommand::Endgame { rules, seeds }) => {

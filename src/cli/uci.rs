@@ -13,6 +13,7 @@ use std::io::{self, BufRead, Write};
 use std::time::Duration;
 
 use super::external::{parse_pit, pit_letter};
+use crate::ayo::eval::Weights;
 use crate::ayo::house::{self, Ask, Level};
 use crate::ayo::{Game, Rules};
 use crate::house::{Budgets, Endgames};
@@ -21,6 +22,7 @@ use crate::house::{Budgets, Endgames};
 pub fn serve(
     rules: Rules,
     level: Level,
+    weights: Option<Weights>,
     budgets: &Budgets,
     endgames: &Endgames,
     input: impl BufRead,
@@ -30,6 +32,9 @@ pub fn serve(
         .then(|| endgames.get(&rules))
         .flatten();
     let mut searcher = house::mind(level, &rules, endgame);
+    if let Some(weights) = weights {
+        searcher = searcher.with_weights(weights);
+    }
     let mut game = Game::new(rules);
     // The last `position` could not be read.
     let mut lost = false;
@@ -72,6 +77,7 @@ pub fn serve(
                     endgame: None,
                     seed: u64::from(game.ply()) + 1,
                     stop: None,
+                    book: true,
                 };
                 match house::think_with(&mut searcher, ask) {
                     None => writeln!(output, "bestmove 0000")?,

@@ -472,17 +472,30 @@ fn the_service_skips_a_stored_database_that_does_not_read_back_whole() {
 }
 
 #[test]
-fn tuning_prints_each_step_and_the_weights() {
-    let (lines, ok) = lounge(
-        &[
-            "ayo", "tune", "--rounds", "1", "--games", "2", "--depth", "1",
-        ],
-        "",
-    );
+fn fitting_prints_its_errors_and_the_weights() {
+    let (lines, ok) = lounge(&["ayo", "fit", "--games", "20", "--depth", "2"], "");
     assert!(ok);
-    assert!(lines[0].starts_with("round 1 row "), "{lines:?}");
+    assert!(
+        lines[0].contains("quiet positions from 20 games at depth 2"),
+        "{lines:?}"
+    );
     let weights: lounge::ayo::eval::Weights = serde_json::from_str(lines.last().unwrap()).unwrap();
     assert_eq!(weights.store, lounge::ayo::search::SEED);
+    assert_ne!(
+        weights,
+        lounge::ayo::eval::Weights::for_rules(&Rules::default()),
+        "the games moved the table"
+    );
+}
+
+#[test]
+fn the_book_command_prints_a_book_that_reads_back() {
+    let (lines, ok) = lounge(&["ayo", "book", "--plies", "1", "--movetime-ms", "5"], "");
+    assert!(ok, "{lines:?}");
+    let book = lounge::ayo::book::Book::parse(&lines.join("\n")).expect("it reads back");
+    assert_eq!(book.len(), 7, "the start and its six children: {lines:?}");
+    let (lines, ok) = lounge(&["ayo", "book", "--rules", "ayoayo"], "");
+    assert!(!ok, "no book for collecting fours: {lines:?}");
 }
 
 /// How a game from `game` ends under best play, for the side to move: above 0 a win, 0 a draw,
@@ -546,6 +559,7 @@ fn with_the_database_the_champion_never_misplays_a_covered_position() {
             endgame: None,
             seed: 1,
             stop: None,
+            book: false,
         }
     }
     while checked < 300 {
