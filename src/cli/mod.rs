@@ -5,6 +5,7 @@ mod engine;
 mod external;
 mod fit;
 mod matches;
+mod perfect;
 mod replay;
 mod uci;
 
@@ -190,6 +191,16 @@ pub enum AyoCommand {
         /// The fixed search depth of the games.
         #[arg(long, default_value_t = 8)]
         depth: u32,
+    },
+    /// Checks the champion's moves against the rule set's endgame database (the largest
+    /// stored) on random boards it covers; exits with 1 when a move falls short.
+    Perfect {
+        #[command(flatten)]
+        rules: RulesArgs,
+        #[arg(long, default_value_t = 10_000)]
+        positions: u32,
+        #[arg(long, default_value_t = 100)]
+        movetime_ms: u64,
     },
     /// Builds the endgame database for a rule set up to SEEDS seeds on the board and stores it
     /// in the configured folder, where the service finds it at start.
@@ -421,6 +432,36 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
             let endgame = crate::house::Endgames::new(&settings.house).get(&rules);
             fit::run(rules, games, depth, endgame, io::stdout().lock())?;
             Ok(ExitCode::SUCCESS)
+        }
+        Command::Ayo(AyoCommand::Perfect {
+            rules,
+            positions,
+            movetime_ms,
+        }) => {
+            let rules = rules.resolve(&settings)?;
+            if rules.repetition == crate::ayo::Repetition::EndsGame {
+                return Err(CliError::Usage(
+                    "where repetition ends the game the database holds bounds, not values: there is no best move to check against".into(),
+                ));
+            }
+            if !(1..=600_000).contains(&movetime_ms) {
+                return Err(CliError::Usage("--movetime-ms is 1 to 600000".into()));
+            }
+            let db = crate::house::Endgames::new(&settings.house)
+                .get(&rules)
+                .ok_or_else(|| CliError::Usage("no endgame database applies to these rules".into()))?;
+            let perfect = perfect::run(
+                rules,
+                &db,
+                positions,
+                std::time::Duration::from_millis(movetime_ms),
+                io::stdout().lock(),
+            )?;
+            Ok(if perfect {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            })
         }
         Command::Ayo(AyoCommand::Endgame { rules, seeds }) => {
             let rules = rules.resolve(&settings)?;

@@ -472,6 +472,19 @@ fn the_service_skips_a_stored_database_that_does_not_read_back_whole() {
 }
 
 #[test]
+fn the_perfect_command_checks_the_champion_against_the_database() {
+    // The helper's settings build a 6-seed database at start: every board checked is covered.
+    let (lines, ok) = lounge(&["ayo", "perfect", "--positions", "300"], "");
+    assert!(ok, "{lines:?}");
+    assert!(
+        lines[0].starts_with("300 of 300 boards of 1 to 6 seeds played perfectly"),
+        "{lines:?}"
+    );
+    let (lines, ok) = lounge(&["ayo", "perfect", "--rules", "oware"], "");
+    assert!(!ok, "bounds only under repetition: {lines:?}");
+}
+
+#[test]
 fn fitting_prints_its_errors_and_the_weights() {
     let (lines, ok) = lounge(&["ayo", "fit", "--games", "20", "--depth", "2"], "");
     assert!(ok);

@@ -24,31 +24,9 @@
 //! ranked from the mover's side, so a component may join a board with its mirror: that only
 //! widens bounds, never breaks them.
 
-use super::{boards, from_mover, Endgame, Table};
-use crate::ayo::board::{Position, Side, SEEDS};
+use super::{Endgame, Moves, Table};
 
 const NONE: u32 = u32::MAX;
-
-/// Where each board's moves lead: `(captured, rank of the board after from the new mover's
-/// side)`, the first `counts[i]` of `moves[i]`.
-struct Moves {
-    moves: Vec<[(u8, u32); 6]>,
-    counts: Vec<u8>,
-}
-
-impl Moves {
-    fn of(&self, i: usize) -> &[(u8, u32)] {
-        &self.moves[i][..usize::from(self.counts[i])]
-    }
-
-    /// The boards a capture-less move of board `i` leads to.
-    fn quiet(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
-        self.of(i)
-            .iter()
-            .filter(|&&(captured, _)| captured == 0)
-            .map(|&(_, child)| child as usize)
-    }
-}
 
 /// The strongly connected components of the capture-less moves (Tarjan's, without
 /// recursion), each listed after every component it leads to.
@@ -85,11 +63,11 @@ fn components(moves: &Moves) -> Components {
         calls.push((root as u32, 0));
         while let Some(&(v, seen)) = calls.last() {
             let v = v as usize;
-            let list = moves.of(v);
+            let count = usize::from(moves.counts[v]);
             let mut k = usize::from(seen);
             let mut deeper = None;
-            while k < list.len() {
-                let (captured, w) = list[k];
+            while k < count {
+                let (captured, w) = (moves.captured[v][k], moves.child[v][k]);
                 k += 1;
                 let w = w as usize;
                 if captured > 0 {
@@ -139,31 +117,8 @@ impl Endgame {
     /// Appends the bounds table of `n` seeds (layer 0 the lower bounds, layer 1 the upper),
     /// every smaller one being there.
     pub(super) fn build_bounded_table(&mut self, n: u8) {
-        let rules = self.rules;
-        let boards = boards(n);
-        let size = boards.len();
-        let mut moves = Moves {
-            moves: Vec::with_capacity(size),
-            counts: Vec::with_capacity(size),
-        };
-        let mut sweep: Vec<i8> = Vec::with_capacity(size);
-        for board in &boards {
-            let p = Position::new(*board, [SEEDS - n, 0], Side::South, 0).expect("48 seeds");
-            let mut list = [(0u8, 0u32); 6];
-            let mut k = 0;
-            for pit in p.legal_moves(&rules).iter() {
-                let mut child = p;
-                let sown = child.sow(&rules, pit);
-                list[k] = (sown.captured, self.counts.rank(&from_mover(&child)) as u32);
-                k += 1;
-            }
-            moves.moves.push(list);
-            moves.counts.push(k as u8);
-            sweep.push(
-                (i32::from(p.row_seeds(Side::South)) - i32::from(p.row_seeds(Side::North))) as i8,
-            );
-        }
-        drop(boards);
+        let (moves, sweep) = self.moves(n);
+        let size = sweep.len();
         let parts = components(&moves);
         let all = i32::from(n);
         let mut lo = vec![-all; size];
@@ -185,8 +140,7 @@ impl Endgame {
                     } else {
                         moves
                             .of(i)
-                            .iter()
-                            .fold((-all, -all), |(l, h), &(captured, child)| {
+                            .fold((-all, -all), |(l, h), (captured, child)| {
                                 let child = child as usize;
                                 let (cl, ch) = if captured > 0 {
                                     let smaller = usize::from(n - captured);

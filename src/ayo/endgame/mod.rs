@@ -108,6 +108,34 @@ struct Table {
     offset: usize,
 }
 
+/// Where the moves of every board of one seed count lead, worked out once for every layer: for
+/// board `i`, its first `counts[i]` moves, each the seeds it captures and the rank of the
+/// board after, seen from the new mover's side. Kept as three flat lists (31 bytes a board),
+/// since at 20 seeds there are 84 million boards.
+struct Moves {
+    captured: Vec<[u8; 6]>,
+    child: Vec<[u32; 6]>,
+    counts: Vec<u8>,
+}
+
+impl Moves {
+    /// Board `i`'s moves: `(captured, child)`.
+    fn of(&self, i: usize) -> impl Iterator<Item = (u8, u32)> + '_ {
+        let k = usize::from(self.counts[i]);
+        self.captured[i][..k]
+            .iter()
+            .copied()
+            .zip(self.child[i][..k].iter().copied())
+    }
+
+    /// The boards a capture-less move of board `i` leads to.
+    fn quiet(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
+        self.of(i)
+            .filter(|&(captured, _)| captured == 0)
+            .map(|(_, child)| child as usize)
+    }
+}
+
 /// A database for one rule set up to `max_seeds` seeds on the board.
 ///
 /// It is held as the bytes it is stored as, so [`Endgame::as_bytes`] and
@@ -256,10 +284,22 @@ impl Endgame {
             return None;
         }
         let max_seeds = max_seeds.min(SEEDS);
+        let mut bytes = header(rules, max_seeds);
+        // Every layer there can be, reserved at once: growing by doubling would hold the old
+        // bytes and twice as many new ones together (a 20-seed lagos database is 13.8 GB).
+        let layers = match rules.repetition {
+            Repetition::EndsGame => 2,
+            Repetition::Ignored => usize::from(rules.no_capture_limit) + 1,
+        };
+        bytes.reserve_exact(
+            (0..=usize::from(max_seeds))
+                .map(|n| 4 + layers * compositions(n, PITS))
+                .sum(),
+        );
         let mut db = Endgame {
             rules: *rules,
             counts: Counts::new(),
-            bytes: header(rules, max_seeds),
+            bytes,
             tables: Vec::new(),
         };
         for n in 0..=max_seeds {
@@ -279,35 +319,43 @@ impl Endgame {
         self.bytes[t.offset + left.min(t.layers - 1) * t.size + rank] as i8
     }
 
-    /// Appends the table of `n` seeds, every smaller one being there.
-    fn build_table(&mut self, n: u8) {
+    /// The moves of every board of `n` seeds (from South's side, South to move) and each
+    /// board's sweep, South's row less North's.
+    fn moves(&self, n: u8) -> (Moves, Vec<i8>) {
         let rules = &self.rules;
-        let limit = usize::from(rules.no_capture_limit);
         let boards = boards(n);
         let size = boards.len();
-        // The positions and, per legal move, where it leads: worked out once for all layers.
-        // Each move is (captured, rank of the board after, from the new mover's side).
-        let mut moves: Vec<[(u8, u32); 6]> = Vec::with_capacity(size);
-        let mut counts: Vec<u8> = Vec::with_capacity(size);
+        let mut moves = Moves {
+            captured: Vec::with_capacity(size),
+            child: Vec::with_capacity(size),
+            counts: Vec::with_capacity(size),
+        };
         let mut sweep: Vec<i8> = Vec::with_capacity(size);
-        let stores = [SEEDS - n, 0];
         for board in &boards {
-            let p = Position::new(*board, stores, Side::South, 0).expect("48 seeds");
-            let legal = p.legal_moves(rules);
-            let mut list = [(0u8, 0u32); 6];
+            let p = Position::new(*board, [SEEDS - n, 0], Side::South, 0).expect("48 seeds");
+            let (mut captured, mut child) = ([0u8; 6], [0u32; 6]);
             let mut k = 0;
-            for pit in legal.iter() {
-                let mut child = p;
-                let sown = child.sow(rules, pit);
-                list[k] = (sown.captured, self.counts.rank(&from_mover(&child)) as u32);
+            for pit in p.legal_moves(rules).iter() {
+                let mut after = p;
+                captured[k] = after.sow(rules, pit).captured;
+                child[k] = self.counts.rank(&from_mover(&after)) as u32;
                 k += 1;
             }
-            moves.push(list);
-            counts.push(k as u8);
+            moves.captured.push(captured);
+            moves.child.push(child);
+            moves.counts.push(k as u8);
             sweep.push(
                 (i32::from(p.row_seeds(Side::South)) - i32::from(p.row_seeds(Side::North))) as i8,
             );
         }
+        (moves, sweep)
+    }
+
+    /// Appends the table of `n` seeds, every smaller one being there.
+    fn build_table(&mut self, n: u8) {
+        let limit = usize::from(self.rules.no_capture_limit);
+        let (moves, sweep) = self.moves(n);
+        let size = sweep.len();
         // The layer count goes first; it is known once the layers settle or the limit is hit.
         let count_at = self.bytes.len();
         self.bytes.extend_from_slice(&0u32.to_le_bytes());
@@ -318,13 +366,12 @@ impl Endgame {
             let before = offset + (left - 1) * size..offset + left * size;
             let layer: Vec<u8> = (0..size)
                 .map(|i| {
-                    let k = usize::from(counts[i]);
-                    if k == 0 {
+                    if moves.counts[i] == 0 {
                         return sweep[i] as u8;
                     }
-                    moves[i][..k]
-                        .iter()
-                        .map(|&(captured, child)| {
+                    moves
+                        .of(i)
+                        .map(|(captured, child)| {
                             if captured > 0 {
                                 let smaller = usize::from(n - captured);
                                 i32::from(captured)
