@@ -214,7 +214,11 @@ mod tests {
         let mut frontier = vec![Game::new(Preset::Lagos.rules())];
         for plies in 0..=4 {
             for game in &frontier {
-                assert!(book.get(game).is_some(), "{plies} plies: {:?}", game.position());
+                assert!(
+                    book.get(game).is_some(),
+                    "{plies} plies: {:?}",
+                    game.position()
+                );
             }
             frontier = frontier
                 .iter()

@@ -32,10 +32,6 @@ const INF: i32 = MATE * 2;
 pub const MAX_PLY: usize = 120;
 /// Capture plies the quiescence search follows past the horizon.
 const QUIESCENCE_PLIES: u32 = 12;
-/// Half the width of the first window around the last iteration's value.
-const ASPIRATION: i32 = SEED;
-/// A window wider than this on a side is opened all the way.
-const ASPIRATION_LIMIT: i32 = 48 * SEED;
 
 /// How long and how deep to think.
 #[derive(Clone, Debug)]
@@ -162,13 +158,13 @@ impl Searcher {
         let max_depth = self.limits.max_depth.clamp(1, MAX_PLY as u32 - 1);
         for depth in 1..=max_depth {
             self.must_finish = depth == 1;
+            self.root_best = None;
             self.guesses = 0;
-            let (value, beaten) = self.aspire(&root, depth, best.as_ref().map(|t| t.value));
+            let value = self.negamax(&root, depth, -INF, INF, 0);
             if self.stopped {
                 // A move the unfinished iteration searched whole and found better than the
-                // one it began with, or that beat the window above, is a better guess than
-                // the last iteration's.
-                if let (Some(t), Some(pit)) = (best.as_mut(), self.root_best.or(beaten)) {
+                // one it began with is a better guess than the last iteration's.
+                if let (Some(t), Some(pit)) = (best.as_mut(), self.root_best) {
                     if pit != t.best {
                         t.best = pit;
                         t.pv = vec![pit];
@@ -203,38 +199,6 @@ impl Searcher {
             t.nodes = self.nodes;
         }
         best
-    }
-
-    /// The root searched to `depth` in a narrow window around the last iteration's value
-    /// (from depth 4, while that is an estimate), widened fourfold on the side it fails
-    /// until the value falls inside. Returns the value and, when the search stopped during
-    /// a search that had failed high, the move that beat the window.
-    fn aspire(&mut self, root: &Position, depth: u32, last: Option<i32>) -> (i32, Option<Pit>) {
-        let (mut alpha, mut beta) = match last {
-            Some(v) if depth >= 4 && v.abs() < PROVEN => (v - ASPIRATION, v + ASPIRATION),
-            _ => (-INF, INF),
-        };
-        let mut delta = ASPIRATION;
-        let mut beaten = None;
-        loop {
-            self.root_best = None;
-            let value = self.negamax(root, depth, alpha, beta, 0);
-            if self.stopped {
-                return (value, beaten);
-            }
-            delta = delta.saturating_mul(4);
-            let open = delta > ASPIRATION_LIMIT || value.abs() >= PROVEN;
-            if value <= alpha && alpha > -INF {
-                // Worse than hoped: what beat the window above before no longer stands.
-                beaten = None;
-                alpha = if open { -INF } else { value - delta };
-            } else if value >= beta && beta < INF {
-                beaten = self.root_best;
-                beta = if open { INF } else { value + delta };
-            } else {
-                return (value, beaten);
-            }
-        }
     }
 
     /// Each legal move's score searched to `depth` with a full window, best first: for the
@@ -477,8 +441,7 @@ impl Searcher {
         }
         self.path.pop();
         if self.stopped {
-            // Only a value above the window is comparable: below it, values are bounds.
-            if ply == 0 && best_value > alpha_before && best_pit != children[0].0 {
+            if ply == 0 && best_value > -INF && best_pit != children[0].0 {
                 self.root_best = Some(best_pit);
             }
             return best_value.max(-INF + 1);

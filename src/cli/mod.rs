@@ -449,7 +449,9 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
             }
             let db = crate::house::Endgames::new(&settings.house)
                 .get(&rules)
-                .ok_or_else(|| CliError::Usage("no endgame database applies to these rules".into()))?;
+                .ok_or_else(|| {
+                    CliError::Usage("no endgame database applies to these rules".into())
+                })?;
             let perfect = perfect::run(
                 rules,
                 &db,

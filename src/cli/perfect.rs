@@ -116,7 +116,10 @@ pub fn run(
         started.elapsed().as_secs_f64()
     )?;
     for (p, gained, best) in &found.misses {
-        writeln!(out, "result lost: {p:?}: the move gains {gained}, the best {best}")?;
+        writeln!(
+            out,
+            "result lost: {p:?}: the move gains {gained}, the best {best}"
+        )?;
     }
     Ok(found.perfect == found.positions)
 }

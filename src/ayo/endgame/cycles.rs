@@ -138,25 +138,23 @@ impl Endgame {
                     let (l, h) = if moves.counts[i] == 0 {
                         (i32::from(sweep[i]), i32::from(sweep[i]))
                     } else {
-                        moves
-                            .of(i)
-                            .fold((-all, -all), |(l, h), (captured, child)| {
-                                let child = child as usize;
-                                let (cl, ch) = if captured > 0 {
-                                    let smaller = usize::from(n - captured);
-                                    let c = i32::from(captured);
-                                    (
-                                        c - i32::from(self.get(smaller, 1, child)),
-                                        c - i32::from(self.get(smaller, 0, child)),
-                                    )
-                                } else if parts.of[child] == parts.of[i] {
-                                    let end = -i32::from(sweep[child]);
-                                    ((-hi[child]).min(end), (-lo[child]).max(end))
-                                } else {
-                                    (-hi[child], -lo[child])
-                                };
-                                (l.max(cl), h.max(ch))
-                            })
+                        moves.of(i).fold((-all, -all), |(l, h), (captured, child)| {
+                            let child = child as usize;
+                            let (cl, ch) = if captured > 0 {
+                                let smaller = usize::from(n - captured);
+                                let c = i32::from(captured);
+                                (
+                                    c - i32::from(self.get(smaller, 1, child)),
+                                    c - i32::from(self.get(smaller, 0, child)),
+                                )
+                            } else if parts.of[child] == parts.of[i] {
+                                let end = -i32::from(sweep[child]);
+                                ((-hi[child]).min(end), (-lo[child]).max(end))
+                            } else {
+                                (-hi[child], -lo[child])
+                            };
+                            (l.max(cl), h.max(ch))
+                        })
                     };
                     let (l, h) = (l.max(lo[i]), h.min(hi[i]));
                     if (l, h) != (lo[i], hi[i]) {
