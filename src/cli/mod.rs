@@ -469,8 +469,19 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
             let rules = rules.resolve(&settings)?;
             if seeds > 20 {
                 return Err(CliError::Usage(format!(
-                    "{seeds} seeds is past what this machine can hold; 20 at most"
+                    "{seeds} seeds is past the largest database built and checked; 20 at most"
                 )));
+            }
+            // Refused before it starts rather than killed by the kernel minutes in.
+            let needed = crate::ayo::endgame::Endgame::memory_to_build(&rules, seeds);
+            if let (Some(needed), Some(available)) = (needed, available_memory()) {
+                if needed > available {
+                    return Err(CliError::Usage(format!(
+                        "{seeds} seeds under these rules needs about {:.1} GB of memory to build; {:.1} GB is available",
+                        needed as f64 / 1e9,
+                        available as f64 / 1e9
+                    )));
+                }
             }
             let started = std::time::Instant::now();
             let endgames = crate::house::Endgames::new(&settings.house);
@@ -494,6 +505,15 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// The memory the kernel says is free to take (`MemAvailable` in `/proc/meminfo`), in bytes;
+/// `None` where that cannot be read (not Linux).
+fn available_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
 }
 
 /// Baba Ayo as the settings make him: his thinking budgets and his endgame databases.

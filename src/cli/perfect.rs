@@ -45,7 +45,7 @@ fn board(rules: &Rules, max_seeds: u8, rng: &mut u64) -> Game {
             0 => 0,
             limit => (xorshift(rng) % u64::from(limit)) as u16,
         };
-        let side = if xorshift(rng) % 2 == 0 {
+        let side = if xorshift(rng).is_multiple_of(2) {
             Side::South
         } else {
             Side::North

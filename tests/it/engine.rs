@@ -433,6 +433,11 @@ fn the_endgame_command_stores_a_database() {
         "",
     );
     assert!(!ok, "no database for repetition and a limit together");
+    let (lines, ok) = lounge(&["ayo", "endgame", "21"], "");
+    assert!(
+        !ok && lines.is_empty(),
+        "past 20 seeds is refused: {lines:?}"
+    );
 }
 
 #[test]

@@ -278,6 +278,25 @@ impl Endgame {
         self.rules.repetition == Repetition::EndsGame
     }
 
+    /// About the most memory [`Endgame::build`] holds at once, in bytes: every value, and the
+    /// working lists of the largest seed count (its boards, their moves, the next layer; under
+    /// repetition the components' lists and both bounds too). `None` where none applies.
+    pub fn memory_to_build(rules: &Rules, max_seeds: u8) -> Option<u64> {
+        if !Endgame::possible(rules) {
+            return None;
+        }
+        let max_seeds = usize::from(max_seeds.min(SEEDS));
+        let (layers, working) = match rules.repetition {
+            // 12 + 31 + 1 + 1 a board; components 4 × 6 and the bounds 4 × 2 besides.
+            Repetition::EndsGame => (2, 77),
+            Repetition::Ignored => (u64::from(rules.no_capture_limit) + 1, 45),
+        };
+        let values: u64 = (0..=max_seeds)
+            .map(|n| layers * compositions(n, PITS) as u64)
+            .sum();
+        Some(values + working * compositions(max_seeds, PITS) as u64)
+    }
+
     /// Builds the database for `rules` up to `max_seeds` seeds; `None` where none applies.
     pub fn build(rules: &Rules, max_seeds: u8) -> Option<Endgame> {
         if !Endgame::possible(rules) {

@@ -37,6 +37,32 @@ fn bytes_read_back_as_the_same_database() {
 }
 
 #[test]
+fn the_memory_a_build_takes_is_its_values_and_its_largest_count_s_working_lists() {
+    let lagos = Preset::Lagos.rules();
+    // The values a 20-seed lagos build wrote (61 layers of 225,792,840 boards) ...
+    let values = 13_773_353_736u64;
+    // ... and its last count's working lists: what /usr/bin/time saw peak at 16.3 GB.
+    let needed = Endgame::memory_to_build(&lagos, 20).unwrap();
+    assert_eq!(needed, values + 45 * compositions(20, PITS) as u64);
+    assert!(needed > 16_300_000_000);
+    // Kontest keeps 101 layers: more than this 24 GiB machine holds at 20 seeds.
+    let kontest = Endgame::memory_to_build(&Preset::Kontest.rules(), 20).unwrap();
+    assert!(kontest > 24 << 30, "{kontest}");
+    // A small build needs little, and the memory grows with the seeds.
+    let small = Endgame::memory_to_build(&Rules::default(), 4).unwrap();
+    let (_, bytes) = Endgame::build(&Rules::default(), 4).unwrap().size();
+    assert!(small >= bytes as u64);
+    let oware = Preset::Oware.rules();
+    assert!(
+        Endgame::memory_to_build(&oware, 12).unwrap()
+            < Endgame::memory_to_build(&oware, 13).unwrap()
+    );
+    let mut both = oware;
+    both.no_capture_limit = 50;
+    assert_eq!(Endgame::memory_to_build(&both, 12), None);
+}
+
+#[test]
 fn the_header_is_magic_rules_and_seeds() {
     let db = small();
     let bytes = db.as_bytes();

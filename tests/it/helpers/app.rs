@@ -29,6 +29,9 @@ pub struct TestApp {
 
 /// The secret tests give the service unless a test says otherwise (PostgreSQL wants one).
 pub const TEST_SECRET: &str = "a-test-secret-of-thirty-two-bytes-or-more";
+/// Where the services under test look for endgame databases: nowhere that has any, so a
+/// developer's own `data/` (a 20-seed database is 13.8 GB) stays out of the tests.
+pub const NO_ENDGAMES: &str = "target/tests-no-endgames";
 
 /// `?limit=…&before=…` of the paged lists (a user's matches, a user's coins, the audit log).
 /// Strings, so a test can send a bad one.
@@ -91,6 +94,10 @@ impl TestApp {
                 ),
                 // Baba Ayo quick, with a small database.
                 ("LOUNGE_HOUSE__ENDGAME_SEEDS".to_owned(), "6".to_owned()),
+                (
+                    "LOUNGE_HOUSE__ENDGAME_DIR".to_owned(),
+                    NO_ENDGAMES.to_owned(),
+                ),
                 ("LOUNGE_HOUSE__EASY_MS".to_owned(), "30".to_owned()),
                 ("LOUNGE_HOUSE__NORMAL_MS".to_owned(), "30".to_owned()),
                 ("LOUNGE_HOUSE__CHAMPION_MS".to_owned(), "50".to_owned()),

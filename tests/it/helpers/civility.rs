@@ -31,6 +31,10 @@ impl TestApp {
                 ("LOUNGE_DATABASE__URL", self.db.url_string()),
                 ("LOUNGE_DATABASE__MAX_CONNECTIONS", "4".to_owned()),
                 ("LOUNGE_HOUSE__ENDGAME_SEEDS", "6".to_owned()),
+                (
+                    "LOUNGE_HOUSE__ENDGAME_DIR",
+                    super::app::NO_ENDGAMES.to_owned(),
+                ),
                 ("LOUNGE_AUTH__SECRET", super::app::TEST_SECRET.to_owned()),
             ]
             .into_iter()

@@ -76,6 +76,7 @@ pub async fn refused_start(db: &TestDb, extra: &[(&str, &str)]) -> String {
             ("LOUNGE_SERVER__WORKERS", "1"),
             ("LOUNGE_DATABASE__URL", db.url_string().as_str()),
             ("LOUNGE_HOUSE__ENDGAME_SEEDS", "6"),
+            ("LOUNGE_HOUSE__ENDGAME_DIR", super::app::NO_ENDGAMES),
         ]
         .iter()
         .chain(extra.iter())
