@@ -12,8 +12,9 @@
 //!
 //! It is read once, on first use, by replaying each line under single sowing with captures of
 //! two and three: its moves hold under every rule set that sows and captures so (`lagos`,
-//! `kontest`, `oware`, Abapa), whose openings are the same game; a limit or a repetition
-//! rule cannot end a game in its few plies.
+//! `kontest`, `oware`, Abapa), whose openings are the same game: no repetition can come in
+//! its few plies, and it is kept from rules whose no-capture limit is nearer than
+//! [`Book::SHORTEST_LIMIT`] plies (a limit of 1 ends the game at the first move).
 
 use std::collections::HashMap;
 use std::sync::LazyLock;
@@ -55,9 +56,15 @@ fn key(p: &Position) -> u128 {
 }
 
 impl Book {
+    /// The nearest no-capture limit the book's moves are played under: its analysis (about
+    /// 20 plies deep) saw no closer one than lagos's 60.
+    pub const SHORTEST_LIMIT: u16 = 60;
+
     /// Whether the book's moves hold under `rules`.
     pub fn applies_to(rules: &Rules) -> bool {
-        rules.sowing == Sowing::Single && rules.capture == Capture::TwoThree
+        rules.sowing == Sowing::Single
+            && rules.capture == Capture::TwoThree
+            && (rules.no_capture_limit == 0 || rules.no_capture_limit >= Book::SHORTEST_LIMIT)
     }
 
     /// The book move for the side to move in `game`, if the book holds its position.
@@ -187,6 +194,12 @@ mod tests {
         }
         assert_eq!(book.get(&oware), Some(later));
         assert_eq!(book.get(&Game::new(Preset::Ayoayo.rules())), None);
+        // Nor does a no-capture limit near enough to end the opening (1: the first move).
+        let mut near = Preset::Lagos.rules();
+        near.no_capture_limit = 1;
+        assert_eq!(book.get(&Game::new(near)), None);
+        near.no_capture_limit = Book::SHORTEST_LIMIT;
+        assert_eq!(book.get(&Game::new(near)), Some(start));
     }
 
     #[test]

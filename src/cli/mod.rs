@@ -358,6 +358,17 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
                     })
                 })
                 .transpose()?;
+            // Past 16 seeds' worth a store seed, a lead of 48 would read as a proven result.
+            let most = 16 * crate::ayo::search::SEED;
+            if let Some(w) = &weights {
+                let w: &crate::ayo::eval::Weights = w;
+                if !(0..=most).contains(&w.store) {
+                    return Err(CliError::Usage(format!(
+                        "--weights: store is 0 to {most} (a seed is {})",
+                        crate::ayo::search::SEED
+                    )));
+                }
+            }
             let (budgets, endgames) = house(&settings);
             uci::serve(
                 rules,
@@ -403,7 +414,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
             let rules = rules.resolve(&settings)?;
             if !crate::ayo::book::Book::applies_to(&rules) {
                 return Err(CliError::Usage(
-                    "the book is for single sowing with captures of two and three".into(),
+                    "the book is for single sowing with captures of two and three, and no no-capture limit nearer than 60 plies".into(),
                 ));
             }
             if !(1..=6).contains(&plies) || !(1..=600_000).contains(&movetime_ms) {
@@ -452,6 +463,11 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
                 .ok_or_else(|| {
                     CliError::Usage("no endgame database applies to these rules".into())
                 })?;
+            if db.max_seeds() == 0 {
+                return Err(CliError::Usage(
+                    "the endgame database covers no seeds (house.endgame_seeds is 0 and none is stored)".into(),
+                ));
+            }
             let perfect = perfect::run(
                 rules,
                 &db,

@@ -32,7 +32,7 @@ pub struct Check {
 /// A random board `db` covers, with the game still going on there.
 fn board(rules: &Rules, max_seeds: u8, rng: &mut u64) -> Game {
     loop {
-        let n = 1 + (xorshift(rng) % u64::from(max_seeds)) as u8;
+        let n = 1 + (xorshift(rng) % u64::from(max_seeds.max(1))) as u8;
         let mut pits = [0u8; 12];
         for _ in 0..n {
             pits[(xorshift(rng) % 12) as usize] += 1;
@@ -40,7 +40,9 @@ fn board(rules: &Rules, max_seeds: u8, rng: &mut u64) -> Game {
         // Stores short of a majority: South takes from `rest - HALF` to `HALF`.
         let rest = SEEDS - n;
         let low = rest.saturating_sub(HALF);
-        let south = low + (xorshift(rng) % u64::from(HALF - low + 1)) as u8;
+        // Past 24 seeds on the board neither store can hold a majority.
+        let high = HALF.min(rest);
+        let south = low + (xorshift(rng) % u64::from(high - low + 1)) as u8;
         let since = match rules.no_capture_limit {
             0 => 0,
             limit => (xorshift(rng) % u64::from(limit)) as u16,
