@@ -121,9 +121,9 @@ impl Application {
             .await
             .map_err(|e| StoreError::Task(e.to_string()))??;
         }
-        // The default rules' endgame database, built (or read) while the service starts.
-        let endgames = house.endgames().clone();
-        tokio::task::spawn_blocking(move || endgames.get(&default_rules));
+        // The default rules' endgame database, built (or read) on its own thread while the
+        // service starts and runs.
+        house.endgames().ready(&default_rules);
         let champions = Arc::new(champions(settings, store.clone())?);
         tracing::info!(wall = champions.wall_kind(), timezone = %champions.clock.tz, "the champions wall");
         champions.start();

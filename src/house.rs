@@ -39,15 +39,20 @@ impl Budgets {
     }
 }
 
-/// A rule set's database once made (`None`: none applies).
-type Made = OnceLock<Option<Arc<Endgame>>>;
+/// A rule set's database: made once (`None` in it: none applies), and whether its making
+/// has started on a thread of its own ([`Endgames::ready`]).
+#[derive(Default)]
+struct Slot {
+    made: OnceLock<Option<Arc<Endgame>>>,
+    started: AtomicBool,
+}
 
 /// The endgame databases, one per rule set, made on first use (once, however many ask at
 /// the same time).
 pub struct Endgames {
     dir: PathBuf,
     start_seeds: u8,
-    held: Mutex<HashMap<String, Arc<Made>>>,
+    held: Mutex<HashMap<String, Arc<Slot>>>,
 }
 
 impl Endgames {
@@ -66,23 +71,54 @@ impl Endgames {
         if !Endgame::possible(rules) {
             return None;
         }
+        let slot = self.slot(rules)?;
+        slot.made
+            .get_or_init(|| {
+                let made = self.stored(rules).or_else(|| {
+                    let started = Instant::now();
+                    let db = Endgame::build(rules, self.start_seeds)?;
+                    tracing::info!(
+                        rules = rules.preset.name(),
+                        seeds = self.start_seeds,
+                        ms = started.elapsed().as_millis() as u64,
+                        "built an endgame database"
+                    );
+                    Some(db)
+                });
+                made.map(Arc::new)
+            })
+            .clone()
+    }
+
+    /// The database for `rules` if it is made already. If not, `None` now, and its making
+    /// starts on a thread of its own (once): a move never waits for a database to be built or
+    /// read from disk (a 20-seed one takes most of a minute), it is played by the search
+    /// alone until the database is there.
+    pub fn ready(self: &Arc<Self>, rules: &Rules) -> Option<Arc<Endgame>> {
+        if !Endgame::possible(rules) {
+            return None;
+        }
+        let slot = self.slot(rules)?;
+        if let Some(made) = slot.made.get() {
+            return made.clone();
+        }
+        if !slot.started.swap(true, Ordering::Relaxed) {
+            let (endgames, rules) = (self.clone(), *rules);
+            let spawned = std::thread::Builder::new()
+                .name("endgame-load".into())
+                .spawn(move || endgames.get(&rules));
+            if let Err(e) = spawned {
+                // Tried again at the next ask.
+                slot.started.store(false, Ordering::Relaxed);
+                tracing::warn!(error = %e, "no thread to make an endgame database on");
+            }
+        }
+        None
+    }
+
+    fn slot(&self, rules: &Rules) -> Option<Arc<Slot>> {
         let key = serde_json::to_string(rules).unwrap_or_default();
-        let cell = self.held.lock().ok()?.entry(key).or_default().clone();
-        cell.get_or_init(|| {
-            let made = self.stored(rules).or_else(|| {
-                let started = Instant::now();
-                let db = Endgame::build(rules, self.start_seeds)?;
-                tracing::info!(
-                    rules = rules.preset.name(),
-                    seeds = self.start_seeds,
-                    ms = started.elapsed().as_millis() as u64,
-                    "built an endgame database"
-                );
-                Some(db)
-            });
-            made.map(Arc::new)
-        })
-        .clone()
+        Some(self.held.lock().ok()?.entry(key).or_default().clone())
     }
 
     /// The largest stored database for `rules` that reads back whole.
@@ -277,15 +313,23 @@ impl House {
                 serde_json::to_string(game.rules()).unwrap_or_default(),
             );
             let kept = idle.lock().ok().and_then(|mut m| m.get_mut(&key)?.pop());
-            let mut searcher = kept.unwrap_or_else(|| {
-                // Only the champion reads the databases.
-                let endgame = (level == Level::Champion)
-                    .then(|| endgames.get(game.rules()))
-                    .flatten();
-                crate::ayo::house::mind(level, game.rules(), endgame)
-            });
-            // Counted after the searcher is made: a first move's table, or its database read
-            // from disk, comes off the time to think, not on top of it.
+            // Only the champion reads the databases, once they are there (never waited for).
+            let endgame = || {
+                (level == Level::Champion)
+                    .then(|| endgames.ready(game.rules()))
+                    .flatten()
+            };
+            let mut searcher = match kept {
+                Some(mut searcher) => {
+                    if level == Level::Champion && !searcher.has_endgame() {
+                        searcher.set_endgame(endgame());
+                    }
+                    searcher
+                }
+                None => crate::ayo::house::mind(level, game.rules(), endgame()),
+            };
+            // Counted after the searcher is made: a first move's table comes off the time
+            // to think, not on top of it.
             let movetime = budget.saturating_sub(asked.elapsed()).max(MIN_THINK);
             let done = f(
                 &mut searcher,

@@ -125,6 +125,17 @@ impl Searcher {
         }
     }
 
+    /// Whether it reads an endgame database.
+    pub fn has_endgame(&self) -> bool {
+        self.endgame.is_some()
+    }
+
+    /// Gives it an endgame database made since it was (one for other rules is not taken).
+    /// What its table holds stays true: the database only proves sooner what the search found.
+    pub fn set_endgame(&mut self, endgame: Option<Arc<Endgame>>) {
+        self.endgame = endgame.filter(|e| e.applies_to(&self.rules));
+    }
+
     pub fn with_weights(mut self, weights: Weights) -> Searcher {
         self.weights = weights;
         self

@@ -94,8 +94,19 @@ impl Table {
             server_time: now,
         };
         let over = live.game.is_over();
+        // A move ends a draw offer: the offerer's own withdraws it; the other player's
+        // declines it, and the offerer is told so (Baba Ayo's move while he judges it too).
         if let Some(m) = self.r#match.as_mut() {
-            m.draw_offer = None;
+            let mover = m.player(user);
+            if let Some(offer) = m.draw_offer.take().filter(|o| Some(o.from) != mover) {
+                fx.tell(
+                    &m.players[offer.from].id.clone(),
+                    ServerMessage::DrawDeclined {
+                        table: self.id.clone(),
+                        scope: offer.scope,
+                    },
+                );
+            }
         }
         self.last_moves[played.side.index()] = Some(AppliedMove {
             user: user.clone(),

@@ -304,6 +304,78 @@ fn a_draw_agreed_ends_the_game_drawn() {
 }
 
 #[test]
+fn a_move_by_the_one_offered_a_draw_declines_it_and_the_offerers_own_withdraws_it() {
+    let mut t = table();
+    two_seated(&mut t);
+    let mover = to_move(&t);
+    let offerer = if mover.as_str() == "ade" {
+        "bisi"
+    } else {
+        "ade"
+    };
+    let fx = t.apply(
+        Command::OfferDraw {
+            user: person(if offerer == "ade" { "Ade" } else { "Bisi" }),
+            scope: Scope::Game,
+        },
+        T0,
+    );
+    assert_eq!(kinds(&fx), ["draw_offered"]);
+    // The one offered plays on: the offerer is told the draw was declined.
+    let fx = a_move(&mut t, 3, T0 + 1);
+    assert_eq!(kinds(&fx), ["draw_declined", "game_state"]);
+    assert!(matches!(&fx.events[0], Event::To(to, _) if to.as_str() == offerer));
+    let fx = t.apply(
+        Command::AnswerDraw {
+            user: mover.clone(),
+            accept: true,
+        },
+        T0 + 2,
+    );
+    assert_eq!(refused(&fx), Some(ErrorCode::NoDrawOffer), "gone");
+    // The offerer offers and moves: withdrawn, nobody is told anything but the move.
+    let now_to_move = to_move(&t);
+    assert_eq!(now_to_move.as_str(), offerer);
+    t.apply(
+        Command::OfferDraw {
+            user: person(if offerer == "ade" { "Ade" } else { "Bisi" }),
+            scope: Scope::Game,
+        },
+        T0 + 3,
+    );
+    let fx = a_move(&mut t, 3, T0 + 4);
+    assert_eq!(kinds(&fx), ["game_state"]);
+}
+
+#[test]
+fn baba_ayo_moving_while_he_judges_a_draw_declines_it() {
+    let mut t = table();
+    against_the_house(&mut t, None);
+    if t.house_to_move().is_none() {
+        a_move(&mut t, 3, T0);
+    }
+    let fx = offer(&mut t, Scope::Game);
+    assert!(fx.house_judges_draw);
+    let (version, house) = (t.version, t.house_to_move().unwrap().id.clone());
+    let pit = t
+        .game
+        .as_ref()
+        .unwrap()
+        .game
+        .legal_moves()
+        .iter()
+        .next()
+        .unwrap();
+    let fx = t.apply(Command::HouseMove { version, pit }, T0 + 1);
+    assert_eq!(kinds(&fx)[..2], ["draw_declined", "game_state"]);
+    assert!(matches!(&fx.events[0], Event::To(to, _) if to.as_str() == "ade"));
+    // His judgement, come late, is for a table that has moved on.
+    assert!(house_answers(&mut t, version, true).is_empty());
+    assert!(t.game_in_play());
+    assert_ne!(to_move(&t), house);
+}
+
+#[test]
 fn a_rematch_after_a_match_starts_with_both_presses() {
     let mut t = table();
     two_seated(&mut t);
