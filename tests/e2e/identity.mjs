@@ -35,7 +35,7 @@ async function whoAmI(page) {
     const token = localStorage.getItem("lounge.token");
     const me = await fetch("/api/v1/me", { headers: { Authorization: "Bearer " + token } });
     const body = await me.json();
-    return { id: body.id, name: body.name, coins: body.coins, token, refresh: localStorage.getItem("lounge.refresh") };
+    return { id: body.user?.id, name: body.user?.name, coins: body.coins, token, refresh: localStorage.getItem("lounge.refresh") };
   });
 }
 
@@ -51,7 +51,7 @@ try {
   await page.getByTestId("buy-rattan-chair").click();
   await page.locator("#coins", { hasText: "460" }).waitFor();
   const first = await whoAmI(page);
-  check(first.coins === 460 && first.refresh, `signed in: ${JSON.stringify(first)}`);
+  check(first.id && first.name === "Ireti" && first.coins === 460 && first.refresh, `signed in: ${JSON.stringify(first)}`);
   step(`signed in as ${first.name} (${first.id}), ${first.coins} coins`);
   await context.close();
 
