@@ -92,7 +92,7 @@ impl Endgames {
 
     /// The database for `rules` if it is made already. If not, `None` now, and its making
     /// starts on a thread of its own (once): a move never waits for a database to be built or
-    /// read from disk (a 20-seed one takes most of a minute), it is played by the search
+    /// read from disk (a 20-seed one takes seconds), it is played by the search
     /// alone until the database is there.
     pub fn ready(self: &Arc<Self>, rules: &Rules) -> Option<Arc<Endgame>> {
         if !Endgame::possible(rules) {

@@ -507,7 +507,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
             let (boards, bytes) = db.size();
             writeln!(
                 io::stdout().lock(),
-                "{}: up to {seeds} seeds, {boards} boards ({} known whatever the path), {bytes} bytes of values, built in {:.1} s",
+                "{}: up to {seeds} seeds, {boards} boards ({} known whatever the path), {bytes} bytes, built in {:.1} s",
                 path.display(),
                 db.known(),
                 started.elapsed().as_secs_f64()

@@ -24,7 +24,8 @@
 //! ranked from the mover's side, so a component may join a board with its mirror: that only
 //! widens bounds, never breaks them.
 
-use super::{Endgame, Moves, Table};
+use super::build::Moves;
+use super::{Endgame, Layout, Table};
 
 const NONE: u32 = u32::MAX;
 
@@ -40,7 +41,7 @@ struct Components {
 }
 
 fn components(moves: &Moves) -> Components {
-    let size = moves.counts.len();
+    let size = moves.len();
     let mut index = vec![NONE; size];
     let mut low = vec![0u32; size];
     let mut out = Components {
@@ -63,11 +64,11 @@ fn components(moves: &Moves) -> Components {
         calls.push((root as u32, 0));
         while let Some(&(v, seen)) = calls.last() {
             let v = v as usize;
-            let count = usize::from(moves.counts[v]);
+            let count = moves.count(v);
             let mut k = usize::from(seen);
             let mut deeper = None;
             while k < count {
-                let (captured, w) = (moves.captured[v][k], moves.child[v][k]);
+                let (captured, w) = moves.nth(v, k);
                 k += 1;
                 let w = w as usize;
                 if captured > 0 {
@@ -135,7 +136,7 @@ impl Endgame {
                 let mut changed = false;
                 for &i in members {
                     let i = i as usize;
-                    let (l, h) = if moves.counts[i] == 0 {
+                    let (l, h) = if moves.count(i) == 0 {
                         (i32::from(sweep[i]), i32::from(sweep[i]))
                     } else {
                         moves.of(i).fold((-all, -all), |(l, h), (captured, child)| {
@@ -144,8 +145,8 @@ impl Endgame {
                                 let smaller = usize::from(n - captured);
                                 let c = i32::from(captured);
                                 (
-                                    c - i32::from(self.get(smaller, 1, child)),
-                                    c - i32::from(self.get(smaller, 0, child)),
+                                    c - i32::from(self.bound(smaller, 1, child)),
+                                    c - i32::from(self.bound(smaller, 0, child)),
                                 )
                             } else if parts.of[child] == parts.of[i] {
                                 let end = -i32::from(sweep[child]);
@@ -175,7 +176,7 @@ impl Endgame {
         self.tables.push(Table {
             size,
             layers: 2,
-            offset,
+            layout: Layout::Full { offset },
         });
     }
 }

@@ -17,14 +17,14 @@
 //! repetition ending the game (oware) the value depends on the path: there each board keeps
 //! bounds that hold for every path, exact where no path can change it ([`cycles`]).
 
-use std::ops::Range;
-
 use thiserror::Error;
 
 use super::board::{Pit, Position, Side, PITS, SEEDS};
 use super::rules::{Repetition, Rules};
 
+mod build;
 mod cycles;
+mod format;
 
 /// Boards of `m` seeds over `parts` pits: `C(m + parts - 1, parts - 1)`.
 fn compositions(m: usize, parts: usize) -> usize {
@@ -97,69 +97,64 @@ fn from_mover(p: &Position) -> [u8; PITS] {
     pits
 }
 
-/// Where one seed count's layers sit in the database's bytes.
+/// Where one seed count's values sit in the database's bytes.
 struct Table {
     /// Boards of this seed count.
     size: usize,
     /// Layers kept; the last one stands for every later one.
     layers: usize,
-    /// Where the values start: layer `k`'s value of the board of rank `r` is at
-    /// `offset + k * size + r`, one signed byte.
-    offset: usize,
+    layout: Layout,
 }
 
-/// Where the moves of every board of one seed count lead, worked out once for every layer: for
-/// board `i`, its first `counts[i]` moves, each the seeds it captures and the rank of the
-/// board after, seen from the new mover's side. Kept as three flat lists (31 bytes a board),
-/// since at 20 seeds there are 84 million boards.
-struct Moves {
-    captured: Vec<[u8; 6]>,
-    child: Vec<[u32; 6]>,
-    counts: Vec<u8>,
-}
-
-impl Moves {
-    /// Board `i`'s moves: `(captured, child)`.
-    fn of(&self, i: usize) -> impl Iterator<Item = (u8, u32)> + '_ {
-        let k = usize::from(self.counts[i]);
-        self.captured[i][..k]
-            .iter()
-            .copied()
-            .zip(self.child[i][..k].iter().copied())
-    }
-
-    /// The boards a capture-less move of board `i` leads to.
-    fn quiet(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
-        self.of(i)
-            .filter(|&(captured, _)| captured == 0)
-            .map(|(_, child)| child as usize)
-    }
+/// How a table's values are laid out.
+enum Layout {
+    /// Every layer whole: layer `k`'s value of the board of rank `r` is the signed byte at
+    /// `offset + k * size + r` (the bounds under repetition; the first format).
+    Full { offset: usize },
+    /// Packed: each board's value starts as its sweep (layer 0) and changes at a few layers.
+    /// From `blocks`, for each [`format::BLOCK`] boards, the earlier changes before them (a
+    /// little-endian u32) and each one's slot (its last change, and how many came before);
+    /// the earlier changes are listed board by board as `(layer, value)` byte pairs from
+    /// `changes`.
+    Changes { blocks: usize, changes: usize },
 }
 
 /// A database for one rule set up to `max_seeds` seeds on the board.
 ///
 /// It is held as the bytes it is stored as, so [`Endgame::as_bytes`] and
-/// [`Endgame::from_bytes`] copy nothing (a 16-seed database is 1.9 GB). The bytes, all
-/// numbers little-endian:
+/// [`Endgame::from_bytes`] copy nothing. The bytes, all numbers little-endian:
 ///
 /// | bytes | what |
 /// | --- | --- |
-/// | 8 | `AYOEGDB1` |
+/// | 8 | `AYOEGDB2` (`AYOEGDB1`: the first format, still read) |
 /// | 4 | `j`, the length of the rules' JSON |
 /// | `j` | the rules, as JSON (as [`Rules`] serialises) |
 /// | 1 | `max_seeds` |
 ///
-/// then for each seed count `n` from 0 to `max_seeds`, a table:
+/// then for each seed count `n` from 0 to `max_seeds`, of `B = C(n + 11, 11)` boards, a table:
 ///
 /// | bytes | what |
 /// | --- | --- |
 /// | 4 | `L`, the layers kept (1 to the no-capture limit + 1; 2 where repetition ends the game) |
-/// | `L × C(n + 11, 11)` | the values, layer by layer, each layer a signed byte a board in rank order |
+///
+/// and, packed (`AYOEGDB2`, repetition ignored), each board's changes from its sweep:
+///
+/// | bytes | what |
+/// | --- | --- |
+/// | 8 | `m`, the earlier changes in the table (below 2^32) |
+/// | `64 × ⌈B / 20⌉` | for each block of 20 boards, the earlier changes before it (4 bytes) and each board's slot: its earlier changes, the layer its last value holds from (0: no change) and that value (3 bytes; zeros past the last board) |
+/// | `2 × m` | the earlier changes, board by board, each its layer and the value from there on (a signed byte), layers rising |
+///
+/// or whole (where repetition ends the game, and in `AYOEGDB1`): `L × B` bytes, layer by
+/// layer, each layer a signed byte a board.
 ///
 /// Layer `k` holds, for every board of `n` seeds seen from the side to move (its own row
 /// first), what that side gains with `k` capture-less plies left; boards are ranked in
-/// lexicographic order of their twelve pits. Where repetition ends the game, layer 0 holds
-/// the least the mover gains over every path to the board and layer 1 the most.
+/// lexicographic order of their twelve pits. Layer 0 is the sweep, so packed a board lists
+/// only the layers where its value changes: about two a board, where most layers would
+/// repeat the one before (13.8 GB of whole layers at 20 seeds under lagos). Where
+/// repetition ends the game, layer 0 holds the least the mover gains over every path to the
+/// board and layer 1 the most.
 pub struct Endgame {
     rules: Rules,
     counts: Counts,
@@ -177,15 +172,13 @@ impl std::fmt::Debug for Endgame {
     }
 }
 
-const MAGIC: &[u8; 8] = b"AYOEGDB1";
-
 /// The longest no-capture limit a database is built for (kontest's 100 is within).
 pub const MAX_LIMIT: u16 = 120;
 
 /// Why bytes are not an endgame database (for the rules asked for).
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum EndgameError {
-    #[error("not an endgame database: it does not start with `AYOEGDB1`")]
+    #[error("not an endgame database: it does not start with `AYOEGDB2` (or `AYOEGDB1`)")]
     BadMagic,
     #[error(
         "the database is cut short: {what} needs {needed} bytes at byte {at}, {left} are left"
@@ -208,6 +201,12 @@ pub enum EndgameError {
     BadValue { seeds: u8, value: i8 },
     #[error("the {seeds}-seed table holds a lower bound above its upper bound")]
     CrossedBounds { seeds: u8 },
+    #[error("the {seeds}-seed table's index disagrees with its boards' counts")]
+    BadIndex { seeds: u8 },
+    #[error(
+        "the {seeds}-seed table lists a board's changes out of order or past its {layers} layers"
+    )]
+    BadChanges { seeds: u8, layers: usize },
     #[error("{0} bytes follow the last table")]
     TrailingBytes(usize),
 }
@@ -215,48 +214,6 @@ pub enum EndgameError {
 /// Rules as in the database's header, for error messages.
 fn json(rules: &Rules) -> String {
     serde_json::to_string(rules).unwrap_or_default()
-}
-
-/// The bytes before the tables.
-fn header(rules: &Rules, max_seeds: u8) -> Vec<u8> {
-    let rules = serde_json::to_vec(rules).expect("rules are plain data");
-    let mut bytes = Vec::with_capacity(MAGIC.len() + 4 + rules.len() + 1);
-    bytes.extend_from_slice(MAGIC);
-    bytes.extend_from_slice(&(rules.len() as u32).to_le_bytes());
-    bytes.extend_from_slice(&rules);
-    bytes.push(max_seeds);
-    bytes
-}
-
-/// Reads a database's bytes from the front, saying what is missing when they end.
-struct Reader<'a> {
-    bytes: &'a [u8],
-    at: usize,
-}
-
-impl Reader<'_> {
-    /// The next `needed` bytes' place.
-    fn take(&mut self, needed: usize, what: &'static str) -> Result<Range<usize>, EndgameError> {
-        let left = self.bytes.len() - self.at;
-        if needed > left {
-            return Err(EndgameError::Truncated {
-                what,
-                at: self.at,
-                needed,
-                left,
-            });
-        }
-        let range = self.at..self.at + needed;
-        self.at += needed;
-        Ok(range)
-    }
-
-    fn u32(&mut self, what: &'static str) -> Result<u32, EndgameError> {
-        let range = self.take(4, what)?;
-        let mut word = [0; 4];
-        word.copy_from_slice(&self.bytes[range]);
-        Ok(u32::from_le_bytes(word))
-    }
 }
 
 impl Endgame {
@@ -278,23 +235,30 @@ impl Endgame {
         self.rules.repetition == Repetition::EndsGame
     }
 
-    /// About the most memory [`Endgame::build`] holds at once, in bytes: every value, and the
-    /// working lists of the largest seed count (its boards, their moves, the next layer; under
-    /// repetition the components' lists and both bounds too). `None` where none applies.
+    /// About the most memory [`Endgame::build`] holds at once, in bytes. Under repetition:
+    /// both bounds of every board, and the largest seed count's working lists (its boards,
+    /// their moves, the components' lists). Otherwise: the packed values, taken at four
+    /// changes a board (twice the mean measured from 6 to 14 seeds under lagos, kontest
+    /// and ayoayo), each count's last layer, and the largest count's working lists (its boards
+    /// and moves, two layers, the changes found). `None` where no database applies.
     pub fn memory_to_build(rules: &Rules, max_seeds: u8) -> Option<u64> {
         if !Endgame::possible(rules) {
             return None;
         }
         let max_seeds = usize::from(max_seeds.min(SEEDS));
-        let (layers, working) = match rules.repetition {
-            // 12 + 31 + 1 + 1 a board; components 4 × 6 and the bounds 4 × 2 besides.
-            Repetition::EndsGame => (2, 77),
-            Repetition::Ignored => (u64::from(rules.no_capture_limit) + 1, 45),
-        };
-        let values: u64 = (0..=max_seeds)
-            .map(|n| layers * compositions(n, PITS) as u64)
-            .sum();
-        Some(values + working * compositions(max_seeds, PITS) as u64)
+        let boards: u64 = (0..=max_seeds).map(|n| compositions(n, PITS) as u64).sum();
+        let largest = compositions(max_seeds, PITS) as u64;
+        Some(match rules.repetition {
+            // 12 + 32 + 1 a board; components 4 × 6 and the bounds 4 × 2 besides.
+            Repetition::EndsGame => 2 * boards + 77 * largest,
+            // Packed: a slot of 3, 2 an earlier change, a fifth of a block's u32; and the last
+            // layer.
+            // Working: 12 + 32 + 3 a board, 6 a change found, 2 of cursor.
+            Repetition::Ignored => {
+                const CHANGES: u64 = 4;
+                boards * (3 + 2 * (CHANGES - 1) + 1) + boards / 5 + largest * (47 + 6 * CHANGES + 4)
+            }
+        })
     }
 
     /// Builds the database for `rules` up to `max_seeds` seeds; `None` where none applies.
@@ -303,118 +267,66 @@ impl Endgame {
             return None;
         }
         let max_seeds = max_seeds.min(SEEDS);
-        let mut bytes = header(rules, max_seeds);
-        // Every layer there can be, reserved at once: growing by doubling would hold the old
-        // bytes and twice as many new ones together (a 20-seed lagos database is 13.8 GB).
-        let layers = match rules.repetition {
-            Repetition::EndsGame => 2,
-            Repetition::Ignored => usize::from(rules.no_capture_limit) + 1,
-        };
-        bytes.reserve_exact(
-            (0..=usize::from(max_seeds))
-                .map(|n| 4 + layers * compositions(n, PITS))
-                .sum(),
-        );
         let mut db = Endgame {
             rules: *rules,
             counts: Counts::new(),
-            bytes,
+            bytes: format::header(rules, max_seeds),
             tables: Vec::new(),
         };
+        // Each smaller count's values with the whole limit left, for captures.
+        let mut finals = Vec::new();
         for n in 0..=max_seeds {
             if db.bounded() {
                 db.build_bounded_table(n);
             } else {
-                db.build_table(n);
+                db.build_table(n, &mut finals);
             }
         }
         Some(db)
     }
 
-    /// The value of the board of rank `rank` among those of `n` seeds, `left` capture-less
-    /// plies from the limit.
-    fn get(&self, n: usize, left: usize, rank: usize) -> i8 {
+    /// The bound (0 the lower, 1 the upper) of the board of rank `rank` among those of `n`
+    /// seeds, where repetition ends the game.
+    fn bound(&self, n: usize, which: usize, rank: usize) -> i8 {
         let t = &self.tables[n];
-        self.bytes[t.offset + left.min(t.layers - 1) * t.size + rank] as i8
-    }
-
-    /// The moves of every board of `n` seeds (from South's side, South to move) and each
-    /// board's sweep, South's row less North's.
-    fn moves(&self, n: u8) -> (Moves, Vec<i8>) {
-        let rules = &self.rules;
-        let boards = boards(n);
-        let size = boards.len();
-        let mut moves = Moves {
-            captured: Vec::with_capacity(size),
-            child: Vec::with_capacity(size),
-            counts: Vec::with_capacity(size),
-        };
-        let mut sweep: Vec<i8> = Vec::with_capacity(size);
-        for board in &boards {
-            let p = Position::new(*board, [SEEDS - n, 0], Side::South, 0).expect("48 seeds");
-            let (mut captured, mut child) = ([0u8; 6], [0u32; 6]);
-            let mut k = 0;
-            for pit in p.legal_moves(rules).iter() {
-                let mut after = p;
-                captured[k] = after.sow(rules, pit).captured;
-                child[k] = self.counts.rank(&from_mover(&after)) as u32;
-                k += 1;
-            }
-            moves.captured.push(captured);
-            moves.child.push(child);
-            moves.counts.push(k as u8);
-            sweep.push(
-                (i32::from(p.row_seeds(Side::South)) - i32::from(p.row_seeds(Side::North))) as i8,
-            );
+        match t.layout {
+            Layout::Full { offset } => self.bytes[offset + which * t.size + rank] as i8,
+            Layout::Changes { .. } => unreachable!("bounds are kept whole"),
         }
-        (moves, sweep)
     }
 
-    /// Appends the table of `n` seeds, every smaller one being there.
-    fn build_table(&mut self, n: u8) {
-        let limit = usize::from(self.rules.no_capture_limit);
-        let (moves, sweep) = self.moves(n);
-        let size = sweep.len();
-        // The layer count goes first; it is known once the layers settle or the limit is hit.
-        let count_at = self.bytes.len();
-        self.bytes.extend_from_slice(&0u32.to_le_bytes());
-        let offset = self.bytes.len();
-        self.bytes.extend(sweep.iter().map(|&v| v as u8));
-        let mut layers = 1;
-        for left in 1..=limit {
-            let before = offset + (left - 1) * size..offset + left * size;
-            let layer: Vec<u8> = (0..size)
-                .map(|i| {
-                    if moves.counts[i] == 0 {
-                        return sweep[i] as u8;
+    /// The value of the board of rank `rank` among those of `n` seeds, its sweep being
+    /// `sweep`, `left` capture-less plies from the limit.
+    fn get(&self, n: usize, left: usize, rank: usize, sweep: i8) -> i8 {
+        let t = &self.tables[n];
+        let layer = left.min(t.layers - 1);
+        match t.layout {
+            Layout::Full { offset } => self.bytes[offset + layer * t.size + rank] as i8,
+            Layout::Changes { blocks, changes } => {
+                let at = blocks + format::BLOCK_BYTES * (rank / format::BLOCK);
+                let block = &self.bytes[at..at + format::BLOCK_BYTES];
+                let j = rank % format::BLOCK;
+                let slot = format::Slot::read(&block[4 + 3 * j..]);
+                // Most lookups stop here: the value holds from its last change on.
+                if layer >= usize::from(slot.from) {
+                    return slot.value;
+                }
+                let before = u32::from_le_bytes(block[..4].try_into().expect("4 bytes"));
+                let start =
+                    before as usize + (0..j).map(|i| usize::from(block[4 + 3 * i])).sum::<usize>();
+                let count = usize::from(slot.earlier);
+                let mut value = sweep;
+                for pair in
+                    self.bytes[changes + 2 * start..changes + 2 * (start + count)].chunks_exact(2)
+                {
+                    if usize::from(pair[0]) > layer {
+                        break;
                     }
-                    moves
-                        .of(i)
-                        .map(|(captured, child)| {
-                            if captured > 0 {
-                                let smaller = usize::from(n - captured);
-                                i32::from(captured)
-                                    - i32::from(self.get(smaller, limit, child as usize))
-                            } else {
-                                -i32::from(self.bytes[before.start + child as usize] as i8)
-                            }
-                        })
-                        .max()
-                        .unwrap_or(0) as i8 as u8
-                })
-                .collect();
-            if layer[..] == self.bytes[before] {
-                break;
+                    value = pair[1] as i8;
+                }
+                value
             }
-            self.bytes.extend_from_slice(&layer);
-            layers += 1;
         }
-        self.bytes[count_at..offset].copy_from_slice(&(layers as u32).to_le_bytes());
-        self.tables.push(Table {
-            size,
-            layers,
-            offset,
-        });
     }
 
     /// The database as bytes, to store (the format is on [`Endgame`]).
@@ -434,90 +346,6 @@ impl Endgame {
         Endgame::read(bytes, Some(rules))
     }
 
-    fn read(bytes: Vec<u8>, wanted: Option<&Rules>) -> Result<Endgame, EndgameError> {
-        if !bytes.starts_with(MAGIC) {
-            return Err(if MAGIC.starts_with(&bytes) {
-                EndgameError::Truncated {
-                    what: "the magic",
-                    at: 0,
-                    needed: MAGIC.len(),
-                    left: bytes.len(),
-                }
-            } else {
-                EndgameError::BadMagic
-            });
-        }
-        let mut input = Reader {
-            bytes: &bytes,
-            at: MAGIC.len(),
-        };
-        let len = input.u32("the rules' length")?;
-        let json = input.take(len as usize, "the rules")?;
-        let rules: Rules = serde_json::from_slice(&bytes[json])
-            .map_err(|e| EndgameError::BadRules(e.to_string()))?;
-        if let Some(wanted) = wanted.filter(|&w| *w != rules) {
-            return Err(EndgameError::WrongRules {
-                wanted: *wanted,
-                found: rules,
-            });
-        }
-        let max_seeds = bytes[input.take(1, "the number of seeds")?.start];
-        if max_seeds > SEEDS {
-            return Err(EndgameError::TooManySeeds(max_seeds));
-        }
-        let bounded = rules.repetition == Repetition::EndsGame;
-        let most = if bounded {
-            2
-        } else {
-            usize::from(rules.no_capture_limit) + 1
-        };
-        let mut tables = Vec::with_capacity(usize::from(max_seeds) + 1);
-        for n in 0..=max_seeds {
-            let layers = input.u32("a table's layer count")?;
-            if layers == 0 || layers as usize > most || (bounded && layers != 2) {
-                return Err(EndgameError::BadLayers {
-                    seeds: n,
-                    layers: layers.into(),
-                    most,
-                });
-            }
-            let (layers, size) = (layers as usize, compositions(n.into(), PITS));
-            let values = input.take(layers * size, "a table's values")?;
-            // A side gains at most every seed on the board, and loses at most as many.
-            if let Some(&v) = bytes[values.clone()]
-                .iter()
-                .find(|&&v| (v as i8).unsigned_abs() > n)
-            {
-                return Err(EndgameError::BadValue {
-                    seeds: n,
-                    value: v as i8,
-                });
-            }
-            if bounded
-                && bytes[values.start..values.start + size]
-                    .iter()
-                    .zip(&bytes[values.start + size..values.end])
-                    .any(|(&lo, &hi)| lo as i8 > hi as i8)
-            {
-                return Err(EndgameError::CrossedBounds { seeds: n });
-            }
-            tables.push(Table {
-                size,
-                layers,
-                offset: values.start,
-            });
-        }
-        if input.at != bytes.len() {
-            return Err(EndgameError::TrailingBytes(bytes.len() - input.at));
-        }
-        Ok(Endgame {
-            rules,
-            counts: Counts::new(),
-            bytes,
-            tables,
-        })
-    }
-
     pub fn rules(&self) -> &Rules {
         &self.rules
     }
@@ -532,12 +360,9 @@ impl Endgame {
         (self.tables.len() - 1) as u8
     }
 
-    /// Boards covered, and bytes of values held.
+    /// Boards covered, and bytes held (as stored).
     pub fn size(&self) -> (usize, usize) {
-        (
-            self.tables.iter().map(|t| t.size).sum(),
-            self.tables.iter().map(|t| t.layers * t.size).sum(),
-        )
+        (self.tables.iter().map(|t| t.size).sum(), self.bytes.len())
     }
 
     /// Boards whose value is known whatever the path: all of them but where repetition ends
@@ -548,10 +373,13 @@ impl Endgame {
         }
         self.tables
             .iter()
-            .map(|t| {
-                let values = &self.bytes[t.offset..t.offset + 2 * t.size];
-                let (lo, hi) = values.split_at(t.size);
-                lo.iter().zip(hi).filter(|(l, h)| l == h).count()
+            .map(|t| match t.layout {
+                Layout::Full { offset } => {
+                    let values = &self.bytes[offset..offset + 2 * t.size];
+                    let (lo, hi) = values.split_at(t.size);
+                    lo.iter().zip(hi).filter(|(l, h)| l == h).count()
+                }
+                Layout::Changes { .. } => t.size,
             })
             .sum()
     }
@@ -574,19 +402,22 @@ impl Endgame {
         if n >= self.tables.len() {
             return None;
         }
-        let rank = self.counts.rank(&from_mover(p));
+        let pits = from_mover(p);
+        let rank = self.counts.rank(&pits);
         if self.bounded() {
             return Some((
-                i32::from(self.get(n, 0, rank)),
-                i32::from(self.get(n, 1, rank)),
+                i32::from(self.bound(n, 0, rank)),
+                i32::from(self.bound(n, 1, rank)),
             ));
         }
+        let (mine, theirs) = pits.split_at(PITS / 2);
+        let sweep = mine.iter().sum::<u8>() as i8 - theirs.iter().sum::<u8>() as i8;
         let left = usize::from(
             self.rules
                 .no_capture_limit
                 .saturating_sub(p.since_capture()),
         );
-        let value = i32::from(self.get(n, left, rank));
+        let value = i32::from(self.get(n, left, rank, sweep));
         Some((value, value))
     }
 

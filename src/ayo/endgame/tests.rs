@@ -39,23 +39,24 @@ fn bytes_read_back_as_the_same_database() {
 #[test]
 fn the_memory_a_build_takes_is_its_values_and_its_largest_count_s_working_lists() {
     let lagos = Preset::Lagos.rules();
-    // Room for every layer of 225,792,840 boards (the 20-seed lagos build wrote 13,773,353,736
-    // bytes: the smallest counts settle early) and the last count's working lists: what
-    // /usr/bin/time saw peak at 16.3 GB.
+    // Four changes a board (the 20-seed lagos database has ~2), each count's last layer, and
+    // the last count's working lists.
     let needed = Endgame::memory_to_build(&lagos, 20).unwrap();
-    assert_eq!(
-        needed,
-        61 * 225_792_840 + 45 * compositions(20, PITS) as u64
-    );
-    assert!(needed > 16_300_000_000);
-    // Kontest keeps 101 layers: more than this 24 GiB machine holds at 20 seeds.
+    let largest = compositions(20, PITS) as u64;
+    assert_eq!(needed, 225_792_840 * 10 + 225_792_840 / 5 + 75 * largest);
+    // Packed, the kontest build's 101 layers cost no more than lagos's 61: 20 seeds fit.
     let kontest = Endgame::memory_to_build(&Preset::Kontest.rules(), 20).unwrap();
-    assert!(kontest > 24 << 30, "{kontest}");
+    assert_eq!(kontest, needed);
+    assert!(kontest < 12 << 30, "{kontest}");
     // A small build needs little, and the memory grows with the seeds.
     let small = Endgame::memory_to_build(&Rules::default(), 4).unwrap();
     let (_, bytes) = Endgame::build(&Rules::default(), 4).unwrap().size();
     assert!(small >= bytes as u64);
     let oware = Preset::Oware.rules();
+    assert_eq!(
+        Endgame::memory_to_build(&oware, 20).unwrap(),
+        2 * 225_792_840 + 77 * largest
+    );
     assert!(
         Endgame::memory_to_build(&oware, 12).unwrap()
             < Endgame::memory_to_build(&oware, 13).unwrap()
@@ -65,18 +66,115 @@ fn the_memory_a_build_takes_is_its_values_and_its_largest_count_s_working_lists(
     assert_eq!(Endgame::memory_to_build(&both, 12), None);
 }
 
+/// Every board's value at every layer, by the same recursion as the build, kept whole: what
+/// the packed tables must give back.
+fn whole_layers(rules: &Rules, max_seeds: u8) -> Vec<Vec<Vec<i8>>> {
+    let limit = usize::from(rules.no_capture_limit);
+    let counts = Counts::new();
+    let mut all: Vec<Vec<Vec<i8>>> = Vec::new();
+    for n in 0..=max_seeds {
+        let boards = boards(n);
+        let mut layers = vec![build::sweeps(n)];
+        for left in 1..=limit {
+            let layer = boards
+                .iter()
+                .enumerate()
+                .map(|(i, board)| {
+                    let p = Position::new(*board, [SEEDS - n, 0], Side::South, 0).unwrap();
+                    let legal = p.legal_moves(rules);
+                    if legal.is_empty() {
+                        return layers[0][i];
+                    }
+                    legal
+                        .iter()
+                        .map(|pit| {
+                            let mut after = p;
+                            let captured = after.sow(rules, pit).captured;
+                            let child = counts.rank(&from_mover(&after));
+                            if captured > 0 {
+                                let smaller = &all[usize::from(n - captured)];
+                                i32::from(captured) - i32::from(smaller[smaller.len() - 1][child])
+                            } else {
+                                -i32::from(layers[left - 1][child])
+                            }
+                        })
+                        .max()
+                        .unwrap() as i8
+                })
+                .collect();
+            layers.push(layer);
+        }
+        all.push(layers);
+    }
+    all
+}
+
+#[test]
+fn packed_tables_give_back_every_layer() {
+    for preset in [Preset::Lagos, Preset::Ayoayo] {
+        let mut rules = preset.rules();
+        rules.no_capture_limit = 16;
+        let db = Endgame::build(&rules, 7).unwrap();
+        let whole = whole_layers(&rules, 7);
+        let mut changes = 0;
+        for (n, layers) in whole.iter().enumerate() {
+            let t = &db.tables[n];
+            assert!(matches!(t.layout, Layout::Changes { .. }));
+            let sweep = build::sweeps(n as u8);
+            for (k, layer) in layers.iter().enumerate() {
+                for (rank, &want) in layer.iter().enumerate() {
+                    assert_eq!(db.get(n, k, rank, sweep[rank]), want, "{preset:?} {n} {k}");
+                    changes += usize::from(k > 0 && want != layers[k - 1][rank]);
+                }
+            }
+            // Past the last layer kept the values stand.
+            assert!(t.layers == layers.len() || layers[t.layers - 1] == layers[t.layers]);
+        }
+        // The first format, every layer whole, reads as it is and gives the same values.
+        let mut layered = format::header(&rules, 7);
+        layered[..8].copy_from_slice(b"AYOEGDB1");
+        for layers in &whole {
+            layered.extend_from_slice(&(layers.len() as u32).to_le_bytes());
+            for layer in layers {
+                layered.extend(layer.iter().map(|&v| v as u8));
+            }
+        }
+        let old = Endgame::from_bytes_for(&rules, layered.clone()).unwrap();
+        assert_eq!(old.as_bytes(), layered);
+        for (n, layers) in whole.iter().enumerate() {
+            assert!(matches!(old.tables[n].layout, Layout::Full { .. }));
+            for (k, layer) in layers.iter().enumerate() {
+                for (rank, &want) in layer.iter().enumerate() {
+                    assert_eq!(old.get(n, k, rank, 0), want, "{preset:?} {n} {k}");
+                }
+            }
+        }
+        // Packed: a change is two bytes, a board one and an eighth of an index entry.
+        let (boards, bytes) = db.size();
+        assert!(bytes < 2 * changes + 2 * boards + 1024, "{bytes} {changes}");
+    }
+}
+
 #[test]
 fn the_header_is_magic_rules_and_seeds() {
     let db = small();
     let bytes = db.as_bytes();
     let json = serde_json::to_vec(&Rules::default()).unwrap();
-    assert_eq!(&bytes[..8], b"AYOEGDB1");
+    assert_eq!(&bytes[..8], b"AYOEGDB2");
     assert_eq!(bytes[8..12], (json.len() as u32).to_le_bytes());
     assert_eq!(bytes[12..12 + json.len()], json[..]);
     assert_eq!(bytes[12 + json.len()], 4);
-    // The 0-seed table: one board, its layers (nothing to gain, settled at once).
-    assert_eq!(bytes[13 + json.len()..17 + json.len()], 1u32.to_le_bytes());
-    assert_eq!(bytes[17 + json.len()], 0);
+    // The 0-seed table: one board, one layer (nothing to gain, settled at once), no
+    // changes, one block: none before it, its board's slot (no change, the sweep from
+    // layer 0: nothing) and 19 empty.
+    let table = &bytes[13 + json.len()..];
+    assert_eq!(table[..4], 1u32.to_le_bytes());
+    assert_eq!(table[4..12], 0u64.to_le_bytes());
+    assert_eq!(table[12..16], 0u32.to_le_bytes());
+    assert_eq!(table[16..76], [0; 60]);
+    // The 1-seed table starts after it, with its layer count (two: the sweep, then the
+    // lone seed's move).
+    assert_eq!(table[76..80], 2u32.to_le_bytes());
 }
 
 #[test]
@@ -128,9 +226,58 @@ fn other_bytes_are_refused_saying_why() {
         }
     );
 
+    // In the packed 4-seed table: a value past the seeds on the board, a change past the
+    // layers or out of order, a block or a slot that disagrees, a slot in the padding.
+    let Layout::Changes { blocks, changes } = db.tables[4].layout else {
+        panic!("a packed table");
+    };
+    let layers = db.tables[4].layers;
+    let slot =
+        |i: usize| blocks + format::BLOCK_BYTES * (i / format::BLOCK) + 4 + 3 * (i % format::BLOCK);
     let mut value = good.clone();
-    value[17 + json_len] = 1;
-    assert_eq!(read(value), EndgameError::BadValue { seeds: 0, value: 1 });
+    value[changes + 1] = 5;
+    assert_eq!(read(value), EndgameError::BadValue { seeds: 4, value: 5 });
+    let mut last = good.clone();
+    last[slot(0) + 2] = (-5i8) as u8;
+    assert_eq!(
+        read(last),
+        EndgameError::BadValue {
+            seeds: 4,
+            value: -5
+        }
+    );
+    let mut late = good.clone();
+    late[slot(0) + 1] = layers as u8;
+    assert_eq!(read(late), EndgameError::BadChanges { seeds: 4, layers });
+    let first = (0..).find(|&i| good[slot(i)] > 1).unwrap();
+    let at = changes
+        + 2 * (0..first)
+            .map(|i| usize::from(good[slot(i)]))
+            .sum::<usize>();
+    let mut order = good.clone();
+    order.swap(at, at + 2);
+    assert_eq!(read(order), EndgameError::BadChanges { seeds: 4, layers });
+    let mut after = good.clone();
+    after[at] = good[slot(first) + 1];
+    assert_eq!(read(after), EndgameError::BadChanges { seeds: 4, layers });
+    let mut block = good.clone();
+    block[blocks + format::BLOCK_BYTES] ^= 1;
+    assert_eq!(read(block), EndgameError::BadIndex { seeds: 4 });
+    let mut more = good.clone();
+    more[slot(first)] += 1;
+    // It takes the next board's first change, or one more than there are.
+    assert!(matches!(
+        read(more),
+        EndgameError::BadIndex { seeds: 4 } | EndgameError::BadChanges { seeds: 4, .. }
+    ));
+    let boards = db.tables[4].size;
+    assert!(boards % format::BLOCK != 0, "{boards} boards leave padding");
+    let mut padding = good.clone();
+    padding[slot(boards) + 1] = 1;
+    assert_eq!(read(padding), EndgameError::BadIndex { seeds: 4 });
+    let mut total = good.clone();
+    total[blocks - 8..blocks].copy_from_slice(&u64::MAX.to_le_bytes());
+    assert!(matches!(read(total), EndgameError::Truncated { .. }));
 
     let kontest = Preset::Kontest.rules();
     assert_eq!(

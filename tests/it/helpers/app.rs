@@ -30,7 +30,7 @@ pub struct TestApp {
 /// The secret tests give the service unless a test says otherwise (PostgreSQL wants one).
 pub const TEST_SECRET: &str = "a-test-secret-of-thirty-two-bytes-or-more";
 /// Where the services under test look for endgame databases: nowhere that has any, so a
-/// developer's own `data/` (a 20-seed database is 13.8 GB) stays out of the tests.
+/// developer's own `data/` (a 20-seed database is over a GB) stays out of the tests.
 pub const NO_ENDGAMES: &str = "target/tests-no-endgames";
 
 /// `?limit=…&before=…` of the paged lists (a user's matches, a user's coins, the audit log).

@@ -1,0 +1,295 @@
+//! The database's bytes: written by the build, read back checked whole. Databases stored in
+//! the first format (every layer in full) still read, as they are.
+
+use std::ops::Range;
+
+use super::{compositions, Counts, Endgame, EndgameError, Layout, Table, PITS};
+use crate::ayo::board::SEEDS;
+use crate::ayo::rules::{Repetition, Rules};
+
+/// The packed format's magic, and the first format's (every layer a full byte array).
+pub(super) const MAGIC: &[u8; 8] = b"AYOEGDB2";
+const MAGIC_LAYERED: &[u8; 8] = b"AYOEGDB1";
+
+/// Boards a block covers. A block is 64 bytes: the earlier changes before it (a u32) and
+/// each board's slot, so a lookup reads one block, and the board's earlier changes only
+/// when fewer plies are left than its last value holds from.
+pub(super) const BLOCK: usize = 20;
+/// A block's bytes.
+pub(super) const BLOCK_BYTES: usize = 4 + 3 * BLOCK;
+
+/// A board's three bytes in its block: how many changes it has before its last, the layer
+/// its last value holds from (0: the sweep, no change), and that value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Slot {
+    pub(super) earlier: u8,
+    pub(super) from: u8,
+    pub(super) value: i8,
+}
+
+impl Slot {
+    /// A board whose value is `value` from layer `from` on, with no change before.
+    pub(super) fn settled(from: u8, value: i8) -> Slot {
+        Slot {
+            earlier: 0,
+            from,
+            value,
+        }
+    }
+
+    fn bytes(self) -> [u8; 3] {
+        [self.earlier, self.from, self.value as u8]
+    }
+
+    pub(super) fn read(bytes: &[u8]) -> Slot {
+        Slot {
+            earlier: bytes[0],
+            from: bytes[1],
+            value: bytes[2] as i8,
+        }
+    }
+}
+
+/// The bytes before the tables.
+pub(super) fn header(rules: &Rules, max_seeds: u8) -> Vec<u8> {
+    let rules = serde_json::to_vec(rules).expect("rules are plain data");
+    let mut bytes = Vec::with_capacity(MAGIC.len() + 4 + rules.len() + 1);
+    bytes.extend_from_slice(MAGIC);
+    bytes.extend_from_slice(&(rules.len() as u32).to_le_bytes());
+    bytes.extend_from_slice(&rules);
+    bytes.push(max_seeds);
+    bytes
+}
+
+/// Appends a packed table's count of earlier changes and its blocks for boards with
+/// `slots`, and room for the earlier changes (zeros); returns where the blocks and the
+/// changes start.
+pub(super) fn write_changes(bytes: &mut Vec<u8>, slots: &[Slot]) -> (usize, usize) {
+    let total: u64 = slots.iter().map(|s| u64::from(s.earlier)).sum();
+    // Ranks are u32 (`Moves`), and so are the changes before a block: a table of more than
+    // 2^32 changes would need more boards than a rank can name.
+    let total32 = u32::try_from(total).expect("fewer than 2^32 changes in a table");
+    bytes.extend_from_slice(&u64::from(total32).to_le_bytes());
+    let blocks = bytes.len();
+    let mut before = 0u32;
+    for block in slots.chunks(BLOCK) {
+        bytes.extend_from_slice(&before.to_le_bytes());
+        for slot in block {
+            bytes.extend_from_slice(&slot.bytes());
+        }
+        bytes.resize(bytes.len() + 3 * (BLOCK - block.len()), 0);
+        before += block.iter().map(|s| u32::from(s.earlier)).sum::<u32>();
+    }
+    let changes = bytes.len();
+    bytes.resize(changes + 2 * total as usize, 0);
+    (blocks, changes)
+}
+
+/// Reads a database's bytes from the front, saying what is missing when they end.
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl Reader<'_> {
+    /// The next `needed` bytes' place.
+    fn take(&mut self, needed: usize, what: &'static str) -> Result<Range<usize>, EndgameError> {
+        let left = self.bytes.len() - self.at;
+        if needed > left {
+            return Err(EndgameError::Truncated {
+                what,
+                at: self.at,
+                needed,
+                left,
+            });
+        }
+        let range = self.at..self.at + needed;
+        self.at += needed;
+        Ok(range)
+    }
+
+    fn u32(&mut self, what: &'static str) -> Result<u32, EndgameError> {
+        let range = self.take(4, what)?;
+        Ok(u32::from_le_bytes(
+            self.bytes[range].try_into().expect("4 bytes"),
+        ))
+    }
+
+    fn u64(&mut self, what: &'static str) -> Result<u64, EndgameError> {
+        let range = self.take(8, what)?;
+        Ok(u64::from_le_bytes(
+            self.bytes[range].try_into().expect("8 bytes"),
+        ))
+    }
+}
+
+impl Endgame {
+    pub(super) fn read(bytes: Vec<u8>, wanted: Option<&Rules>) -> Result<Endgame, EndgameError> {
+        let layered = bytes.starts_with(MAGIC_LAYERED);
+        if !layered && !bytes.starts_with(MAGIC) {
+            return Err(
+                if MAGIC.starts_with(&bytes) || MAGIC_LAYERED.starts_with(&bytes) {
+                    EndgameError::Truncated {
+                        what: "the magic",
+                        at: 0,
+                        needed: MAGIC.len(),
+                        left: bytes.len(),
+                    }
+                } else {
+                    EndgameError::BadMagic
+                },
+            );
+        }
+        let mut input = Reader {
+            bytes: &bytes,
+            at: MAGIC.len(),
+        };
+        let len = input.u32("the rules' length")?;
+        let json = input.take(len as usize, "the rules")?;
+        let rules: Rules = serde_json::from_slice(&bytes[json])
+            .map_err(|e| EndgameError::BadRules(e.to_string()))?;
+        if let Some(wanted) = wanted.filter(|&w| *w != rules) {
+            return Err(EndgameError::WrongRules {
+                wanted: *wanted,
+                found: rules,
+            });
+        }
+        let max_seeds = bytes[input.take(1, "the number of seeds")?.start];
+        if max_seeds > SEEDS {
+            return Err(EndgameError::TooManySeeds(max_seeds));
+        }
+        let bounded = rules.repetition == Repetition::EndsGame;
+        let most = if bounded {
+            2
+        } else {
+            usize::from(rules.no_capture_limit) + 1
+        };
+        let mut tables = Vec::with_capacity(usize::from(max_seeds) + 1);
+        for n in 0..=max_seeds {
+            let layers = input.u32("a table's layer count")?;
+            if layers == 0 || layers as usize > most || (bounded && layers != 2) {
+                return Err(EndgameError::BadLayers {
+                    seeds: n,
+                    layers: layers.into(),
+                    most,
+                });
+            }
+            let (layers, size) = (layers as usize, compositions(n.into(), PITS));
+            tables.push(if bounded || layered {
+                read_layers(&mut input, n, layers, size, bounded)?
+            } else {
+                read_changes(&mut input, n, layers, size)?
+            });
+        }
+        if input.at != bytes.len() {
+            return Err(EndgameError::TrailingBytes(bytes.len() - input.at));
+        }
+        Ok(Endgame {
+            rules,
+            counts: Counts::new(),
+            bytes,
+            tables,
+        })
+    }
+}
+
+/// A table of whole layers, a signed byte a board each (the first format; the bounds).
+fn read_layers(
+    input: &mut Reader<'_>,
+    n: u8,
+    layers: usize,
+    size: usize,
+    bounded: bool,
+) -> Result<Table, EndgameError> {
+    let values = input.take(layers * size, "a table's values")?;
+    let bytes = input.bytes;
+    // A side gains at most every seed on the board, and loses at most as many.
+    if let Some(&v) = bytes[values.clone()]
+        .iter()
+        .find(|&&v| (v as i8).unsigned_abs() > n)
+    {
+        return Err(EndgameError::BadValue {
+            seeds: n,
+            value: v as i8,
+        });
+    }
+    if bounded
+        && bytes[values.start..values.start + size]
+            .iter()
+            .zip(&bytes[values.start + size..values.end])
+            .any(|(&lo, &hi)| lo as i8 > hi as i8)
+    {
+        return Err(EndgameError::CrossedBounds { seeds: n });
+    }
+    Ok(Table {
+        size,
+        layers,
+        layout: Layout::Full {
+            offset: values.start,
+        },
+    })
+}
+
+/// A packed table: its blocks and changes, checked against each other.
+fn read_changes(
+    input: &mut Reader<'_>,
+    n: u8,
+    layers: usize,
+    size: usize,
+) -> Result<Table, EndgameError> {
+    let total = input.u64("a table's change count")?;
+    let blocks = input
+        .take(BLOCK_BYTES * size.div_ceil(BLOCK), "a table's blocks")?
+        .start;
+    let needed = usize::try_from(total)
+        .ok()
+        .filter(|&t| t <= u32::MAX as usize)
+        .map_or(usize::MAX, |t| 2 * t);
+    let changes = input.take(needed, "a table's changes")?.start;
+    let bytes = input.bytes;
+    let mut at = 0usize;
+    for (k, block) in bytes[blocks..changes].chunks_exact(BLOCK_BYTES).enumerate() {
+        let before = u32::from_le_bytes(block[..4].try_into().expect("4 bytes"));
+        if before as usize != at {
+            return Err(EndgameError::BadIndex { seeds: n });
+        }
+        for (j, slot) in block[4..].chunks_exact(3).enumerate() {
+            let slot = Slot::read(slot);
+            let earlier = usize::from(slot.earlier);
+            // Past the last board a block is padded with empty slots.
+            if k * BLOCK + j >= size && slot != Slot::settled(0, 0) || at + earlier > needed / 2 {
+                return Err(EndgameError::BadIndex { seeds: n });
+            }
+            if slot.value.unsigned_abs() > n {
+                return Err(EndgameError::BadValue {
+                    seeds: n,
+                    value: slot.value,
+                });
+            }
+            let from = usize::from(slot.from);
+            if from >= layers || (from == 0 && earlier > 0) {
+                return Err(EndgameError::BadChanges { seeds: n, layers });
+            }
+            let mut last = None;
+            for pair in bytes[changes + 2 * at..changes + 2 * (at + earlier)].chunks_exact(2) {
+                let (layer, value) = (usize::from(pair[0]), pair[1] as i8);
+                if layer >= from || last.is_some_and(|l| l >= layer) {
+                    return Err(EndgameError::BadChanges { seeds: n, layers });
+                }
+                if value.unsigned_abs() > n {
+                    return Err(EndgameError::BadValue { seeds: n, value });
+                }
+                last = Some(layer);
+            }
+            at += earlier;
+        }
+    }
+    if at as u64 != total {
+        return Err(EndgameError::BadIndex { seeds: n });
+    }
+    Ok(Table {
+        size,
+        layers,
+        layout: Layout::Changes { blocks, changes },
+    })
+}
