@@ -61,8 +61,9 @@ impl Moves {
     }
 }
 
-/// Boards below this are worked on one thread: starting threads would cost more.
-const ALONE: usize = 1 << 16;
+/// Boards below this are worked on one thread: starting threads would cost more (the unit
+/// tests' small tables take the threads' path too).
+const ALONE: usize = if cfg!(test) { 1 << 10 } else { 1 << 16 };
 
 /// Runs `work(first, slice)` over `out` cut into one slice a core, `first` being the index of
 /// the slice's first item.

@@ -3,6 +3,7 @@
 
 use std::ops::Range;
 
+use super::build::sweeps;
 use super::{compositions, Counts, Endgame, EndgameError, Layout, Table, PITS};
 use crate::ayo::board::SEEDS;
 use crate::ayo::rules::{Repetition, Rules};
@@ -66,9 +67,12 @@ pub(super) fn header(rules: &Rules, max_seeds: u8) -> Vec<u8> {
 /// changes start.
 pub(super) fn write_changes(bytes: &mut Vec<u8>, slots: &[Slot]) -> (usize, usize) {
     let total: u64 = slots.iter().map(|s| u64::from(s.earlier)).sum();
-    // Ranks are u32 (`Moves`), and so are the changes before a block: a table of more than
-    // 2^32 changes would need more boards than a rank can name.
-    let total32 = u32::try_from(total).expect("fewer than 2^32 changes in a table");
+    // The changes before a block are a u32: a table would pass that only averaging more than
+    // 50 earlier changes a board at 20 seeds (84.7 million boards), where about one is
+    // measured; a build that did would stop here rather than write a wrong table.
+    let total32 = u32::try_from(total).expect("fewer than 2^32 earlier changes in a table");
+    let size = 8 + BLOCK_BYTES * slots.len().div_ceil(BLOCK) + 2 * total as usize;
+    bytes.reserve_exact(size);
     bytes.extend_from_slice(&u64::from(total32).to_le_bytes());
     let blocks = bytes.len();
     let mut before = 0u32;
@@ -241,12 +245,18 @@ fn read_changes(
     let blocks = input
         .take(BLOCK_BYTES * size.div_ceil(BLOCK), "a table's blocks")?
         .start;
-    let needed = usize::try_from(total)
+    // The changes before a block are a u32, so no more than that in a table.
+    let Some(needed) = u32::try_from(total)
         .ok()
-        .filter(|&t| t <= u32::MAX as usize)
-        .map_or(usize::MAX, |t| 2 * t);
+        .and_then(|t| usize::try_from(t).ok())
+        .map(|t| 2 * t)
+    else {
+        return Err(EndgameError::BadIndex { seeds: n });
+    };
     let changes = input.take(needed, "a table's changes")?.start;
     let bytes = input.bytes;
+    // A board whose value never changes holds its sweep.
+    let sweeps = sweeps(n);
     let mut at = 0usize;
     for (k, block) in bytes[blocks..changes].chunks_exact(BLOCK_BYTES).enumerate() {
         let before = u32::from_le_bytes(block[..4].try_into().expect("4 bytes"));
@@ -270,10 +280,14 @@ fn read_changes(
             if from >= layers || (from == 0 && earlier > 0) {
                 return Err(EndgameError::BadChanges { seeds: n, layers });
             }
+            if from == 0 && sweeps.get(k * BLOCK + j).is_some_and(|&s| s != slot.value) {
+                return Err(EndgameError::NotTheSweep { seeds: n });
+            }
             let mut last = None;
             for pair in bytes[changes + 2 * at..changes + 2 * (at + earlier)].chunks_exact(2) {
                 let (layer, value) = (usize::from(pair[0]), pair[1] as i8);
-                if layer >= from || last.is_some_and(|l| l >= layer) {
+                // Layer 0 is the sweep: a change comes after it.
+                if layer == 0 || layer >= from || last.is_some_and(|l| l >= layer) {
                     return Err(EndgameError::BadChanges { seeds: n, layers });
                 }
                 if value.unsigned_abs() > n {

@@ -207,6 +207,10 @@ pub enum EndgameError {
         "the {seeds}-seed table lists a board's changes out of order or past its {layers} layers"
     )]
     BadChanges { seeds: u8, layers: usize },
+    #[error(
+        "the {seeds}-seed table gives a board that never changes a value other than its sweep"
+    )]
+    NotTheSweep { seeds: u8 },
     #[error("{0} bytes follow the last table")]
     TrailingBytes(usize),
 }

@@ -246,6 +246,16 @@ fn other_bytes_are_refused_saying_why() {
             value: -5
         }
     );
+    let mut sweep = good.clone();
+    let quiet = (0..).find(|&i| good[slot(i) + 1] == 0).unwrap();
+    sweep[slot(quiet) + 2] = good[slot(quiet) + 2].wrapping_add(1);
+    assert!(matches!(
+        read(sweep),
+        EndgameError::NotTheSweep { seeds: 4 } | EndgameError::BadValue { seeds: 4, .. }
+    ));
+    let mut zero = good.clone();
+    zero[changes] = 0;
+    assert_eq!(read(zero), EndgameError::BadChanges { seeds: 4, layers });
     let mut late = good.clone();
     late[slot(0) + 1] = layers as u8;
     assert_eq!(read(late), EndgameError::BadChanges { seeds: 4, layers });
@@ -277,7 +287,10 @@ fn other_bytes_are_refused_saying_why() {
     assert_eq!(read(padding), EndgameError::BadIndex { seeds: 4 });
     let mut total = good.clone();
     total[blocks - 8..blocks].copy_from_slice(&u64::MAX.to_le_bytes());
-    assert!(matches!(read(total), EndgameError::Truncated { .. }));
+    assert_eq!(read(total), EndgameError::BadIndex { seeds: 4 });
+    let mut long = good.clone();
+    long[blocks - 8..blocks].copy_from_slice(&u64::from(u32::MAX).to_le_bytes());
+    assert!(matches!(read(long), EndgameError::Truncated { .. }));
 
     let kontest = Preset::Kontest.rules();
     assert_eq!(
