@@ -281,7 +281,10 @@ fn other_bytes_are_refused_saying_why() {
         EndgameError::BadIndex { seeds: 4 } | EndgameError::BadChanges { seeds: 4, .. }
     ));
     let boards = db.tables[4].size;
-    assert!(boards % format::BLOCK != 0, "{boards} boards leave padding");
+    assert!(
+        !boards.is_multiple_of(format::BLOCK),
+        "{boards} boards leave padding"
+    );
     let mut padding = good.clone();
     padding[slot(boards) + 1] = 1;
     assert_eq!(read(padding), EndgameError::BadIndex { seeds: 4 });
