@@ -194,14 +194,12 @@ impl Endgame {
             before += usize::from(at);
         }
         let (blocks, changes) = write_changes(&mut self.bytes, &slots);
-        let mut seen = vec![0u8; size];
         for k in 0..found.board.len() {
             let i = found.board[k] as usize;
-            // The last change is in the slot.
-            if seen[i] == slots[i].earlier {
+            // The last change is in the slot (a board changes at most once a layer).
+            if found.layer[k] == slots[i].from {
                 continue;
             }
-            seen[i] += 1;
             let at = changes + 2 * (starts[i / BLOCK] + usize::from(cursor[i]));
             self.bytes[at] = found.layer[k];
             self.bytes[at + 1] = found.value[k] as u8;

@@ -201,7 +201,7 @@ pub enum EndgameError {
     BadValue { seeds: u8, value: i8 },
     #[error("the {seeds}-seed table holds a lower bound above its upper bound")]
     CrossedBounds { seeds: u8 },
-    #[error("the {seeds}-seed table's index disagrees with its boards' counts")]
+    #[error("the {seeds}-seed table's blocks disagree with their boards' slots")]
     BadIndex { seeds: u8 },
     #[error(
         "the {seeds}-seed table lists a board's changes out of order or past its {layers} layers"
