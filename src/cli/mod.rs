@@ -505,11 +505,15 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
                 .build_and_store(&rules, seeds)
                 .map_err(CliError::Io)?;
             let (boards, bytes) = db.size();
+            let gaps = db.gaps();
+            let apart = gaps.iter().enumerate().map(|(k, &b)| k * b).sum::<usize>();
             writeln!(
                 io::stdout().lock(),
-                "{}: up to {seeds} seeds, {boards} boards ({} known whatever the path), {bytes} bytes, built in {:.1} s",
+                "{}: up to {seeds} seeds, {boards} boards ({} known whatever the path; bounds {:.2} seeds apart on average, {} at most), {bytes} bytes, built in {:.1} s",
                 path.display(),
-                db.known(),
+                gaps[0],
+                apart as f64 / boards as f64,
+                gaps.len() - 1,
                 started.elapsed().as_secs_f64()
             )?;
             Ok(ExitCode::SUCCESS)

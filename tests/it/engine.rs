@@ -242,9 +242,10 @@ fn a_database_is_read_back_as_it_was_written() {
     assert!(back.applies_to(&rules));
 }
 
-/// The packed bytes of four small databases (length and FNV-1a of each), so a change to the
-/// format or to a value shows here; and the file names the service has always written, so
-/// databases stored before are still found (and read: `src/ayo/endgame/tests.rs`).
+/// The bytes of five small databases, four packed and Abapa's bounds (length and FNV-1a of
+/// each), so a change to the format or to a value shows here; and the file names the service
+/// has always written, so databases stored before are still found (and read:
+/// `src/ayo/endgame/tests.rs`).
 #[test]
 fn database_bytes_are_pinned_and_file_names_those_written_before() {
     let fnv = |bytes: &[u8]| {
@@ -281,6 +282,13 @@ fn database_bytes_are_pinned_and_file_names_those_written_before() {
             508_810,
             0x4cec_2dff_11a8_e2e2,
             "endgame-kontest-363cee10316cca4a-8.db",
+        ),
+        (
+            rules(Preset::Oware, &["grand_slam=captures_nothing"]),
+            8,
+            126_186,
+            0x1cf8_7fba_f981_b4d5,
+            "endgame-oware-16ae1f58f15e73a9-8.db",
         ),
     ];
     for (rules, seeds, len, hash, name) in cases {

@@ -2,8 +2,10 @@
 //! whatever the path, exact wherever the path cannot matter.
 //!
 //! Under such rules a board's value depends on the positions seen since the last capture: a
-//! move back to one of them ends the game with the sweep. So each board keeps two values, a
-//! lower and an upper bound on what the mover gains over every history it can be reached by.
+//! move back to one of them ends the game with the sweep, and some boards are worth one
+//! thing seen fresh and another after a path to them (`tests.rs` finds them at 2 seeds), so
+//! no table of one value a board can be exact. Each board keeps two values instead, a lower
+//! and an upper bound on what the mover gains over every history it can be reached by.
 //! They are worked out over the capture-less moves' strongly connected components, each
 //! after every component it leads to:
 //!
@@ -17,15 +19,26 @@
 //!
 //! A board's bounds are the best of its moves' lower bounds and the best of their upper
 //! bounds. A component without a cycle is one board: its bounds are exact when its moves'
-//! are, which is why boards from which no cycle can be reached get exact values. A component
-//! with a cycle starts at every value possible and is narrowed until nothing changes; each
-//! step keeps the true value inside (the bounds of a move hold for every history), so the
-//! bounds stay sound, and where they meet the value is exact whatever the path. Boards are
-//! ranked from the mover's side, so a component may join a board with its mirror: that only
-//! widens bounds, never breaks them.
+//! are, which is why boards from which no cycle can be reached get exact values.
+//!
+//! A component with a cycle is widened from nothing, by induction on how many of its
+//! positions the history has not seen. With none left, every move inside it repeats: each
+//! board's bounds come from the sweeps there and the moves out. With `k` left, a move inside
+//! either repeats (the sweep) or reaches a board with `k − 1` left, whose value the bounds so
+//! far hold. Each pass takes a board's bounds to the hull of what they were and what its
+//! moves give, so after pass `k` they hold for every history with at most `k` positions
+//! unseen, and once nothing widens they hold for all: the least such bounds this rule
+//! reaches (narrowing from every value possible instead, the first way, left them wider: 10.8
+//! seeds apart on average at 12 seeds, against 9.4). A board is looked at again only when a
+//! board it moves to has widened.
+//! Boards are ranked from the mover's side, so a component may join a board with its
+//! mirror, and a move may count as one that can repeat when it cannot: that only widens
+//! bounds, never breaks them.
+
+use std::collections::VecDeque;
 
 use super::build::Moves;
-use super::{Endgame, Layout, Table};
+use super::{format, Endgame, Layout, Table};
 
 const NONE: u32 = u32::MAX;
 
@@ -114,16 +127,91 @@ fn components(moves: &Moves) -> Components {
     out
 }
 
+/// The capture-less moves inside each component, backwards: the boards with such a move to
+/// each board.
+struct Parents {
+    /// Where each board's parents start in `boards` (one more than the boards).
+    starts: Vec<u32>,
+    boards: Vec<u32>,
+}
+
+impl Parents {
+    fn new(moves: &Moves, parts: &Components) -> Parents {
+        let size = moves.len();
+        let inside = |i: usize| moves.quiet(i).filter(move |&w| parts.of[w] == parts.of[i]);
+        let mut starts = vec![0u32; size + 1];
+        for i in 0..size {
+            for w in inside(i) {
+                starts[w + 1] += 1;
+            }
+        }
+        for i in 0..size {
+            starts[i + 1] += starts[i];
+        }
+        let mut next = starts.clone();
+        let mut boards = vec![0u32; starts[size] as usize];
+        for i in 0..size {
+            for w in inside(i) {
+                boards[next[w] as usize] = i as u32;
+                next[w] += 1;
+            }
+        }
+        Parents { starts, boards }
+    }
+
+    fn of(&self, i: usize) -> &[u32] {
+        &self.boards[self.starts[i] as usize..self.starts[i + 1] as usize]
+    }
+}
+
 impl Endgame {
+    /// Board `i`'s bounds from its moves' (of `n` seeds, its component `part`), `lo` and
+    /// `hi` holding this count's so far; a board whose bounds are empty (`lo > hi`, not yet
+    /// reached by the widening) adds only the sweep a repetition there would give.
+    fn bounds_from_moves(
+        &self,
+        n: u8,
+        i: usize,
+        (moves, sweep, parts): (&Moves, &[i8], &Components),
+        (lo, hi): (&[i8], &[i8]),
+    ) -> (i8, i8) {
+        if moves.count(i) == 0 {
+            return (sweep[i], sweep[i]);
+        }
+        let all = n as i8;
+        moves.of(i).fold((-all, -all), |(l, h), (captured, child)| {
+            let child = child as usize;
+            let (cl, ch) = if captured > 0 {
+                let smaller = usize::from(n - captured);
+                let c = captured as i8;
+                let (lo, hi) = self.bounds_of(smaller, child);
+                (c - hi, c - lo)
+            } else if parts.of[child] == parts.of[i] {
+                let end = -sweep[child];
+                if lo[child] > hi[child] {
+                    (end, end)
+                } else {
+                    ((-hi[child]).min(end), (-lo[child]).max(end))
+                }
+            } else {
+                (-hi[child], -lo[child])
+            };
+            (l.max(cl), h.max(ch))
+        })
+    }
+
     /// Appends the bounds table of `n` seeds (layer 0 the lower bounds, layer 1 the upper),
     /// every smaller one being there.
     pub(super) fn build_bounded_table(&mut self, n: u8) {
         let (moves, sweep) = self.moves(n);
         let size = sweep.len();
         let parts = components(&moves);
-        let all = i32::from(n);
-        let mut lo = vec![-all; size];
-        let mut hi = vec![all; size];
+        let parents = Parents::new(&moves, &parts);
+        let mut waiting = vec![false; size];
+        let all = n as i8;
+        // Empty (`lo > hi`) until widened: no history shown to reach a value yet.
+        let mut lo = vec![all + 1; size];
+        let mut hi = vec![-all - 1; size];
         let mut start = 0usize;
         for &end in &parts.ends {
             let members = &parts.boards[start..end as usize];
@@ -132,51 +220,57 @@ impl Endgame {
                 || moves
                     .quiet(members[0] as usize)
                     .any(|w| w == members[0] as usize);
-            loop {
-                let mut changed = false;
-                for &i in members {
-                    let i = i as usize;
-                    let (l, h) = if moves.count(i) == 0 {
-                        (i32::from(sweep[i]), i32::from(sweep[i]))
-                    } else {
-                        moves.of(i).fold((-all, -all), |(l, h), (captured, child)| {
-                            let child = child as usize;
-                            let (cl, ch) = if captured > 0 {
-                                let smaller = usize::from(n - captured);
-                                let c = i32::from(captured);
-                                (
-                                    c - i32::from(self.bound(smaller, 1, child)),
-                                    c - i32::from(self.bound(smaller, 0, child)),
-                                )
-                            } else if parts.of[child] == parts.of[i] {
-                                let end = -i32::from(sweep[child]);
-                                ((-hi[child]).min(end), (-lo[child]).max(end))
-                            } else {
-                                (-hi[child], -lo[child])
-                            };
-                            (l.max(cl), h.max(ch))
-                        })
-                    };
-                    let (l, h) = (l.max(lo[i]), h.min(hi[i]));
-                    if (l, h) != (lo[i], hi[i]) {
-                        lo[i] = l;
-                        hi[i] = h;
-                        changed = true;
+            if !cyclic {
+                let i = members[0] as usize;
+                (lo[i], hi[i]) = self.bounds_from_moves(n, i, (&moves, &sweep, &parts), (&lo, &hi));
+                continue;
+            }
+            // Widening, from every history that has seen the whole component (each of its
+            // moves repeats) up to every history: the least bounds that hold for all. A board
+            // is looked at again only when a board it moves to has widened.
+            let mut work: VecDeque<u32> = members.iter().copied().collect();
+            for &i in members {
+                waiting[i as usize] = true;
+            }
+            while let Some(i) = work.pop_front() {
+                let i = i as usize;
+                waiting[i] = false;
+                let (l, h) = self.bounds_from_moves(n, i, (&moves, &sweep, &parts), (&lo, &hi));
+                let (l, h) = (l.min(lo[i]), h.max(hi[i]));
+                if (l, h) != (lo[i], hi[i]) {
+                    (lo[i], hi[i]) = (l, h);
+                    for &parent in parents.of(i) {
+                        if !waiting[parent as usize] {
+                            waiting[parent as usize] = true;
+                            work.push_back(parent);
+                        }
                     }
-                }
-                if !cyclic || !changed {
-                    break;
                 }
             }
         }
-        self.bytes.extend_from_slice(&2u32.to_le_bytes());
+        // A byte a board where the pair fits one, both bounds whole past that.
+        let paired = n <= format::PAIRED_SEEDS;
+        let layers = if paired { 1 } else { 2 };
+        self.bytes.extend_from_slice(&(layers as u32).to_le_bytes());
         let offset = self.bytes.len();
-        self.bytes.extend(lo.iter().map(|&v| v as i8 as u8));
-        self.bytes.extend(hi.iter().map(|&v| v as i8 as u8));
+        if paired {
+            self.bytes.extend(
+                lo.iter()
+                    .zip(&hi)
+                    .map(|(&l, &h)| format::pair_byte(n, l, h)),
+            );
+        } else {
+            self.bytes.extend(lo.iter().map(|&v| v as u8));
+            self.bytes.extend(hi.iter().map(|&v| v as u8));
+        }
         self.tables.push(Table {
             size,
-            layers: 2,
-            layout: Layout::Full { offset },
+            layers,
+            layout: if paired {
+                Layout::Pairs { offset }
+            } else {
+                Layout::Full { offset }
+            },
         });
     }
 }

@@ -19,6 +19,49 @@ pub(super) const BLOCK: usize = 20;
 /// A block's bytes.
 pub(super) const BLOCK_BYTES: usize = 4 + 3 * BLOCK;
 
+/// The most seeds whose bounds fit a byte a board (packed as pairs, below); more keep both
+/// bounds whole.
+pub(super) const PAIRED_SEEDS: u8 = 21;
+
+/// Each pair's byte's bounds, `(a, b)`: a board of `n` seeds gains `2a − n` to `2b − n`.
+const PAIRS: [(u8, u8); 256] = {
+    let mut pairs = [(0u8, 0u8); 256];
+    let (mut b, mut code) = (0u8, 0usize);
+    while b <= PAIRED_SEEDS {
+        let mut a = 0u8;
+        while a <= b {
+            pairs[code] = (a, b);
+            a += 1;
+            code += 1;
+        }
+        b += 1;
+    }
+    pairs
+};
+
+/// How many pairs a board of `n` seeds can have.
+pub(super) fn pair_count(n: u8) -> usize {
+    (usize::from(n) + 1) * (usize::from(n) + 2) / 2
+}
+
+/// The byte holding bounds `lo..=hi` of a board of `n` seeds: the seeds the mover ends with
+/// are `(v + n) / 2` of a gain `v` (every seed goes to one side or the other, so a gain
+/// has the parity of `n`), 0 to `n` at each end, and the pair `(a, b)` is `b(b + 1)/2 + a`.
+pub(super) fn pair_byte(n: u8, lo: i8, hi: i8) -> u8 {
+    let (a, b) = (
+        (lo as i32 + i32::from(n)) / 2,
+        (hi as i32 + i32::from(n)) / 2,
+    );
+    debug_assert!(n <= PAIRED_SEEDS && 0 <= a && a <= b && b <= i32::from(n));
+    (b * (b + 1) / 2 + a) as u8
+}
+
+/// The bounds a pair's byte holds for a board of `n` seeds.
+pub(super) fn pair(n: u8, byte: u8) -> (i8, i8) {
+    let (a, b) = PAIRS[usize::from(byte)];
+    (2 * a as i8 - n as i8, 2 * b as i8 - n as i8)
+}
+
 /// A board's three bytes in its block: how many changes it has before its last, the layer
 /// its last value holds from (0: the sweep, no change), and that value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -171,7 +214,8 @@ impl Endgame {
         let mut tables = Vec::with_capacity(usize::from(max_seeds) + 1);
         for n in 0..=max_seeds {
             let layers = input.u32("a table's layer count")?;
-            if layers == 0 || layers as usize > most || (bounded && layers != 2) {
+            let paired = bounded && layers == 1 && n <= PAIRED_SEEDS && !layered;
+            if layers == 0 || layers as usize > most || (bounded && layers != 2 && !paired) {
                 return Err(EndgameError::BadLayers {
                     seeds: n,
                     layers: layers.into(),
@@ -179,7 +223,9 @@ impl Endgame {
                 });
             }
             let (layers, size) = (layers as usize, compositions(n.into(), PITS));
-            tables.push(if bounded || layered {
+            tables.push(if paired {
+                read_pairs(&mut input, n, size)?
+            } else if bounded || layered {
                 read_layers(&mut input, n, layers, size, bounded)?
             } else {
                 read_changes(&mut input, n, layers, size)?
@@ -229,6 +275,29 @@ fn read_layers(
         size,
         layers,
         layout: Layout::Full {
+            offset: values.start,
+        },
+    })
+}
+
+/// A table of bounds paired, a byte a board.
+fn read_pairs(input: &mut Reader<'_>, n: u8, size: usize) -> Result<Table, EndgameError> {
+    let values = input.take(size, "a table's bounds")?;
+    let count = pair_count(n);
+    if let Some(&byte) = input.bytes[values.clone()]
+        .iter()
+        .find(|&&b| usize::from(b) >= count)
+    {
+        return Err(EndgameError::BadPair {
+            seeds: n,
+            byte,
+            count,
+        });
+    }
+    Ok(Table {
+        size,
+        layers: 1,
+        layout: Layout::Pairs {
             offset: values.start,
         },
     })

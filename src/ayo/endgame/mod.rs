@@ -111,6 +111,9 @@ enum Layout {
     /// Every layer whole: layer `k`'s value of the board of rank `r` is the signed byte at
     /// `offset + k * size + r` (the bounds under repetition; the first format).
     Full { offset: usize },
+    /// The bounds under repetition, a byte a board: the byte at `offset + r` holds the
+    /// pair of bounds of the board of rank `r` ([`format::pair`]).
+    Pairs { offset: usize },
     /// Packed: each board's value starts as its sweep (layer 0) and changes at a few layers.
     /// From `blocks`, for each [`format::BLOCK`] boards, the earlier changes before them (a
     /// little-endian u32) and each one's slot (its last change, and how many came before);
@@ -135,7 +138,7 @@ enum Layout {
 ///
 /// | bytes | what |
 /// | --- | --- |
-/// | 4 | `L`, the layers kept (1 to the no-capture limit + 1; 2 where repetition ends the game) |
+/// | 4 | `L`, the layers kept (1 to the no-capture limit + 1; where repetition ends the game 1, the bounds paired, or 2, both whole) |
 ///
 /// and, packed (`AYOEGDB2`, repetition ignored), each board's changes from its sweep:
 ///
@@ -145,16 +148,18 @@ enum Layout {
 /// | `64 × ⌈B / 20⌉` | for each block of 20 boards, the earlier changes before it (4 bytes) and each board's slot: its earlier changes, the layer its last value holds from (0: no change) and that value (3 bytes; zeros past the last board) |
 /// | `2 × m` | the earlier changes, board by board, each its layer and the value from there on (a signed byte), layers rising |
 ///
-/// or whole (where repetition ends the game, and in `AYOEGDB1`): `L × B` bytes, layer by
-/// layer, each layer a signed byte a board.
+/// or, where repetition ends the game and `L` is 1 (up to [`format::PAIRED_SEEDS`]), `B`
+/// bytes, each board's bounds paired in one ([`format::pair_byte`]); or whole (where
+/// repetition ends the game and `L` is 2, and in `AYOEGDB1`): `L × B` bytes, layer by layer,
+/// each layer a signed byte a board.
 ///
 /// Layer `k` holds, for every board of `n` seeds seen from the side to move (its own row
 /// first), what that side gains with `k` capture-less plies left; boards are ranked in
 /// lexicographic order of their twelve pits. Layer 0 is the sweep, so packed a board lists
 /// only the layers where its value changes: about two a board, where most layers would
 /// repeat the one before (13.8 GB of whole layers at 20 seeds under lagos). Where
-/// repetition ends the game, layer 0 holds the least the mover gains over every path to the
-/// board and layer 1 the most.
+/// repetition ends the game, a board holds the least the mover gains over every path to it
+/// and the most.
 pub struct Endgame {
     rules: Rules,
     counts: Counts,
@@ -201,6 +206,8 @@ pub enum EndgameError {
     BadValue { seeds: u8, value: i8 },
     #[error("the {seeds}-seed table holds a lower bound above its upper bound")]
     CrossedBounds { seeds: u8 },
+    #[error("the {seeds}-seed table holds bounds {byte}; its boards have {count} pairs of bounds")]
+    BadPair { seeds: u8, byte: u8, count: usize },
     #[error("the {seeds}-seed table's blocks disagree with their boards' slots")]
     BadIndex { seeds: u8 },
     #[error(
@@ -240,9 +247,9 @@ impl Endgame {
     }
 
     /// About the most memory [`Endgame::build`] holds at once, in bytes. Under repetition:
-    /// both bounds of every board, and the largest seed count's working lists (its boards,
-    /// their moves, the components' lists). Otherwise: the packed values, taken at four
-    /// changes a board (twice the mean measured from 6 to 14 seeds under lagos, kontest
+    /// the bounds of every board, and the largest seed count's working lists (its boards,
+    /// their moves, the components, each board's parents inside its component). Otherwise:
+    /// the packed values, taken at four changes a board (twice the mean measured from 6 to 14 seeds under lagos, kontest
     /// and ayoayo), each count's last layer, and the largest count's working lists (its boards
     /// and moves, two layers, the changes found). `None` where no database applies.
     pub fn memory_to_build(rules: &Rules, max_seeds: u8) -> Option<u64> {
@@ -253,8 +260,16 @@ impl Endgame {
         let boards: u64 = (0..=max_seeds).map(|n| compositions(n, PITS) as u64).sum();
         let largest = compositions(max_seeds, PITS) as u64;
         Some(match rules.repetition {
-            // 12 + 32 + 1 a board; components 4 × 6 and the bounds 4 × 2 besides.
-            Repetition::EndsGame => 2 * boards + 77 * largest,
+            // The tables, 1 a board (2 past `PAIRED_SEEDS`). The largest count's boards:
+            // moves 32, sweep 1, components
+            // 12 (65 in all while Tarjan's runs), parents 4 and 4 a move inside the component
+            // (at most 6), waiting 1, the queue 4, the bounds 2.
+            Repetition::EndsGame => {
+                let past: u64 = (usize::from(format::PAIRED_SEEDS) + 1..=max_seeds)
+                    .map(|n| compositions(n, PITS) as u64)
+                    .sum();
+                boards + past + 80 * largest
+            }
             // Packed: a slot of 3, 2 an earlier change, a fifth of a block's u32; and the last
             // layer.
             // Working: 12 + 32 + 3 a board, 6 a change found, 2 of cursor.
@@ -289,13 +304,17 @@ impl Endgame {
         Some(db)
     }
 
-    /// The bound (0 the lower, 1 the upper) of the board of rank `rank` among those of `n`
-    /// seeds, where repetition ends the game.
-    fn bound(&self, n: usize, which: usize, rank: usize) -> i8 {
+    /// The bounds of the board of rank `rank` among those of `n` seeds, where repetition
+    /// ends the game.
+    fn bounds_of(&self, n: usize, rank: usize) -> (i8, i8) {
         let t = &self.tables[n];
         match t.layout {
-            Layout::Full { offset } => self.bytes[offset + which * t.size + rank] as i8,
-            Layout::Changes { .. } => unreachable!("bounds are kept whole"),
+            Layout::Full { offset } => (
+                self.bytes[offset + rank] as i8,
+                self.bytes[offset + t.size + rank] as i8,
+            ),
+            Layout::Pairs { offset } => format::pair(n as u8, self.bytes[offset + rank]),
+            Layout::Changes { .. } => unreachable!("bounds are kept whole or paired"),
         }
     }
 
@@ -306,6 +325,7 @@ impl Endgame {
         let layer = left.min(t.layers - 1);
         match t.layout {
             Layout::Full { offset } => self.bytes[offset + layer * t.size + rank] as i8,
+            Layout::Pairs { .. } => unreachable!("values under repetition are bounds"),
             Layout::Changes { blocks, changes } => {
                 let at = blocks + format::BLOCK_BYTES * (rank / format::BLOCK);
                 let block = &self.bytes[at..at + format::BLOCK_BYTES];
@@ -372,20 +392,26 @@ impl Endgame {
     /// Boards whose value is known whatever the path: all of them but where repetition ends
     /// the game, there those whose bounds meet.
     pub fn known(&self) -> usize {
+        self.gaps().first().copied().unwrap_or(0)
+    }
+
+    /// How many boards have bounds `k` seeds apart, for each `k` (the most the value read can
+    /// be off by, whatever the path): where repetition is ignored, every board at 0.
+    pub fn gaps(&self) -> Vec<usize> {
         if !self.bounded() {
-            return self.size().0;
+            return vec![self.size().0];
         }
-        self.tables
-            .iter()
-            .map(|t| match t.layout {
-                Layout::Full { offset } => {
-                    let values = &self.bytes[offset..offset + 2 * t.size];
-                    let (lo, hi) = values.split_at(t.size);
-                    lo.iter().zip(hi).filter(|(l, h)| l == h).count()
-                }
-                Layout::Changes { .. } => t.size,
-            })
-            .sum()
+        let mut gaps = vec![0; 2 * self.tables.len()];
+        for (n, t) in self.tables.iter().enumerate() {
+            for rank in 0..t.size {
+                let (lo, hi) = self.bounds_of(n, rank);
+                gaps[(hi - lo) as usize] += 1;
+            }
+        }
+        while gaps.len() > 1 && gaps.last() == Some(&0) {
+            gaps.pop();
+        }
+        gaps
     }
 
     /// The seeds the side to move gains from the board from `p` on under best play (what it
@@ -409,10 +435,8 @@ impl Endgame {
         let pits = from_mover(p);
         let rank = self.counts.rank(&pits);
         if self.bounded() {
-            return Some((
-                i32::from(self.bound(n, 0, rank)),
-                i32::from(self.bound(n, 1, rank)),
-            ));
+            let (lo, hi) = self.bounds_of(n, rank);
+            return Some((i32::from(lo), i32::from(hi)));
         }
         let (mine, theirs) = pits.split_at(PITS / 2);
         let sweep = mine.iter().sum::<u8>() as i8 - theirs.iter().sum::<u8>() as i8;

@@ -55,7 +55,7 @@ fn the_memory_a_build_takes_is_its_values_and_its_largest_count_s_working_lists(
     let oware = Preset::Oware.rules();
     assert_eq!(
         Endgame::memory_to_build(&oware, 20).unwrap(),
-        2 * 225_792_840 + 77 * largest
+        225_792_840 + 80 * largest
     );
     assert!(
         Endgame::memory_to_build(&oware, 12).unwrap()
@@ -413,4 +413,104 @@ fn under_repetition_every_line_lies_within_the_bounds_and_known_values_are_exact
         }
         assert!(exact > boards / 2, "{exact} of {boards} known exactly");
     }
+}
+
+/// Under repetition no table of one value a board can be exact: some board is worth one
+/// thing seen fresh and another after a capture-less path to it, by every line. Where that
+/// happens the bounds must not meet.
+#[test]
+fn under_repetition_the_path_to_a_board_can_change_its_value() {
+    let mut rules = Preset::Oware.rules();
+    rules.set("grand_slam", "captures_nothing").unwrap();
+    let db = Endgame::build(&rules, 3).unwrap();
+    let mut fresh = std::collections::HashMap::new();
+    let mut witnesses = 0;
+    const SEEDS_ON_BOARD: u8 = 2;
+    for pits in boards(SEEDS_ON_BOARD) {
+        let start = Position::new(pits, [48 - SEEDS_ON_BOARD, 0], Side::South, 0).unwrap();
+        // Every board two capture-less plies on, after the path and fresh.
+        for first in start.legal_moves(&rules).iter() {
+            let mut middle = start;
+            if middle.sow(&rules, first).captured > 0 {
+                continue;
+            }
+            for second in middle.legal_moves(&rules).iter() {
+                let mut end = middle;
+                if end.sow(&rules, second).captured > 0 {
+                    continue;
+                }
+                let keys = [start, middle, end].map(|p| p.repetition_key());
+                if keys[2] == keys[0] {
+                    continue;
+                }
+                let after_path = by_every_line(&rules, &end, &mut keys.to_vec(), &mut fresh);
+                let alone = by_every_line(&rules, &end, &mut vec![keys[2]], &mut fresh);
+                if after_path != alone {
+                    witnesses += 1;
+                    let (lo, hi) = db.bounds(&end).unwrap();
+                    assert!(lo <= after_path.min(alone) && after_path.max(alone) <= hi);
+                    assert_eq!(db.value(&end), None, "{end:?}");
+                }
+            }
+        }
+    }
+    assert!(
+        witnesses > 0,
+        "no board of 2 seeds whose value the path changes"
+    );
+}
+
+/// Bounds are stored a byte a board, paired; the first builds' whole bounds (both, a byte
+/// each) still read, to the same bounds; a byte past the pairs there are is refused, and so
+/// are whole bounds that cross.
+#[test]
+fn bounds_read_paired_or_whole_alike_and_bad_ones_are_refused() {
+    let mut rules = Preset::Oware.rules();
+    rules.set("grand_slam", "captures_nothing").unwrap();
+    let db = Endgame::build(&rules, 6).unwrap();
+    let mut whole = format::header(&rules, 6);
+    for (n, t) in db.tables.iter().enumerate() {
+        let Layout::Pairs { offset } = t.layout else {
+            panic!("{n} seeds are not paired");
+        };
+        let pairs: Vec<(i8, i8)> = db.bytes[offset..offset + t.size]
+            .iter()
+            .map(|&b| format::pair(n as u8, b))
+            .collect();
+        whole.extend_from_slice(&2u32.to_le_bytes());
+        whole.extend(pairs.iter().map(|&(lo, _)| lo as u8));
+        whole.extend(pairs.iter().map(|&(_, hi)| hi as u8));
+    }
+    let old = Endgame::from_bytes_for(&rules, whole.clone()).unwrap();
+    assert!(matches!(old.tables[6].layout, Layout::Full { .. }));
+    for (n, t) in db.tables.iter().enumerate() {
+        for rank in 0..t.size {
+            assert_eq!(old.bounds_of(n, rank), db.bounds_of(n, rank), "{n} {rank}");
+        }
+    }
+    assert_eq!(old.known(), db.known());
+    assert!(db.known() > 0 && db.known() < db.size().0);
+
+    let read = |bytes: Vec<u8>| Endgame::from_bytes(bytes).unwrap_err();
+    let Layout::Pairs { offset } = db.tables[3].layout else {
+        unreachable!()
+    };
+    let mut past = db.as_bytes().to_vec();
+    past[offset] = format::pair_count(3) as u8;
+    assert_eq!(
+        read(past),
+        EndgameError::BadPair {
+            seeds: 3,
+            byte: 10,
+            count: 10
+        }
+    );
+    let Layout::Full { offset } = old.tables[6].layout else {
+        unreachable!()
+    };
+    let size = old.tables[6].size;
+    let mut crossed = whole;
+    crossed[offset] = 6;
+    crossed[offset + size] = (-6i8) as u8;
+    assert_eq!(read(crossed), EndgameError::CrossedBounds { seeds: 6 });
 }
