@@ -506,14 +506,22 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
                 .map_err(CliError::Io)?;
             let (boards, bytes) = db.size();
             let gaps = db.gaps();
-            let apart = gaps.iter().enumerate().map(|(k, &b)| k * b).sum::<usize>();
+            // Under repetition, how far the bounds leave the value open, in gain.
+            let apart = if gaps.len() > 1 {
+                let sum = gaps.iter().enumerate().map(|(k, &b)| k * b).sum::<usize>();
+                format!(
+                    "; bounds {:.2} apart on average, {} at most, in gain",
+                    sum as f64 / boards as f64,
+                    gaps.len() - 1
+                )
+            } else {
+                String::new()
+            };
             writeln!(
                 io::stdout().lock(),
-                "{}: up to {seeds} seeds, {boards} boards ({} known whatever the path; bounds {:.2} seeds apart on average, {} at most), {bytes} bytes, built in {:.1} s",
+                "{}: up to {seeds} seeds, {boards} boards ({} known whatever the path{apart}), {bytes} bytes, built in {:.1} s",
                 path.display(),
                 gaps[0],
-                apart as f64 / boards as f64,
-                gaps.len() - 1,
                 started.elapsed().as_secs_f64()
             )?;
             Ok(ExitCode::SUCCESS)

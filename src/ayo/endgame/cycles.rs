@@ -23,7 +23,8 @@
 //!
 //! A component with a cycle is widened from nothing: each board's bounds are taken to the
 //! hull of what they were and what its moves give, until nothing widens. That holds every
-//! history, by induction on how many of the component's positions it has not seen. With
+//! history, by induction on how many of the component's positions (pits and side to move:
+//! two a board, itself and its mirror) it has not seen. With
 //! none left, every move inside the component repeats, so the value lies within what the
 //! sweeps there and the moves out give, which the end bounds take in. With `k` left, a move
 //! inside either repeats (the sweep) or reaches a board with `k − 1` left, whose value the
@@ -31,8 +32,8 @@
 //! and they take that in. The order boards are looked at in does not change where it ends
 //! (the least bounds that take in what their moves give), so a board is looked at again only
 //! when a board it moves to has widened. (Narrowing from every value possible, the first
-//! way, is sound too but stops wider: 9.9 seeds apart on average over the boards up to 12
-//! seeds, against 8.7.)
+//! way, is sound too but stops wider: bounds 9.9 apart on average over the boards up to 12
+//! seeds, against 8.7, in gain, where 2 is one seed that may end on either side.)
 //!
 //! Boards are ranked from the mover's side, so a component may join a board with its
 //! mirror, and a move may count as one that can repeat when it cannot: that only widens

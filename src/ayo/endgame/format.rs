@@ -52,7 +52,16 @@ pub(super) fn pair_byte(n: u8, lo: i8, hi: i8) -> u8 {
         (lo as i32 + i32::from(n)) / 2,
         (hi as i32 + i32::from(n)) / 2,
     );
-    debug_assert!(n <= PAIRED_SEEDS && 0 <= a && a <= b && b <= i32::from(n));
+    // Bounds out of order or of the wrong parity are the build's own error: never stored.
+    assert!(
+        n <= PAIRED_SEEDS
+            && (lo as i32 + i32::from(n)) % 2 == 0
+            && (hi as i32 + i32::from(n)) % 2 == 0
+            && 0 <= a
+            && a <= b
+            && b <= i32::from(n),
+        "bounds {lo}..={hi} of a board of {n} seeds"
+    );
     (b * (b + 1) / 2 + a) as u8
 }
 
@@ -214,7 +223,10 @@ impl Endgame {
         let mut tables = Vec::with_capacity(usize::from(max_seeds) + 1);
         for n in 0..=max_seeds {
             let layers = input.u32("a table's layer count")?;
-            let paired = bounded && layers == 1 && n <= PAIRED_SEEDS && !layered;
+            let paired = bounded && layers == 1;
+            if paired && (n > PAIRED_SEEDS || layered) {
+                return Err(EndgameError::BadPairing { seeds: n });
+            }
             if layers == 0 || layers as usize > most || (bounded && layers != 2 && !paired) {
                 return Err(EndgameError::BadLayers {
                     seeds: n,

@@ -208,6 +208,8 @@ pub enum EndgameError {
     CrossedBounds { seeds: u8 },
     #[error("the {seeds}-seed table holds bounds {byte}; its boards have {count} pairs of bounds")]
     BadPair { seeds: u8, byte: u8, count: usize },
+    #[error("the {seeds}-seed table says its bounds are paired, a byte a board: only `AYOEGDB2` tables of up to 21 seeds are")]
+    BadPairing { seeds: u8 },
     #[error("the {seeds}-seed table's blocks disagree with their boards' slots")]
     BadIndex { seeds: u8 },
     #[error(
@@ -395,8 +397,9 @@ impl Endgame {
         self.gaps().first().copied().unwrap_or(0)
     }
 
-    /// How many boards have bounds `k` seeds apart, for each `k` (the most the value read can
-    /// be off by, whatever the path): where repetition is ignored, every board at 0.
+    /// How many boards have bounds `k` apart, for each `k` (the most the value read can be
+    /// off by, whatever the path, in gain: 2 is one seed that may end on either side); where
+    /// repetition is ignored, every board at 0.
     pub fn gaps(&self) -> Vec<usize> {
         if !self.bounded() {
             return vec![self.size().0];

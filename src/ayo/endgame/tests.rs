@@ -462,7 +462,7 @@ fn under_repetition_the_path_to_a_board_can_change_its_value() {
 
 /// Bounds are stored a byte a board, paired; the first builds' whole bounds (both, a byte
 /// each) still read, to the same bounds; a byte past the pairs there are is refused, and so
-/// are whole bounds that cross.
+/// are pairs in the first format and whole bounds that cross.
 #[test]
 fn bounds_read_paired_or_whole_alike_and_bad_ones_are_refused() {
     let mut rules = Preset::Oware.rules();
@@ -505,6 +505,10 @@ fn bounds_read_paired_or_whole_alike_and_bad_ones_are_refused() {
             count: 10
         }
     );
+    // The first format never paired bounds.
+    let mut first = db.as_bytes().to_vec();
+    first[..8].copy_from_slice(b"AYOEGDB1");
+    assert_eq!(read(first), EndgameError::BadPairing { seeds: 0 });
     let Layout::Full { offset } = old.tables[6].layout else {
         unreachable!()
     };
