@@ -48,20 +48,18 @@ pub(super) fn pair_count(n: u8) -> usize {
 /// are `(v + n) / 2` of a gain `v` (every seed goes to one side or the other, so a gain
 /// has the parity of `n`), 0 to `n` at each end, and the pair `(a, b)` is `b(b + 1)/2 + a`.
 pub(super) fn pair_byte(n: u8, lo: i8, hi: i8) -> u8 {
-    let (a, b) = (
-        (lo as i32 + i32::from(n)) / 2,
-        (hi as i32 + i32::from(n)) / 2,
-    );
+    let (twice_a, twice_b) = (i32::from(lo) + i32::from(n), i32::from(hi) + i32::from(n));
     // Bounds out of order or of the wrong parity are the build's own error: never stored.
     assert!(
         n <= PAIRED_SEEDS
-            && (lo as i32 + i32::from(n)) % 2 == 0
-            && (hi as i32 + i32::from(n)) % 2 == 0
-            && 0 <= a
-            && a <= b
-            && b <= i32::from(n),
+            && twice_a % 2 == 0
+            && twice_b % 2 == 0
+            && 0 <= twice_a
+            && twice_a <= twice_b
+            && twice_b <= 2 * i32::from(n),
         "bounds {lo}..={hi} of a board of {n} seeds"
     );
+    let (a, b) = (twice_a / 2, twice_b / 2);
     (b * (b + 1) / 2 + a) as u8
 }
 

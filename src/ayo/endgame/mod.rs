@@ -251,9 +251,10 @@ impl Endgame {
     /// About the most memory [`Endgame::build`] holds at once, in bytes. Under repetition:
     /// the bounds of every board, and the largest seed count's working lists (its boards,
     /// their moves, the components, each board's parents inside its component). Otherwise:
-    /// the packed values, taken at four changes a board (twice the mean measured from 6 to 14 seeds under lagos, kontest
-    /// and ayoayo), each count's last layer, and the largest count's working lists (its boards
-    /// and moves, two layers, the changes found). `None` where no database applies.
+    /// the packed values, taken at four changes a board (twice the mean measured from 6 to
+    /// 14 seeds under lagos, kontest and ayoayo), each count's last layer, and the largest
+    /// count's working lists (its boards and moves, two layers, the changes found). `None`
+    /// where no database applies.
     pub fn memory_to_build(rules: &Rules, max_seeds: u8) -> Option<u64> {
         if !Endgame::possible(rules) {
             return None;
@@ -263,9 +264,8 @@ impl Endgame {
         let largest = compositions(max_seeds, PITS) as u64;
         Some(match rules.repetition {
             // The tables, 1 a board (2 past `PAIRED_SEEDS`). The largest count's boards:
-            // moves 32, sweep 1, components
-            // 12 (65 in all while Tarjan's runs), parents 4 and 4 a move inside the component
-            // (at most 6), waiting 1, the queue 4, the bounds 2.
+            // moves 32, sweep 1, components 12 (65 in all while Tarjan's runs), parents 4 and
+            // 4 a move inside the component (at most 6), waiting 1, the queue 4, the bounds 2.
             Repetition::EndsGame => {
                 let past: u64 = (usize::from(format::PAIRED_SEEDS) + 1..=max_seeds)
                     .map(|n| compositions(n, PITS) as u64)
