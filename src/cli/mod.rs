@@ -193,12 +193,19 @@ pub enum AyoCommand {
         depth: u32,
     },
     /// Checks the champion's moves against the rule set's endgame database (the largest
-    /// stored) on random boards it covers; exits with 1 when a move falls short.
+    /// stored) on random boards it covers, or on every one; exits with 1 when a move falls
+    /// short.
     Perfect {
         #[command(flatten)]
         rules: RulesArgs,
         #[arg(long, default_value_t = 10_000)]
         positions: u32,
+        /// Every board the database covers, seed count by seed count, instead of a sample.
+        #[arg(long, conflicts_with = "positions")]
+        every: bool,
+        /// Threads sharing the boards of `--every`.
+        #[arg(long, default_value_t = 2)]
+        threads: usize,
         #[arg(long, default_value_t = 100)]
         movetime_ms: u64,
     },
@@ -447,14 +454,11 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
         Command::Ayo(AyoCommand::Perfect {
             rules,
             positions,
+            every,
+            threads,
             movetime_ms,
         }) => {
             let rules = rules.resolve(&settings)?;
-            if rules.repetition == crate::ayo::Repetition::EndsGame {
-                return Err(CliError::Usage(
-                    "where repetition ends the game the database holds bounds, not values: there is no best move to check against".into(),
-                ));
-            }
             if !(1..=600_000).contains(&movetime_ms) {
                 return Err(CliError::Usage("--movetime-ms is 1 to 600000".into()));
             }
@@ -471,7 +475,8 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
             let perfect = perfect::run(
                 rules,
                 &db,
-                positions,
+                (!every).then_some(positions),
+                threads.clamp(1, 64),
                 std::time::Duration::from_millis(movetime_ms),
                 io::stdout().lock(),
             )?;
