@@ -462,6 +462,9 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
             if !(1..=600_000).contains(&movetime_ms) {
                 return Err(CliError::Usage("--movetime-ms is 1 to 600000".into()));
             }
+            if positions == 0 {
+                return Err(CliError::Usage("--positions is at least 1".into()));
+            }
             let db = crate::house::Endgames::new(&settings.house)
                 .get(&rules)
                 .ok_or_else(|| {

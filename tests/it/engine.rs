@@ -496,6 +496,8 @@ fn the_perfect_command_checks_the_champion_against_the_database() {
         ),
         "{lines:?}"
     );
+    let (lines, ok) = lounge(&["ayo", "perfect", "--positions", "0"], "");
+    assert!(!ok && lines.is_empty(), "no boards is no check: {lines:?}");
 }
 
 #[test]
