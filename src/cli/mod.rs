@@ -203,8 +203,8 @@ pub enum AyoCommand {
         /// Every board the database covers, seed count by seed count, instead of a sample.
         #[arg(long, conflicts_with = "positions")]
         every: bool,
-        /// Threads sharing the boards of `--every`.
-        #[arg(long, default_value_t = 2)]
+        /// Threads sharing the boards of `--every` (1 to 64).
+        #[arg(long, default_value_t = 2, requires = "every")]
         threads: usize,
         #[arg(long, default_value_t = 100)]
         movetime_ms: u64,

@@ -555,7 +555,9 @@ fn under_repetition_the_perfect_command_checks_the_boards_the_bounds_settle() {
     assert!(ok, "{lines:?}");
     let (checked, perfect, passed) = counts(&lines[0]);
     assert_eq!(checked, 40, "{lines:?}");
-    assert!(perfect <= checked, "{lines:?}");
+    // The bounds clear nearly every move of the boards they settle (202,630 of 202,631 to 20
+    // seeds, BENCHMARKS.md); none may be convicted (the exit status above).
+    assert!(perfect >= checked - 2, "{lines:?}");
     // Most boards can reach a cycle, so their value depends on the path: passed over.
     assert!(passed > checked, "{lines:?}");
 }
