@@ -27,7 +27,7 @@ use crate::ayo::{Game, Position, Repetition, Rules, Side, HALF, PITS, SEEDS};
 use super::matches::xorshift;
 
 /// What a check found.
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default)]
 pub struct Check {
     /// Boards whose best result the database names, and so checked.
     pub positions: u64,
@@ -122,57 +122,39 @@ fn next_board(board: &mut [u8; PITS]) -> bool {
     true
 }
 
-/// Judges the champion's move in `game` against `db`, into `found`.
+/// Judges the champion's move in `game` against `db`, into `found`; `None` where the database
+/// names no best result there (the caller counts the board as passed over).
 fn judge(
     searcher: &mut Searcher,
     db: &Endgame,
     game: &Game,
     movetime: Duration,
     found: &mut Check,
-) {
+) -> Option<()> {
     let p = *game.position();
-    let Some((lo, hi)) = db.bounds(&p) else {
-        found.passed += 1;
-        return;
-    };
-    if lo != hi {
-        found.passed += 1;
-        return;
-    }
-    let best = lo;
+    let (best, hi) = db.bounds(&p)?;
+    (best == hi).then_some(())?;
     let limits = Limits {
         max_depth: MAX_PLY as u32 - 1,
         deadline: Some(Instant::now() + movetime),
         stop: None,
     };
-    let Some(thought) = searcher.think(game, limits) else {
-        found.passed += 1;
-        return;
-    };
+    let thought = searcher.think(game, limits)?;
     let mut after = game.clone();
-    let Ok(played) = after.play(thought.best) else {
-        found.passed += 1;
-        return;
-    };
-    let captured = i32::from(played.captured);
+    let captured = i32::from(after.play(thought.best).ok()?.captured);
+    let me = p.to_move().index();
+    let margin = |s: [u8; 2]| i32::from(s[me]) - i32::from(s[1 - me]);
     // What the move gains, at least and at most: the game over, or the board it leads to.
     let (least, most) = if after.is_over() {
         // The game has swept what was left on the board (`Game::settle`): the stores are final.
-        let me = p.to_move().index();
-        let gained = |s: [u8; 2]| i32::from(s[me]) - i32::from(s[1 - me]);
-        let g = gained(after.position().stores()) - gained(p.stores());
+        let g = margin(after.position().stores()) - margin(p.stores());
         (g, g)
     } else {
-        let Some((lo_c, hi_c)) = db.bounds(after.position()) else {
-            found.passed += 1;
-            return;
-        };
-        (captured - hi_c, captured - lo_c)
+        let (lo, hi) = db.bounds(after.position())?;
+        (captured - hi, captured - lo)
     };
     found.positions += 1;
-    let me = p.to_move().index();
-    let stored = i32::from(p.stores()[me]) - i32::from(p.stores()[1 - me]);
-    let result = |gain: i32| (stored + gain).signum();
+    let result = |gain: i32| (margin(p.stores()) + gain).signum();
     found.best_margin += u64::from(least == best);
     if result(least) >= result(best) {
         found.perfect += 1;
@@ -181,6 +163,20 @@ fn judge(
     } else if found.misses.len() < 10 {
         found.misses.push((p, most, best));
     }
+    Some(())
+}
+
+/// Judges `game` if there is one (the game still going on at the board), else counts the
+/// board as passed over.
+fn judge_or_pass(
+    searcher: &mut Searcher,
+    db: &Endgame,
+    game: Option<Game>,
+    movetime: Duration,
+    found: &mut Check,
+) {
+    let judged = game.and_then(|game| judge(searcher, db, &game, movetime, found));
+    found.passed += u64::from(judged.is_none());
 }
 
 /// Checks `positions` random boards, each searched for at most `movetime`.
@@ -193,7 +189,7 @@ pub fn check(rules: Rules, db: &Arc<Endgame>, positions: u32, movetime: Duration
         let Some(game) = position(&rules, board, side, &mut rng) else {
             continue;
         };
-        judge(&mut searcher, db, &game, movetime, &mut found);
+        judge_or_pass(&mut searcher, db, Some(game), movetime, &mut found);
         // Under repetition most boards are passed over (about seven for each one checked at 12
         // seeds); a database that knows few or none of them must not loop for ever.
         if found.passed > 1000 * u64::from(positions).max(100) {
@@ -230,10 +226,8 @@ pub fn check_every(
                 } else {
                     Side::North
                 };
-                match position(&rules, board, side, &mut rng) {
-                    Some(game) => judge(&mut searcher, db, &game, movetime, &mut found),
-                    None => found.passed += 1,
-                }
+                let game = position(&rules, board, side, &mut rng);
+                judge_or_pass(&mut searcher, db, game, movetime, &mut found);
             }
             rank += 1;
             if !next_board(&mut board) {
@@ -313,7 +307,7 @@ mod tests {
     use std::sync::Arc;
     use std::time::Duration;
 
-    use super::{judge, next_board, position, Check};
+    use super::{judge_or_pass, next_board, position, Check};
     use crate::ayo::endgame::Endgame;
     use crate::ayo::search::Searcher;
     use crate::ayo::{Rules, Side, PITS};
@@ -326,9 +320,8 @@ mod tests {
         board[PITS - 1] = n;
         let mut rng = 7;
         loop {
-            if let Some(game) = position(&rules, board, Side::South, &mut rng) {
-                judge(searcher, db, &game, movetime, &mut found);
-            }
+            let game = position(&rules, board, Side::South, &mut rng);
+            judge_or_pass(searcher, db, game, movetime, &mut found);
             if !next_board(&mut board) {
                 return found;
             }
