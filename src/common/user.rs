@@ -113,17 +113,34 @@ fn check_characters(name: &str) -> Result<(), NameError> {
 
 /// The comparison key of any name, also one stored before these rules or a house name.
 ///
+/// Marks and separators are set aside first: "Bàbá Ayọ̀", "Baba_Ayo" and "BabaAyo" are all
+/// "Baba Ayo" to a reader glancing at the room list, and "Adewale" is "Adéwálé" typed on a
+/// keyboard without tone marks. The name itself keeps its marks as written.
+///
 /// Unicode TS #39's skeleton makes look-alikes equal, and case folding makes cases equal;
 /// neither order alone does both (the skeleton of a lowercase Cyrillic "в" is not "b", the
 /// skeleton of "I" is "l" but that of "i" is not), so: NFKC, upper case (so case cannot
 /// matter), skeleton (catches capital look-alikes: Cyrillic "В" is "B"), case fold, skeleton
-/// again (catches small ones: "rn" is "m"). The price: a few names alike only through their
-/// capitals count as one ("ilse" and "llse", since "I" looks like "l").
+/// again (catches small ones: "rn" is "m"), and what the skeletons brought of marks and
+/// separators set aside again. The price: a few names alike only through their capitals
+/// count as one ("ilse" and "llse", since "I" looks like "l").
 pub fn name_key(name: &str) -> String {
-    let upper = name.nfkc().collect::<String>().to_uppercase();
-    let capitals: String = skeleton(upper.trim()).collect();
+    let upper = bare(&name.nfkc().collect::<String>()).to_uppercase();
+    let capitals: String = skeleton(&upper).collect();
     let folded = caseless::default_case_fold_str(&capitals);
-    skeleton(&folded).collect()
+    bare(&skeleton(&folded).collect::<String>())
+}
+
+/// `text` without its combining marks (taken apart first, NFD) and separators.
+fn bare(text: &str) -> String {
+    text.nfd()
+        .filter(|&c| !is_combining_mark(c) && !is_separator(c))
+        .collect()
+}
+
+/// What people put between the parts of a name; two names apart only in these are one.
+fn is_separator(c: char) -> bool {
+    c.is_whitespace() || matches!(c, '_' | '-' | '.' | '\u{2010}'..='\u{2015}')
 }
 
 impl From<UserName> for String {
@@ -163,7 +180,31 @@ mod tests {
         assert_eq!(key("Alice One"), name.key());
         assert_eq!(key("ALICE ONE"), key("alice one"));
         assert_ne!(key("Alice One"), key("Alice Two"));
-        assert_ne!(key("Alice One"), key("AliceOne"));
+        assert_eq!(key("Alice One"), key("AliceOne"));
+    }
+
+    #[test]
+    fn marks_and_separators_are_set_aside_but_kept_in_the_name() {
+        let house = name_key("Baba Ayo");
+        for alike in [
+            "Bàbá Ayọ̀",
+            "Bàbá Àyọ̀",
+            "Bába Ayo",
+            "Baba Ayọ",
+            "Baba_Ayo",
+            "BabaAyo",
+            "Baba-Ayo",
+            "Baba.Ayo",
+            "B.a.b.a A.y.o",
+            "BÀBÁ AYỌ̀",
+        ] {
+            assert_eq!(key(alike), house, "{alike}");
+        }
+        assert_eq!(key("Adewale"), key("Adéwálé"));
+        assert_eq!(key("ADÉWÁLÉ"), key("Adéwálé"));
+        assert_eq!(UserName::parse("Adéwálé").unwrap().as_str(), "Adéwálé");
+        assert_ne!(key("Adewale"), key("Adewole"));
+        assert_ne!(key("Baba Ayo"), key("Baba Ayodele"));
     }
 
     #[test]
