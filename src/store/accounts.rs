@@ -135,9 +135,20 @@ impl Store {
             if device.expires_ms <= now_ms {
                 return Ok(Rotation::Expired);
             }
-            diesel::update(refresh_credentials::table.find(old))
-                .set(refresh_credentials::rotated_ms.eq(Some(now_ms)))
-                .execute(conn)?;
+            // Spent only if no one spent it since the read: under PostgreSQL's read committed
+            // a racing exchange read it unspent too, and this UPDATE waits for that one's
+            // commit and then finds nothing to change. The loser is a reuse.
+            let spent = diesel::update(
+                refresh_credentials::table
+                    .filter(refresh_credentials::hash.eq(old))
+                    .filter(refresh_credentials::rotated_ms.is_null()),
+            )
+            .set(refresh_credentials::rotated_ms.eq(Some(now_ms)))
+            .execute(conn)?;
+            if spent == 0 {
+                revoke(conn, &device.id, Revocation::Reused, now_ms)?;
+                return Ok(Rotation::Reused);
+            }
             diesel::insert_into(refresh_credentials::table)
                 .values(NewCredential {
                     hash: new,
