@@ -44,7 +44,14 @@ pub enum HotelTokenError {
     NoKey(Option<String>),
     #[error("{0}")]
     Jwt(#[from] jsonwebtoken::errors::Error),
+    #[error("the token's {0} is in the future")]
+    NotYet(&'static str),
+    #[error("the token names no account (an empty sub)")]
+    NoSubject,
 }
+
+/// How far the hotel's clock may run ahead of ours, in seconds.
+const LEEWAY_SECS: i64 = 5;
 
 impl HotelIdp {
     /// Reads the configured key file.
@@ -115,12 +122,29 @@ impl HotelIdp {
         validation.validate_exp = false;
         let data = decode::<serde_json::Value>(token, &key.key, &validation)?;
         let exp = data.claims.get("exp").and_then(serde_json::Value::as_i64);
-        if exp.is_none_or(|exp| exp.saturating_add(5) <= now_secs) {
+        if exp.is_none_or(|exp| exp.saturating_add(LEEWAY_SECS) <= now_secs) {
             return Err(jsonwebtoken::errors::Error::from(
                 jsonwebtoken::errors::ErrorKind::ExpiredSignature,
             )
             .into());
         }
-        Ok(serde_json::from_value(data.claims).map_err(jsonwebtoken::errors::Error::from)?)
+        // Checked here on the server's clock (the library would read the system's): a token
+        // not valid yet, or issued later than now, is not valid now.
+        for claim in ["nbf", "iat"] {
+            match data.claims.get(claim) {
+                None => {}
+                Some(at) => match at.as_i64() {
+                    Some(at) if at <= now_secs.saturating_add(LEEWAY_SECS) => {}
+                    _ => return Err(HotelTokenError::NotYet(claim)),
+                },
+            }
+        }
+        let claims: HotelClaims =
+            serde_json::from_value(data.claims).map_err(jsonwebtoken::errors::Error::from)?;
+        // One empty subject would be every such token's one shared account.
+        if claims.sub.trim().is_empty() {
+            return Err(HotelTokenError::NoSubject);
+        }
+        Ok(claims)
     }
 }
