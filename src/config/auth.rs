@@ -44,27 +44,21 @@ pub struct HotelIdpSettings {
 pub const MIN_SECRET_BYTES: usize = 32;
 
 impl AuthSettings {
-    /// The secret to sign with: the configured one, or (one instance, SQLite, no Redis) one
-    /// generated at the first start and kept in `secret_file` (mode 0600), read back after.
-    /// Several instances must share one, so a PostgreSQL database or a Redis URL without a
-    /// configured secret is refused.
-    pub fn signing_secret(
-        &self,
-        database_url: &str,
-        redis_url: &str,
-    ) -> Result<String, ConfigError> {
+    /// The secret to sign with: the configured one, or (one instance: SQLite, no `[cluster]`)
+    /// one generated at the first start and kept in `secret_file` (mode 0600), read back
+    /// after. Several instances must share one, so PostgreSQL or `[cluster]` without a
+    /// configured secret is refused. A champions wall in Redis is no second instance: one
+    /// SQLite file has one instance, whatever holds the wall.
+    pub fn signing_secret(&self, database_url: &str, cluster: bool) -> Result<String, ConfigError> {
         if !self.secret.is_empty() {
             return Ok(self.secret.clone());
         }
         let url = database_url.trim();
-        if url.starts_with("postgres://")
-            || url.starts_with("postgresql://")
-            || !redis_url.trim().is_empty()
-        {
+        if url.starts_with("postgres://") || url.starts_with("postgresql://") || cluster {
             return Err(ConfigError::Invalid {
                 key: "auth.secret",
-                message: "several instances may share this database or Redis: give them one \
-                          secret (LOUNGE_AUTH__SECRET, 32 bytes or more)"
+                message: "several instances may share this database: give them one secret \
+                          (LOUNGE_AUTH__SECRET, 32 bytes or more)"
                     .into(),
             });
         }
