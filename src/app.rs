@@ -199,6 +199,15 @@ impl Application {
         };
         let connections =
             http::connections::Connections::new(settings.server.ws_connections_per_address);
+        let openapi = web::Bytes::from(
+            http::openapi()
+                .to_json()
+                .map_err(|e| StartupError::OpenApi(e.to_string()))?,
+        );
+        let proxies = settings
+            .server
+            .proxies()
+            .map_err(|e| StartupError::Config(e.to_string()))?;
         let state = web::Data::new(AppState {
             store: store.clone(),
             world: rooms_world,
@@ -218,12 +227,7 @@ impl Application {
             tickets: http::tickets::WsTickets::new(Duration::from_secs(
                 settings.auth.ws_ticket_secs,
             )),
-            proxies: http::peer::Proxies::new(
-                settings
-                    .server
-                    .proxies()
-                    .map_err(|e| StartupError::Config(e.to_string()))?,
-            ),
+            proxies: http::peer::Proxies::new(proxies.clone()),
             signups: http::signups::Signups::new(
                 settings.server.signups_per_minute,
                 settings.server.signup_burst,
@@ -242,9 +246,13 @@ impl Application {
             home_invitations_per_minute: settings.apartment.invitations_per_minute,
             default_rules,
             champions: champions.clone(),
-            openapi: http::openapi()
-                .to_json()
-                .map_err(|e| StartupError::OpenApi(e.to_string()))?,
+            openapi: openapi.clone(),
+            openapi_etag: format!(
+                "\"{}\"",
+                &hex::encode(<sha2::Sha256 as sha2::Digest>::digest(&openapi))[..32]
+            ),
+            streams: http::gate::Gate::new(settings.server.streams_per_address),
+            body_timeout: Duration::from_secs(settings.server.body_timeout_secs),
         });
         // Several instances: what the others say of connections, bans and invitations.
         http::notices::listen(state.clone());
@@ -255,16 +263,29 @@ impl Application {
                 .configure(http::routes)
                 .into_app()
         })
-        // Each connection's socket, to cut one whose client stopped reading.
-        .on_connect(http::peer::on_connect)
+        // Each connection's socket, to cut one whose client stopped reading, and counted
+        // against its peer's share.
+        .on_connect(http::gate::on_connect(
+            http::gate::Gate::new(settings.server.connections_per_address),
+            proxies,
+        ))
         .shutdown_timeout(settings.server.shutdown_timeout_secs)
         // A move's reply is one small frame: Nagle would hold it for the peer's
         // delayed ACK (about 40 ms on Linux).
         .tcp_nodelay(true)
         // Our own handler tells the rooms first (see run_until_stopped).
         .disable_signals();
-        if settings.server.workers > 0 {
-            server = server.workers(settings.server.workers);
+        let workers = match settings.server.workers {
+            0 => std::thread::available_parallelism().map_or(1, usize::from),
+            n => n,
+        };
+        server = server.workers(workers);
+        // Descriptors kept in reserve: full, the server waits to accept rather than failing
+        // to (and new players wait a moment rather than never getting in).
+        if let Some(per_worker) =
+            http::gate::connections_per_worker(settings.server.descriptor_reserve, workers)
+        {
+            server = server.max_connections(per_worker);
         }
         let server = server
             .listen(listener)
@@ -314,7 +335,7 @@ impl Application {
 pub fn signer(settings: &Settings) -> Result<Auth, StartupError> {
     let mut auth = settings.auth.clone();
     auth.secret = auth
-        .signing_secret(&settings.database.url, &settings.champions.redis_url)
+        .signing_secret(&settings.database.url, settings.cluster.enabled)
         .map_err(|e| StartupError::Config(e.to_string()))?;
     Ok(Auth::new(&auth)?.with_clock(settings.world.clock.clone()))
 }
@@ -440,5 +461,7 @@ fn civility(s: &crate::config::CivilitySettings) -> crate::world::Civility {
         auto_slow_ms: s.auto_slow_mode_for_secs.saturating_mul(1000),
         auto_slow_secs: s.auto_slow_mode_secs,
         put_out_ms: s.put_out_secs.saturating_mul(1000),
+        table_changes_per_minute: s.table_changes_per_minute,
+        table_changes_burst: s.table_changes_burst,
     })
 }

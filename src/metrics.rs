@@ -44,6 +44,11 @@ pub struct Metrics {
     pub relayed_frames: IntCounter,
     /// Round trips to Redis for the cluster: relayed messages and leases.
     pub redis_round_trips: IntCounter,
+    /// Connections refused for what their address holds already, by what was refused:
+    /// `per_address` (TCP connections), `streams` (event streams), `ws` (WebSockets).
+    pub connections_refused: IntCounterVec,
+    /// Request bodies that did not arrive in time (`server.body_timeout_secs`).
+    pub slow_bodies: IntCounter,
 }
 
 fn counter(registry: &Registry, name: &str, help: &str) -> IntCounter {
@@ -87,7 +92,24 @@ pub static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
     registry
         .register(Box::new(errors.clone()))
         .expect("registered once");
+    let connections_refused = IntCounterVec::new(
+        Opts::new(
+            "lounge_connections_refused_total",
+            "Connections refused for what their address holds already, by kind",
+        ),
+        &["kind"],
+    )
+    .expect("valid");
+    registry
+        .register(Box::new(connections_refused.clone()))
+        .expect("registered once");
     Metrics {
+        connections_refused,
+        slow_bodies: counter(
+            &registry,
+            "lounge_slow_bodies_total",
+            "Request bodies that did not arrive in time",
+        ),
         connections: gauge(
             &registry,
             "lounge_connections",

@@ -96,6 +96,10 @@ pub struct CivilitySettings {
     pub auto_slow_mode_secs: u32,
     /// How long a guest put out of a room stays out, unless the operator says.
     pub put_out_secs: u64,
+    /// Changes one guest makes at the tables that the room hears (sitting, standing, match
+    /// settings, rematch presses, draw offers...): a minute on average, and in a burst.
+    pub table_changes_per_minute: u32,
+    pub table_changes_burst: u32,
 }
 
 /// Today's champions.
@@ -224,6 +228,15 @@ pub struct ServerSettings {
     pub ws_flush_micros: u64,
     /// WebSocket connections open at once from one address.
     pub ws_connections_per_address: usize,
+    /// TCP connections one peer holds at once (trusted proxies aside).
+    pub connections_per_address: usize,
+    /// Event streams (`/champions/stream`) open at once from one address.
+    pub streams_per_address: usize,
+    /// Open files kept free of connections (the database, Redis, files): the server accepts
+    /// no more connections than the open-file limit leaves after these.
+    pub descriptor_reserve: usize,
+    /// Seconds a request's body may take to arrive whole.
+    pub body_timeout_secs: u64,
     /// Proxies whose `X-Forwarded-For` is believed: addresses separated by commas (a string,
     /// so one environment variable sets them); read by `proxies()`.
     pub trusted_proxies: String,

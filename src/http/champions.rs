@@ -4,13 +4,14 @@
 use std::time::Duration;
 
 use actix_web::{get, web, HttpResponse};
-use futures_util::stream;
+use futures_util::{stream, StreamExt};
 use serde::Deserialize;
 use utoipa::IntoParams;
 
 use super::error::{ApiError, ErrorBody};
 use super::AppState;
 use crate::champions::{parse_day, HouseBoard, UncountedView, WallView, DEFAULT_LIMIT};
+use crate::common::ErrorCode;
 
 /// The display page, served by the binary (no CDN).
 const DISPLAY: &str = include_str!("../../web/champions.html");
@@ -60,10 +61,29 @@ pub async fn today(
 )]
 #[get("/champions/stream")]
 pub async fn live(
+    req: actix_web::HttpRequest,
     state: web::Data<AppState>,
     query: web::Query<Limit>,
 ) -> Result<HttpResponse, ApiError> {
     let limit = query.get()?;
+    // Held as long as the stream is: its address's share of streams.
+    let held = match state.proxies.client_of(&req) {
+        Some(address) => Some(state.streams.hold(address).ok_or_else(|| {
+            crate::metrics::METRICS
+                .connections_refused
+                .with_label_values(&["streams"])
+                .inc();
+            ApiError::TooMany {
+                code: ErrorCode::TooManyConnections,
+                message: format!(
+                    "{} streams are open from this address already; close one first",
+                    state.streams.per_address()
+                ),
+                retry_after: None,
+            }
+        })?),
+        None => None,
+    };
     let champions = state.champions.clone();
     let updates = champions.subscribe();
     let stopping = champions.stopping();
@@ -106,6 +126,10 @@ pub async fn live(
             ))
         },
     );
+    let events = events.map(move |event| {
+        let _ = &held;
+        event
+    });
     Ok(HttpResponse::Ok()
         .content_type("text/event-stream")
         .insert_header(("Cache-Control", "no-cache"))

@@ -39,6 +39,10 @@ pub enum ApiError {
         message: String,
         retry_after: Option<std::time::Duration>,
     },
+    /// The request's body did not arrive in time (408, `request_timeout`; the connection
+    /// closes).
+    #[error("{0}")]
+    TooSlow(String),
     #[error("the service is not ready: {0}")]
     Unavailable(String),
     #[error("something went wrong on our side")]
@@ -58,6 +62,7 @@ impl ApiError {
             ApiError::Banned(_) => ErrorCode::Banned,
             ApiError::NotFound(_) => ErrorCode::NotFound,
             ApiError::Unavailable(_) => ErrorCode::Unavailable,
+            ApiError::TooSlow(_) => ErrorCode::RequestTimeout,
             ApiError::Internal(_) => ErrorCode::Internal,
         }
     }
@@ -167,6 +172,7 @@ impl ResponseError for ApiError {
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::Conflict { .. } => StatusCode::CONFLICT,
             ApiError::TooMany { .. } => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::TooSlow(_) => StatusCode::REQUEST_TIMEOUT,
             ApiError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -195,6 +201,12 @@ impl ResponseError for ApiError {
             let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
             return HttpResponse::build(self.status_code())
                 .insert_header(("Retry-After", secs.max(1).to_string()))
+                .json(json!({ "error": error }));
+        }
+        if let ApiError::TooSlow(_) = self {
+            // The rest of the body may still be coming: nothing more is read on this one.
+            return HttpResponse::build(self.status_code())
+                .insert_header(("Connection", "close"))
                 .json(json!({ "error": error }));
         }
         HttpResponse::build(self.status_code()).json(json!({ "error": error }))

@@ -29,6 +29,10 @@ impl<T: DeserializeOwned + 'static> FromRequest for Body<T> {
             .and_then(|v| v.to_str().ok())
             .is_some_and(|v| v.starts_with("application/json"));
         let bytes = web::Bytes::from_request(req, payload);
+        // A body sent a byte at a time holds a connection and a task: it has this long.
+        let deadline = req
+            .app_data::<web::Data<super::AppState>>()
+            .map(|state| (state.clock.clone(), state.body_timeout));
         Box::pin(async move {
             if !json {
                 return Err(ApiError::BadRequest {
@@ -36,7 +40,22 @@ impl<T: DeserializeOwned + 'static> FromRequest for Body<T> {
                     message: "the body must be JSON (Content-Type: application/json)".into(),
                 });
             }
-            let bytes = bytes.await.map_err(|e| ApiError::BadRequest {
+            let bytes = match deadline {
+                None => bytes.await,
+                Some((clock, timeout)) => {
+                    tokio::select! {
+                        bytes = bytes => bytes,
+                        _ = super::peer::elapse(&clock, timeout) => {
+                            crate::metrics::METRICS.slow_bodies.inc();
+                            return Err(ApiError::TooSlow(format!(
+                                "the body did not arrive within {} s",
+                                timeout.as_secs()
+                            )));
+                        }
+                    }
+                }
+            };
+            let bytes = bytes.map_err(|e| ApiError::BadRequest {
                 code: ErrorCode::BadRequest,
                 message: e.to_string(),
             })?;
@@ -44,6 +63,14 @@ impl<T: DeserializeOwned + 'static> FromRequest for Body<T> {
                 return Err(ApiError::BadRequest {
                     code: ErrorCode::BadRequest,
                     message: format!("the body is larger than {MAX_BODY_BYTES} bytes"),
+                });
+            }
+            // serde reads a struct from an array too (`["Ade"]` as `{"name": "Ade"}`): every
+            // body here is documented as an object, so nothing else is read as one.
+            if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+                return Err(ApiError::BadRequest {
+                    code: ErrorCode::BadRequest,
+                    message: "the body must be a JSON object ({...})".into(),
                 });
             }
             let mut de = serde_json::Deserializer::from_slice(&bytes);

@@ -18,6 +18,7 @@ mod engine;
 mod external;
 mod floods;
 mod helpers;
+mod holding;
 mod home_invitations;
 mod hotel;
 mod identity;

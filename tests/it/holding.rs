@@ -1,0 +1,131 @@
+//! What one address may hold of the server's descriptors: TCP connections, event streams, and
+//! request bodies that take their time. Each cap is met with real sockets; a new client from
+//! elsewhere still gets in.
+
+use std::time::Duration;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+use crate::helpers::{TestApp, TestDb};
+
+/// Reads what the server says on `stream` until it closes it; `None` if it is still open after
+/// `within`.
+async fn until_closed(stream: &mut TcpStream, within: Duration) -> Option<String> {
+    let mut seen = Vec::new();
+    let mut buf = [0u8; 4096];
+    let read = tokio::time::timeout(within, async {
+        loop {
+            match stream.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => seen.extend_from_slice(&buf[..n]),
+            }
+        }
+    });
+    read.await.ok()?;
+    Some(String::from_utf8_lossy(&seen).into_owned())
+}
+
+#[actix_web::test]
+async fn a_peer_past_its_share_of_connections_is_closed_as_it_connects() {
+    let app = TestApp::spawn_with(
+        TestDb::sqlite(),
+        &[("LOUNGE_SERVER__CONNECTIONS_PER_ADDRESS", "4")],
+    )
+    .await;
+    let address = format!("127.0.0.1:{}", app.port);
+    let mut idle = Vec::new();
+    for _ in 0..4 {
+        idle.push(TcpStream::connect(&address).await.unwrap());
+    }
+    // The fifth is shut as it is accepted: it reads the end, not an answer.
+    let mut fifth = TcpStream::connect(&address).await.unwrap();
+    let _ = fifth
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: lounge\r\n\r\n")
+        .await;
+    let said = until_closed(&mut fifth, Duration::from_secs(5))
+        .await
+        .expect("closed at once");
+    assert!(said.is_empty(), "answered: {said}");
+    // One let go: its place is taken by the next (once the server has seen it go).
+    drop(idle.pop());
+    let mut answered = String::new();
+    for _ in 0..100 {
+        let mut next = TcpStream::connect(&address).await.unwrap();
+        let _ = next
+            .write_all(b"GET /healthz HTTP/1.1\r\nHost: lounge\r\nConnection: close\r\n\r\n")
+            .await;
+        answered = until_closed(&mut next, Duration::from_secs(5))
+            .await
+            .unwrap_or_default();
+        if answered.starts_with("HTTP/1.1 200") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(answered.starts_with("HTTP/1.1 200"), "{answered}");
+    let (_, metrics) = app.metrics().await;
+    assert!(
+        metrics.contains("lounge_connections_refused_total{kind=\"per_address\"}"),
+        "{metrics}"
+    );
+}
+
+#[actix_web::test]
+async fn an_address_holds_a_few_event_streams_and_one_closed_frees_its_place() {
+    let app = TestApp::spawn_with(
+        TestDb::sqlite(),
+        &[("LOUNGE_SERVER__STREAMS_PER_ADDRESS", "2")],
+    )
+    .await;
+    let first = app.champions_stream().await;
+    let second = app.champions_stream().await;
+    assert_eq!(
+        (first.status().as_u16(), second.status().as_u16()),
+        (200, 200)
+    );
+    let mut third = app.champions_stream().await;
+    assert_eq!(third.status(), 429);
+    let body: serde_json::Value = third.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "too_many_connections");
+    drop(first);
+    let mut status = 0;
+    for _ in 0..100 {
+        status = app.champions_stream().await.status().as_u16();
+        if status == 200 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(status, 200);
+}
+
+#[actix_web::test]
+async fn a_body_that_does_not_arrive_in_time_is_answered_408_and_its_connection_closed() {
+    let app = TestApp::spawn(TestDb::sqlite()).await;
+    let mut slow = TcpStream::connect(format!("127.0.0.1:{}", app.port))
+        .await
+        .unwrap();
+    slow.write_all(
+        b"POST /api/v1/auth/guest HTTP/1.1\r\nHost: lounge\r\n\
+          Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"name\"",
+    )
+    .await
+    .unwrap();
+    // Nothing comes while there is time left.
+    let mut buf = [0u8; 64];
+    assert!(
+        tokio::time::timeout(Duration::from_millis(200), slow.read(&mut buf))
+            .await
+            .is_err(),
+        "answered before its time"
+    );
+    app.clock.advance(5_000);
+    let said = until_closed(&mut slow, Duration::from_secs(5))
+        .await
+        .expect("the connection is closed");
+    assert!(said.starts_with("HTTP/1.1 408"), "{said}");
+    assert!(said.contains("request_timeout"), "{said}");
+    // Nothing was made of it.
+    assert_eq!(app.sign_in_guest("Slow Body").await.0, 201);
+}
