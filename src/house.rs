@@ -189,6 +189,9 @@ pub struct House {
     budgets: Budgets,
     endgames: Arc<Endgames>,
     thinking: Arc<tokio::sync::Semaphore>,
+    /// Taken before a thinking place by a draw's judgement: fewer than the places, so the
+    /// moves of games in play always have one, however many draws are offered.
+    judging: Arc<tokio::sync::Semaphore>,
     stop: AtomicBool,
     /// The flags of the searches under way or waiting for a place, which `stop` sets.
     searches: Mutex<Vec<Weak<AtomicBool>>>,
@@ -218,6 +221,9 @@ impl House {
             budgets: Budgets::from_settings(settings),
             endgames: Arc::new(Endgames::new(settings)),
             thinking: Arc::new(tokio::sync::Semaphore::new(settings.max_thinking.max(1))),
+            judging: Arc::new(tokio::sync::Semaphore::new(
+                settings.max_thinking.saturating_sub(1).max(1),
+            )),
             stop: AtomicBool::new(false),
             searches: Mutex::default(),
             idle: Arc::default(),
@@ -279,6 +285,8 @@ impl House {
         side: crate::ayo::Side,
         called_off: Arc<AtomicBool>,
     ) -> Option<bool> {
+        // Waiting here, not for a thinking place: a move asked later still goes first.
+        let _turn = self.judging.clone().acquire_owned().await.ok()?;
         let budget = self.budgets.of(level);
         self.with_mind(game, level, budget, 0, called_off, move |searcher, ask| {
             crate::ayo::house::takes_draw(searcher, ask, side)

@@ -49,6 +49,9 @@ error_codes! {
     TooManyConnections => "too_many_connections",
     /// An HTTP body or query string that cannot be read.
     BadRequest => "bad_request",
+    /// An HTTP body that did not arrive whole within `server.body_timeout_secs` (408); the
+    /// connection is closed.
+    RequestTimeout => "request_timeout",
     /// An HTTP input field is wrong; `field` names it.
     InvalidField => "invalid_field",
     /// A display name that is not allowed.
@@ -167,6 +170,10 @@ error_codes! {
     NotBetweenGames => "not_between_games",
     /// No draw offer from the opponent to answer.
     NoDrawOffer => "no_draw_offer",
+    /// The player's draw offer is still waiting for its answer.
+    DrawPending => "draw_pending",
+    /// A draw offered again before a move was made since the last one was declined.
+    DrawTooSoon => "draw_too_soon",
     /// No rematch on offer at the table for this player.
     NoRematch => "no_rematch",
     /// The rematch is off: a player left or sat elsewhere.

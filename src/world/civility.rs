@@ -25,6 +25,11 @@ pub struct CivilityLimits {
     pub auto_slow_secs: u32,
     /// How long a guest put out of a room stays out unless the operator says (ms).
     pub put_out_ms: u64,
+    /// What one guest's changes at the tables (sitting, standing, match settings, a rematch
+    /// press, a draw offer...) may make the room hear: this many a minute on average...
+    pub table_changes_per_minute: u32,
+    /// ...in bursts of this many.
+    pub table_changes_burst: u32,
 }
 
 impl Default for CivilityLimits {
@@ -36,6 +41,8 @@ impl Default for CivilityLimits {
             auto_slow_ms: 60_000,
             auto_slow_secs: 5,
             put_out_ms: 600_000,
+            table_changes_per_minute: 30,
+            table_changes_burst: 12,
         }
     }
 }
@@ -46,6 +53,7 @@ impl Default for CivilityLimits {
 pub struct Civility {
     pub limits: CivilityLimits,
     pub invitations: Arc<Mutex<InvitationQuota>>,
+    pub table_changes: Arc<Mutex<TableChanges>>,
     /// Muted guests, with the end of their mute (server ms), as stored.
     mutes: Arc<RwLock<HashMap<UserId, u64>>>,
     /// Whom each guest blocks, as stored: every room reads it as it sends.
@@ -173,6 +181,42 @@ impl InvitationQuota {
             }
             !times.is_empty()
         });
+    }
+}
+
+/// Each guest's budget of changes at the tables, hotel-wide (a guest moving to another room
+/// brings an empty budget along): a token bucket per guest, of `burst` tokens refilled at
+/// `per_minute`. Every change a guest makes at a table is sent to everyone in the room, so one
+/// guest churning seats would otherwise cost every other member a message each time.
+#[derive(Debug, Default)]
+pub struct TableChanges {
+    /// Tokens left and when they were counted (server ms); a guest with a full bucket is
+    /// forgotten.
+    buckets: HashMap<UserId, (f64, u64)>,
+}
+
+/// Guests remembered before the full buckets are swept out.
+const TABLE_CHANGES_KEPT: usize = 1024;
+
+impl TableChanges {
+    /// Takes one change for `user` at `now`: `Err(when)` (server ms) when the budget is spent.
+    pub fn take(&mut self, user: &UserId, limits: &CivilityLimits, now: u64) -> Result<(), u64> {
+        let burst = f64::from(limits.table_changes_burst.max(1));
+        let per_ms = f64::from(limits.table_changes_per_minute.max(1)) / MINUTE_MS as f64;
+        if self.buckets.len() >= TABLE_CHANGES_KEPT {
+            self.buckets.retain(|_, (tokens, at)| {
+                *tokens + now.saturating_sub(*at) as f64 * per_ms < burst
+            });
+        }
+        let (tokens, at) = self.buckets.entry(user.clone()).or_insert((burst, now));
+        *tokens = (*tokens + now.saturating_sub(*at) as f64 * per_ms).min(burst);
+        *at = now;
+        if *tokens >= 1.0 {
+            *tokens -= 1.0;
+            return Ok(());
+        }
+        let wait = ((1.0 - *tokens) / per_ms).ceil() as u64;
+        Err(now.saturating_add(wait.max(1)))
     }
 }
 
@@ -328,7 +372,38 @@ mod tests {
             auto_slow_ms: 30_000,
             auto_slow_secs: 5,
             put_out_ms: 600_000,
+            table_changes_per_minute: 6,
+            table_changes_burst: 3,
         }
+    }
+
+    #[test]
+    fn a_guests_table_changes_come_in_bursts_then_at_the_rate() {
+        let (mut changes, limits) = (TableChanges::default(), limits());
+        for _ in 0..3 {
+            assert_eq!(changes.take(&id("ade"), &limits, 0), Ok(()));
+        }
+        // Six a minute: the next token comes in ten seconds.
+        assert_eq!(changes.take(&id("ade"), &limits, 0), Err(10_000));
+        assert_eq!(changes.take(&id("ade"), &limits, 9_999), Err(10_000));
+        assert_eq!(changes.take(&id("ade"), &limits, 10_000), Ok(()));
+        // Another guest has a budget of their own.
+        assert_eq!(changes.take(&id("bisi"), &limits, 10_000), Ok(()));
+        // A long pause refills the burst, no more.
+        for _ in 0..3 {
+            assert_eq!(changes.take(&id("ade"), &limits, 1_000_000), Ok(()));
+        }
+        assert!(changes.take(&id("ade"), &limits, 1_000_000).is_err());
+    }
+
+    #[test]
+    fn guests_with_a_full_budget_are_forgotten() {
+        let (mut changes, limits) = (TableChanges::default(), limits());
+        for n in 0..TABLE_CHANGES_KEPT {
+            changes.take(&id(&format!("g{n}")), &limits, 0).unwrap();
+        }
+        changes.take(&id("late"), &limits, 60_000).unwrap();
+        assert_eq!(changes.buckets.len(), 1);
     }
 
     fn id(s: &str) -> UserId {

@@ -126,6 +126,9 @@ pub struct LiveMatch {
     pub games: Vec<PlayedGame>,
     pub between: Option<Between>,
     pub draw_offer: Option<DrawOffer>,
+    /// The last draw declined: who offered it, and where the match stood (game number and
+    /// ply). The same player may offer again once a move has been made since.
+    pub draw_declined: Option<(usize, (u8, u32))>,
     pub end: Option<MatchEnd>,
     /// How the match ends once the game in play is over and counted, when that does not
     /// decide it already: who loses it (nobody: the leader wins), and why.
@@ -142,6 +145,7 @@ impl LiveMatch {
             games: Vec::new(),
             between: None,
             draw_offer: None,
+            draw_declined: None,
             end: None,
             ending: None,
         }

@@ -256,6 +256,31 @@ impl Room {
         })
     }
 
+    /// Takes one of `user`'s changes at the tables (everyone in the room hears each), or
+    /// refuses it until their budget has one again.
+    pub(super) fn may_change_tables(&self, user: &UserId) -> Result<(), Refusal> {
+        let now = self.now();
+        let limits = &self.config.civility.limits;
+        let taken = self
+            .config
+            .civility
+            .table_changes
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take(user, limits, now);
+        taken.map_err(|until| {
+            Refusal::until(
+                ErrorCode::RateLimited,
+                format!(
+                    "too many changes at the tables: {} a minute at most; again in {} s",
+                    limits.table_changes_per_minute,
+                    secs_until(until, now)
+                ),
+                until,
+            )
+        })
+    }
+
     /// `from` sent `to` an invitation.
     pub(super) fn invited(&self, from: &UserId, to: &UserId) {
         let now = self.now();

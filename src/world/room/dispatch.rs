@@ -186,6 +186,21 @@ impl Room {
                 "this room is closing: no new game starts here",
             ));
         }
+        // What changes a table is told to the whole room: each guest has a budget of it.
+        let changes_a_table = matches!(
+            message,
+            ClientMessage::Sit { .. }
+                | ClientMessage::Stand { .. }
+                | ClientMessage::SetMatch { .. }
+                | ClientMessage::PlayHouse { .. }
+                | ClientMessage::Invite { .. }
+                | ClientMessage::Start { .. }
+                | ClientMessage::Rematch { .. }
+                | ClientMessage::OfferDraw { .. }
+        );
+        if changes_a_table {
+            self.may_change_tables(user_id)?;
+        }
         let (table, command) = match message {
             ClientMessage::Chat { text } => return self.chat(user, &text),
             ClientMessage::Sync { table, version } => {

@@ -255,6 +255,10 @@ impl Table {
                 "the rematch here is for the last match's players",
             );
         };
+        if rematch.pressed[player] {
+            // Pressed again: nothing changes, so nobody is told anything.
+            return Ok(());
+        }
         rematch.pressed[player] = true;
         if rematch.pressed != [true, true] {
             let (from, to) = (

@@ -179,7 +179,22 @@ impl Table {
         }
         let table = self.id.clone();
         let game_in_play = self.game_in_play();
+        let at = self.draw_point();
         let m = self.match_mut();
+        // One offer at a time, and not again until a move since the last was declined: an
+        // offer is a question to a person, and to Baba Ayo a search of his thinking time.
+        if m.draw_offer.is_some_and(|o| o.from == player) {
+            return refuse(
+                ErrorCode::DrawPending,
+                "your draw offer is still waiting for an answer",
+            );
+        }
+        if m.draw_declined == Some((player, at)) {
+            return refuse(
+                ErrorCode::DrawTooSoon,
+                "your draw offer was declined: make a move before offering again",
+            );
+        }
         let opponent = m.players[1 - player].clone();
         if opponent.house {
             // Baba Ayo takes a match's draw when behind in it and never when ahead; level, or
@@ -202,6 +217,7 @@ impl Table {
                 });
                 return self.settle_draw(1 - player, true, fx);
             } else {
+                m.draw_declined = Some((player, at));
                 fx.tell(&user.id, ServerMessage::DrawDeclined { table, scope });
             }
             return Ok(());
@@ -258,6 +274,7 @@ impl Table {
         fx: &mut Effects,
     ) -> Result<(), Refusal> {
         let table = self.id.clone();
+        let at = self.draw_point();
         let Some(m) = self.r#match.as_mut() else {
             return refuse(ErrorCode::NoGame, "no game is in play at this table");
         };
@@ -270,6 +287,7 @@ impl Table {
         m.draw_offer = None;
         let offerer = m.players[offer.from].id.clone();
         if !accept {
+            m.draw_declined = Some((offer.from, at));
             fx.tell(
                 &offerer,
                 ServerMessage::DrawDeclined {
@@ -284,6 +302,13 @@ impl Table {
         }
         self.end_off_board(Game::agree_draw, fx);
         Ok(())
+    }
+
+    /// Where the match stands for draw offers: the game's number and its ply.
+    fn draw_point(&self) -> (u8, u32) {
+        let number = self.r#match.as_ref().map_or(0, |m| m.game_number());
+        let ply = self.game.as_ref().map_or(0, |g| g.game.ply());
+        (number, ply)
     }
 
     /// Ends the game in play off the board (resign, draw, time) with `end`.

@@ -245,8 +245,15 @@ fn a_draw_offered_to_baba_ayo_waits_for_his_judgement_of_the_table_as_it_was() {
     );
     assert!(house_answers(&mut t, version, true).is_empty());
     assert!(t.game_in_play());
-    // Offered again and taken: the game ends drawn by agreement.
-    offer(&mut t, Scope::Game);
+    // Offered again at once: refused, and he is not asked to think again.
+    let fx = offer(&mut t, Scope::Game);
+    assert_eq!(refused(&fx), Some(ErrorCode::DrawTooSoon));
+    assert!(!fx.house_judges_draw);
+    // A move later, offered again and taken: the game ends drawn by agreement.
+    any_move(&mut t, T0 + 1);
+    let fx = offer(&mut t, Scope::Game);
+    assert!(fx.house_judges_draw);
+    let version = t.version;
     let fx = house_answers(&mut t, version, true);
     assert!(kinds(&fx).contains(&"game_over"), "{:?}", kinds(&fx));
     let live = t.game.as_ref().unwrap();
@@ -255,6 +262,71 @@ fn a_draw_offered_to_baba_ayo_waits_for_his_judgement_of_the_table_as_it_was() {
         live.game.end_reason(),
         Some(crate::ayo::EndReason::AgreedDraw)
     );
+}
+
+/// The first legal move, by whoever is to move (Baba Ayo's as his own command).
+fn any_move(t: &mut super::super::Table, now: u64) -> super::super::Effects {
+    let pit = t
+        .game
+        .as_ref()
+        .unwrap()
+        .game
+        .legal_moves()
+        .iter()
+        .next()
+        .unwrap();
+    if t.house_to_move().is_some() {
+        let version = t.version;
+        t.apply(Command::HouseMove { version, pit }, now)
+    } else {
+        a_move(t, pit.number(), now)
+    }
+}
+
+#[test]
+fn an_offer_waiting_for_baba_ayo_is_not_made_again_and_he_judges_one_at_a_time() {
+    let mut t = table();
+    against_the_house(&mut t, None);
+    assert!(offer(&mut t, Scope::Game).house_judges_draw);
+    for scope in [Scope::Game, Scope::Match] {
+        let fx = offer(&mut t, scope);
+        assert_eq!(refused(&fx), Some(ErrorCode::DrawPending));
+        assert!(!fx.house_judges_draw);
+    }
+}
+
+#[test]
+fn a_draw_offer_to_a_person_is_not_sent_again_while_it_waits_or_just_after_a_decline() {
+    let mut t = table();
+    two_seated(&mut t);
+    let offer_of = |t: &mut super::super::Table, who: &str| {
+        t.apply(
+            Command::OfferDraw {
+                user: person(who),
+                scope: Scope::Game,
+            },
+            T0,
+        )
+    };
+    assert_eq!(kinds(&offer_of(&mut t, "Ade")), ["draw_offered"]);
+    let fx = offer_of(&mut t, "Ade");
+    assert_eq!(refused(&fx), Some(ErrorCode::DrawPending));
+    assert!(kinds(&fx).is_empty(), "Bisi is not asked twice");
+    let fx = t.apply(
+        Command::AnswerDraw {
+            user: UserId::from("bisi"),
+            accept: false,
+        },
+        T0,
+    );
+    assert_eq!(kinds(&fx), ["draw_declined"]);
+    let fx = offer_of(&mut t, "Ade");
+    assert_eq!(refused(&fx), Some(ErrorCode::DrawTooSoon));
+    assert!(kinds(&fx).is_empty());
+    // Bisi may still offer; Ade again once a move is made.
+    assert_eq!(kinds(&offer_of(&mut t, "Bisi")), ["draw_offered"]);
+    any_move(&mut t, T0 + 1);
+    assert_eq!(kinds(&offer_of(&mut t, "Ade")), ["draw_offered"]);
 }
 
 #[test]
@@ -394,6 +466,17 @@ fn a_rematch_after_a_match_starts_with_both_presses() {
         T0 + 1,
     );
     assert_eq!(kinds(&fx), ["table", "rematch_offered"]);
+    // Pressed again and again: nothing changes, nobody hears anything more.
+    for n in 0..5 {
+        let fx = t.apply(
+            Command::Rematch {
+                user: UserId::from("ade"),
+                players_free: true,
+            },
+            T0 + 1 + n,
+        );
+        assert_eq!((refused(&fx), kinds(&fx).len()), (None, 0));
+    }
     let fx = t.apply(
         Command::Rematch {
             user: UserId::from("bisi"),
