@@ -215,8 +215,10 @@ async fn connect(
 ) -> Result<Conn, String> {
     let (token, id) = sign_in(client, url, name).await?;
     let ws_url = format!("{}/ws?token={token}", url.replacen("http", "ws", 1));
+    // As the web client does: several messages may come in one frame.
     let (_, socket) = client
         .ws(ws_url)
+        .protocols(["lounge.batch"])
         .max_frame_size(1 << 20)
         .connect()
         .await

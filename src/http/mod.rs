@@ -11,6 +11,7 @@ pub mod champions;
 mod client;
 pub mod connections;
 pub mod error;
+pub mod gate;
 pub mod history;
 pub mod home;
 pub mod hotel_idp;
@@ -63,6 +64,10 @@ pub struct AppState {
     pub tickets: tickets::WsTickets,
     /// Whose `X-Forwarded-For` is believed.
     pub proxies: peer::Proxies,
+    /// Event streams held, by client address.
+    pub streams: gate::Gate,
+    /// How long a request's body may take to arrive.
+    pub body_timeout: std::time::Duration,
     /// Sign-ups: per address, and their turns at the database.
     pub signups: signups::Signups,
     /// The time line of rate limits (a test's hand-driven clock moves it on too).
@@ -80,8 +85,10 @@ pub struct AppState {
     pub default_rules: Rules,
     /// Today's champions.
     pub champions: Arc<crate::champions::Champions>,
-    /// The OpenAPI document, made once.
-    pub openapi: String,
+    /// The OpenAPI document, made once, and its ETag: served without a copy, and not at all
+    /// to a client that has it.
+    pub openapi: web::Bytes,
+    pub openapi_etag: String,
 }
 
 #[derive(OpenApi)]
@@ -198,8 +205,28 @@ pub fn routes(cfg: &mut ServiceConfig<'_>) {
 /// This document.
 #[utoipa::path(tag = "service", responses((status = 200, description = "the OpenAPI document")))]
 #[get("/openapi.json")]
-async fn openapi_json(state: web::Data<AppState>) -> HttpResponse {
-    HttpResponse::Ok()
+async fn openapi_json(state: web::Data<AppState>, req: actix_web::HttpRequest) -> HttpResponse {
+    let etag = state.openapi_etag.as_str();
+    let cached = req
+        .headers()
+        .get(actix_web::http::header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.split(',').any(|t| t.trim() == etag));
+    let mut answer = if cached {
+        HttpResponse::NotModified()
+    } else {
+        HttpResponse::Ok()
+    };
+    answer
+        .insert_header((actix_web::http::header::ETAG, etag))
+        .insert_header((
+            actix_web::http::header::CACHE_CONTROL,
+            "public, max-age=3600",
+        ));
+    if cached {
+        return answer.finish();
+    }
+    answer
         .content_type("application/json")
         .body(state.openapi.clone())
 }

@@ -135,7 +135,9 @@ export async function connect(room) {
     return retry(room);
   }
   const scheme = location.protocol === "https:" ? "wss" : "ws";
-  const ws = new WebSocket(`${scheme}://${location.host}/ws?ticket=${encodeURIComponent(ticket)}`);
+  // `lounge.batch`: several messages may come in one frame, as a JSON array; this client
+  // reads those (a client that does not ask gets one object a frame).
+  const ws = new WebSocket(`${scheme}://${location.host}/ws?ticket=${encodeURIComponent(ticket)}`, ["lounge.batch"]);
   state.ws = ws;
   ws.onopen = () => {
     state.retries = 0;

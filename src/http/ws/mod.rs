@@ -5,10 +5,12 @@
 //! socket (`peer.rs`), so a client that stops reading cannot hold a task, a descriptor or the
 //! shutdown.
 //!
-//! What a room sends is written in as few frames as it can be: the frames waiting in the
-//! connection's outbox when it comes to write (and those arriving within `ws_flush_micros`) go
-//! out as one WebSocket frame holding a JSON array of the messages. A busy room then costs a
-//! write per connection per turn, not one per event; a quiet one adds no wait.
+//! A client that asks for batches (the `lounge.batch` subprotocol, or `?batch=1`) gets what a
+//! room sends in as few frames as it can be: the frames waiting in the connection's outbox
+//! when it comes to write (and those arriving within `ws_flush_micros`) go out as one
+//! WebSocket frame holding a JSON array of the messages. A busy room then costs a write per
+//! connection per turn, not one per event; a quiet one adds no wait. Every other client gets
+//! one JSON object a frame, as the protocol first promised.
 
 use std::collections::BTreeMap;
 use std::pin::pin;
@@ -30,6 +32,9 @@ use crate::http::peer::{elapse, Socket};
 use crate::http::AppState;
 use crate::world::protocol::{parse_frame, ClientMessage, Frame, ServerMessage};
 use crate::world::{RoomCommand, RoomHandle, User, World};
+
+/// The subprotocol a client names to take several messages in one frame (a JSON array).
+pub const BATCH_PROTOCOL: &str = "lounge.batch";
 
 /// The largest text frame a client may send.
 pub const MAX_FRAME_BYTES: usize = 16 * 1024;
@@ -99,11 +104,19 @@ pub async fn connect(
     if let Some(reason) = state.banlist.reason(user.id.as_str()) {
         return Err(ApiError::Banned(reason));
     }
-    let (response, session, stream) =
+    let (mut response, session, stream) =
         actix_ws::handle(&req, body).map_err(|e| ApiError::BadRequest {
             code: ErrorCode::NotWebsocket,
             message: e.to_string(),
         })?;
+    let (batching, named) = asks_for_batches(&req);
+    if named {
+        // A browser that named a subprotocol fails the socket unless it is answered.
+        response.headers_mut().insert(
+            actix_web::http::header::SEC_WEBSOCKET_PROTOCOL,
+            actix_web::http::header::HeaderValue::from_static(BATCH_PROTOCOL),
+        );
+    }
     let stream = stream
         .max_frame_size(MAX_FRAME_BYTES)
         .aggregate_continuations()
@@ -124,6 +137,7 @@ pub async fn connect(
         clock: state.clock.clone(),
         write_timeout: limits.write_timeout,
         flush: limits.flush,
+        batching,
         stalled: false,
         world: state.world.clone(),
         room: None,
@@ -151,6 +165,8 @@ struct Connection {
     clock: ServerClock,
     write_timeout: Duration,
     flush: Duration,
+    /// The client asked for several messages a frame.
+    batching: bool,
     /// A write missed its deadline: the peer is not reading.
     stalled: bool,
     world: World,
@@ -314,6 +330,23 @@ async fn stopped(stopping: &mut watch::Receiver<bool>) {
     }
 }
 
+/// Whether the client asks for batches, and whether it did so by the subprotocol (which the
+/// answer must then name): `Sec-WebSocket-Protocol` listing `lounge.batch`, or `batch=1` (or
+/// `true`) in the query string.
+fn asks_for_batches(req: &HttpRequest) -> (bool, bool) {
+    let named = req
+        .headers()
+        .get_all(actix_web::http::header::SEC_WEBSOCKET_PROTOCOL)
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|p| p.trim() == BATCH_PROTOCOL);
+    let queried = req
+        .query_string()
+        .split('&')
+        .any(|pair| matches!(pair.split_once('='), Some(("batch", "1" | "true"))));
+    (named || queried, named)
+}
+
 async fn next_frame(
     carry: &mut Option<Frame>,
     inbox: &mut Option<mpsc::Receiver<Frame>>,
@@ -353,6 +386,9 @@ impl Connection {
     /// one frame: itself alone, or a JSON array of them all, oldest first. Nothing is copied
     /// for a frame that goes alone.
     async fn gather(&mut self, first: Frame) -> Frame {
+        if !self.batching {
+            return first;
+        }
         if !self.flush.is_zero() {
             tokio::time::sleep(self.flush).await;
         }
