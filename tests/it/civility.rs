@@ -352,3 +352,62 @@ async fn moderation_outlives_a_restart() {
     })
     .await;
 }
+
+/// Changes at the tables reach everyone in the room: a guest churning a seat spends a budget of
+/// them (a burst, then a few a minute), and the room hears no more than that. A rematch pressed
+/// again and again is one offer.
+#[actix_web::test]
+async fn a_guest_churning_a_seat_spends_a_budget_and_the_room_hears_no_more() {
+    let app = TestApp::spawn_with(
+        TestDb::sqlite(),
+        &[
+            ("LOUNGE_SERVER__WS_MESSAGES_PER_SEC", "1000"),
+            ("LOUNGE_SERVER__WS_BURST", "1000"),
+            // As configured by default (the tests' own settings lift it).
+            ("LOUNGE_CIVILITY__TABLE_CHANGES_BURST", "12"),
+            ("LOUNGE_CIVILITY__TABLE_CHANGES_PER_MINUTE", "30"),
+        ],
+    )
+    .await;
+    let table = "surulere-games-lounge-1";
+    let (mut churner, _, _) = guest_in(&app, "Churner", LOUNGE).await;
+    let (mut bystander, _, _) = guest_in(&app, "Bystander", LOUNGE).await;
+    for n in 0..60 {
+        let message = if n % 2 == 0 {
+            json!({"type": "sit", "table": table, "seat": "south", "ref": n})
+        } else {
+            json!({"type": "stand", "table": table, "ref": n})
+        };
+        churner.send(message).await;
+    }
+    churner.send(json!({"type": "chat", "text": "done"})).await;
+    let mut limited = 0;
+    loop {
+        let m = churner.next().await;
+        if m["type"] == "chat" && m["text"] == "done" {
+            break;
+        }
+        if m["type"] == "error" {
+            assert_eq!(m["code"], "rate_limited", "{m}");
+            assert!(m["until"].as_u64() > Some(app.clock.now_ms()), "{m}");
+            limited += 1;
+        }
+    }
+    let mut heard = 0;
+    loop {
+        let m = bystander.next().await;
+        if m["type"] == "chat" && m["text"] == "done" {
+            break;
+        }
+        heard += usize::from(m["type"] == "table");
+    }
+    // The default burst is 12 changes: 48 of 60 refused, and the room heard 12 at most.
+    assert_eq!(limited, 48);
+    assert!(heard <= 12, "the bystander heard {heard} table messages");
+    // A minute later the budget has come back.
+    app.clock.advance(60_000);
+    churner
+        .send(json!({"type": "sit", "table": table, "seat": "south", "ref": "back"}))
+        .await;
+    assert_eq!(bystander.next_of("table").await["id"], table);
+}

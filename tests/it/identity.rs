@@ -53,6 +53,42 @@ async fn refreshing_rotates_the_credential_and_a_reused_one_signs_the_device_out
     .await;
 }
 
+/// Two exchanges of one credential at once: exactly one wins, the other is a reuse and signs
+/// the device out, so neither new credential refreshes again. PostgreSQL let both win when
+/// the spend was read and then written in two steps.
+#[actix_web::test]
+async fn two_refreshes_of_one_credential_at_once_have_exactly_one_winner() {
+    on_both_with(
+        &[
+            ("LOUNGE_SERVER__SIGNUPS_PER_MINUTE", "600"),
+            ("LOUNGE_SERVER__SIGNUP_BURST", "600"),
+        ],
+        |app| async move {
+            for i in 0..20 {
+                let grant = app.guest_grant(&format!("Racer {i}")).await;
+                let credential = text(&grant, "refresh").to_owned();
+                let (a, b) = tokio::join!(app.refresh(&credential), app.refresh(&credential));
+                let winners: Vec<&Value> = [&a, &b]
+                    .into_iter()
+                    .filter(|(status, _)| *status == 200)
+                    .map(|(_, body)| body)
+                    .collect();
+                assert_eq!(winners.len(), 1, "race {i}: {a:?} {b:?}");
+                let loser = if a.0 == 200 { &b } else { &a };
+                assert_eq!(
+                    (loser.0, loser.1["error"]["code"].clone()),
+                    (401, json!("refresh_reused")),
+                    "race {i}"
+                );
+                // The family is gone: the winner's new credential is refused too.
+                let (status, _) = app.refresh(text(winners[0], "refresh")).await;
+                assert_eq!(status, 401, "race {i}");
+            }
+        },
+    )
+    .await;
+}
+
 #[actix_web::test]
 async fn a_device_unused_past_its_lifetime_is_signed_out_and_each_refresh_slides_it_on() {
     on_both_with(
@@ -315,6 +351,34 @@ async fn without_a_secret_one_is_generated_and_kept_and_the_old_default_opens_no
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The design's own setup: one instance, SQLite, the champions wall in Redis. One SQLite file
+/// has one instance, so the secret is generated and kept as without Redis.
+#[actix_web::test]
+async fn one_instance_on_sqlite_with_a_redis_wall_starts_and_keeps_its_own_secret() {
+    let dir = std::env::temp_dir().join(format!("lounge-secret-{}", lounge::store::new_id()));
+    let file = dir.join("auth-secret");
+    let file_str = file.to_string_lossy().into_owned();
+    let prefix = format!("test-{}:", lounge::store::new_id());
+    let settings = [
+        ("LOUNGE_AUTH__SECRET", ""),
+        ("LOUNGE_AUTH__SECRET_FILE", file_str.as_str()),
+        ("LOUNGE_CHAMPIONS__REDIS_URL", "redis://127.0.0.1:6379"),
+        ("LOUNGE_CHAMPIONS__REDIS_KEY_PREFIX", prefix.as_str()),
+    ];
+    let app = TestApp::spawn_with(TestDb::sqlite(), &settings).await;
+    let (token, _) = app.guest("Femi").await;
+    assert_eq!(app.me(&token).await.0, 200);
+    let kept = std::fs::read_to_string(&file).expect("the secret is kept");
+    assert!(kept.trim().len() >= 32);
+    let again = TestApp::spawn_with(app.db, &settings).await;
+    assert_eq!(
+        again.me(&token).await.0,
+        200,
+        "the same secret after a restart"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[actix_web::test]
 async fn several_instances_must_be_given_a_secret_and_a_short_one_is_refused() {
     let pg = TestDb::postgres();
@@ -326,10 +390,15 @@ async fn several_instances_must_be_given_a_secret_and_a_short_one_is_refused() {
         &[
             ("LOUNGE_AUTH__SECRET", ""),
             ("LOUNGE_CHAMPIONS__REDIS_URL", "redis://127.0.0.1:6379"),
+            ("LOUNGE_CLUSTER__ENABLED", "true"),
         ],
     )
     .await;
-    assert!(why.contains("LOUNGE_AUTH__SECRET"), "{why}");
+    // Several instances on SQLite are refused anyway; a secret is asked for either way.
+    assert!(
+        why.contains("LOUNGE_AUTH__SECRET") || why.contains("database.url"),
+        "{why}"
+    );
     let why = refused_start(
         &sqlite,
         &[("LOUNGE_AUTH__SECRET", "only-31-bytes-long-secret-here!")],
@@ -433,6 +502,11 @@ async fn a_hotel_account_signs_in_as_one_lounge_user_and_forged_hotel_tokens_are
             ),
             ("HS256 with the public key as secret", confused),
             ("not a token", "x.y.z".to_owned()),
+            ("not valid for an hour yet", rsa(json!({"nbf": now + 3600}))),
+            ("issued a day from now", rsa(json!({"iat": now + 86_400}))),
+            ("an nbf that is no time", rsa(json!({"nbf": "soon"}))),
+            ("an empty subject", rsa(json!({"sub": ""}))),
+            ("a blank subject", rsa(json!({"sub": "   "}))),
         ];
         for (why, token) in refused {
             let (status, body) = app.hotel_sign_in(json!({ "token": token })).await;

@@ -42,6 +42,19 @@ async fn guests_sign_in_with_a_valid_name() {
         assert_eq!(status, 400);
         assert_eq!(body["error"]["code"], "invalid_field");
         assert_eq!(body["error"]["field"], "name");
+        // serde would read the struct from an array; the body is documented as an object.
+        for body in [
+            json!(["Array Name"]),
+            json!("Array Name"),
+            json!(7),
+            json!(null),
+        ] {
+            let (status, answer) = app.sign_in_guest_with(body.clone()).await;
+            assert_eq!(status, 400, "{body}: {answer}");
+            assert_eq!(answer["error"]["code"], "bad_request", "{body}");
+        }
+        let (status, body) = app.sign_in_guest("Array Name").await;
+        assert_eq!(status, 201, "nothing was made of the array: {body}");
     })
     .await;
 }
@@ -634,17 +647,42 @@ async fn play_house_is_refused_where_it_cannot_be() {
 #[actix_web::test]
 async fn baba_ayo_declines_a_draw() {
     let app = TestApp::spawn(TestDb::sqlite()).await;
-    let (token, _) = app.guest("Tunde").await;
-    let mut ws = app.ws(&token).await;
-    ws.send(json!({"type": "enter", "room": "surulere-games-lounge"}))
-        .await;
-    ws.next_of("room").await;
+    let (mut ws, mine, _, _) = house_game(&app, "normal").await;
     let table = "surulere-games-lounge-1";
-    ws.send(json!({"type": "play_house", "table": table, "level": "normal"}))
+    // Our turn, so no move of his can answer the offer before his judgement does.
+    if mine == "north" {
+        ws.next_of("game_state").await;
+    }
+    // Offered again and again while he judges the first: one judgement, the rest refused.
+    for r in 1..=5 {
+        ws.send(json!({"type": "offer_draw", "table": table, "ref": r}))
+            .await;
+    }
+    // Each later one is refused: waiting for his answer, or just declined (he judges fast
+    // here). One answer comes.
+    let (mut refused, mut declined) = (0, 0);
+    while refused < 4 || declined < 1 {
+        let m = ws.next().await;
+        match m["type"].as_str() {
+            Some("error") => {
+                assert!(
+                    m["code"] == "draw_pending" || m["code"] == "draw_too_soon",
+                    "{m}"
+                );
+                refused += 1;
+            }
+            Some("draw_declined") => {
+                assert_eq!(m["table"], table);
+                declined += 1;
+            }
+            _ => {}
+        }
+    }
+    assert_eq!((refused, declined), (4, 1));
+    // Declined: not again until a move is made.
+    ws.send(json!({"type": "offer_draw", "table": table, "ref": 6}))
         .await;
-    ws.next_of("game_started").await;
-    ws.send(json!({"type": "offer_draw", "table": table})).await;
-    assert_eq!(ws.next_of("draw_declined").await["table"], table);
+    assert_eq!(ws.next_of("error").await["code"], "draw_too_soon");
     ws.send(json!({"type": "resign", "table": table})).await;
     let over = ws.next_of("game_over").await;
     assert_eq!(over["reason"], "resigned");

@@ -123,6 +123,19 @@ impl TestApp {
                     "LOUNGE_SERVER__WS_CONNECTIONS_PER_ADDRESS".to_owned(),
                     "10000".to_owned(),
                 ),
+                (
+                    "LOUNGE_SERVER__CONNECTIONS_PER_ADDRESS".to_owned(),
+                    "100000".to_owned(),
+                ),
+                (
+                    "LOUNGE_SERVER__STREAMS_PER_ADDRESS".to_owned(),
+                    "10000".to_owned(),
+                ),
+                // A guest's changes at the tables: tests seat and stand their guests often.
+                (
+                    "LOUNGE_CIVILITY__TABLE_CHANGES_BURST".to_owned(),
+                    "100000".to_owned(),
+                ),
             ]
             .into_iter()
             .chain(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())))
@@ -612,6 +625,26 @@ impl TestApp {
         Ws::connect(
             &self.client,
             &format!("ws://127.0.0.1:{}/ws?token={token}", self.port),
+        )
+        .await
+    }
+
+    /// `GET /ws?token=…` asking for batches (`lounge.batch`), upgraded; the `welcome` read.
+    pub async fn ws_batched(&self, token: &str) -> Ws {
+        Ws::connect_batched(
+            &self.client,
+            &format!("ws://127.0.0.1:{}/ws?token={token}", self.port),
+            true,
+        )
+        .await
+    }
+
+    /// `GET /ws?token=…&batch=1`: batches asked for in the URL; the `welcome` read.
+    pub async fn ws_batched_by_query(&self, token: &str) -> Ws {
+        Ws::connect_batched(
+            &self.client,
+            &format!("ws://127.0.0.1:{}/ws?token={token}&batch=1", self.port),
+            false,
         )
         .await
     }

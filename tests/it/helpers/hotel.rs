@@ -73,6 +73,8 @@ impl Hotel {
             .env("LOUNGE_AUTH__SECRET", super::app::TEST_SECRET)
             .env("LOUNGE_SERVER__WS_MESSAGES_PER_SEC", "1000")
             .env("LOUNGE_SERVER__WS_CONNECTIONS_PER_ADDRESS", "10000")
+            .env("LOUNGE_SERVER__CONNECTIONS_PER_ADDRESS", "100000")
+            .env("LOUNGE_CIVILITY__TABLE_CHANGES_BURST", "100000")
             .env("LOUNGE_SERVER__SIGNUPS_PER_MINUTE", "100000")
             .env("LOUNGE_SERVER__SIGNUP_BURST", "100000")
             .env("LOUNGE_HOUSE__ENDGAME_SEEDS", "6")

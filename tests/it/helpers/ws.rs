@@ -11,9 +11,12 @@ use super::app::TestApp;
 
 pub type Socket = actix_codec::Framed<awc::BoxedSocket, awc::ws::Codec>;
 
-/// A WebSocket client speaking the protocol.
+/// A WebSocket client speaking the protocol. Unless it asked for batches (`lounge.batch`), it
+/// takes every frame to be one JSON object, as a client written to the first contract does,
+/// and fails the test on anything else.
 pub struct Ws {
     socket: Socket,
+    batching: bool,
     /// Messages of a batched frame not read yet.
     pending: VecDeque<Value>,
     /// Text frames read, and of those the batched ones (JSON arrays).
@@ -21,17 +24,26 @@ pub struct Ws {
     pub batches: usize,
 }
 
-/// The messages of one text frame: the object, or each of a batch (a JSON array).
+/// The message of one text frame sent to a client that did not ask for batches: one object.
 pub fn messages(bytes: &[u8]) -> Vec<Value> {
+    messages_of(bytes, false)
+}
+
+/// The messages of one text frame: the object, or (`batching`) each of a batch, a JSON array.
+pub fn messages_of(bytes: &[u8], batching: bool) -> Vec<Value> {
     match serde_json::from_slice(bytes).expect("JSON") {
         Value::Array(batch) => {
+            assert!(batching, "a batch to a client that never asked: {batch:?}");
             assert!(
                 batch.len() > 1,
                 "a batch holds two messages or more: {batch:?}"
             );
             batch
         }
-        one => vec![one],
+        one => {
+            assert!(one.is_object(), "a frame is one JSON object: {one}");
+            vec![one]
+        }
     }
 }
 
@@ -42,10 +54,32 @@ impl Ws {
         Ws::from_socket(socket).await
     }
 
+    /// Opens the socket at `url` asking for batches, by the `lounge.batch` subprotocol (which
+    /// the answer must name) or else in the URL (`batch=1`), and reads the `welcome`.
+    pub async fn connect_batched(client: &awc::Client, url: &str, by_protocol: bool) -> Ws {
+        let request = client.ws(url);
+        let request = if by_protocol {
+            request.protocols(["lounge.batch"])
+        } else {
+            request
+        };
+        let (response, socket) = request.connect().await.expect("the socket opens");
+        let named = response.headers().get("sec-websocket-protocol");
+        assert_eq!(
+            named.map(|v| v.as_bytes()),
+            by_protocol.then_some(&b"lounge.batch"[..]),
+            "the subprotocol is answered when named, and only then"
+        );
+        let mut ws = Ws::from_socket(socket).await;
+        ws.batching = true;
+        ws
+    }
+
     /// A socket opened otherwise; reads the `welcome`.
     pub async fn from_socket(socket: Socket) -> Ws {
         let mut ws = Ws {
             socket,
+            batching: false,
             pending: VecDeque::new(),
             frames: 0,
             batches: 0,
@@ -89,7 +123,7 @@ impl Ws {
             match frame {
                 Frame::Text(bytes) => {
                     self.frames += 1;
-                    let mut batch = VecDeque::from(messages(&bytes));
+                    let mut batch = VecDeque::from(messages_of(&bytes, self.batching));
                     self.batches += usize::from(batch.len() > 1);
                     let first = batch.pop_front().expect("a message");
                     self.pending = batch;
@@ -108,7 +142,7 @@ impl Ws {
         let mut seen: Vec<Value> = self.pending.drain(..).collect();
         while let Ok(Some(Ok(frame))) = tokio::time::timeout(quiet, self.socket.next()).await {
             match frame {
-                Frame::Text(bytes) => seen.extend(messages(&bytes)),
+                Frame::Text(bytes) => seen.extend(messages_of(&bytes, self.batching)),
                 Frame::Ping(b) if self.socket.send(Message::Pong(b.clone())).await.is_err() => {
                     break
                 }
