@@ -252,6 +252,10 @@ impl Application {
                 &hex::encode(<sha2::Sha256 as sha2::Digest>::digest(&openapi))[..32]
             ),
             streams: http::gate::Gate::new(settings.server.streams_per_address),
+            requests: http::pace::Buckets::new(
+                settings.server.requests_per_sec,
+                settings.server.request_burst,
+            ),
             body_timeout: Duration::from_secs(settings.server.body_timeout_secs),
         });
         // Several instances: what the others say of connections, bans and invitations.
@@ -262,6 +266,7 @@ impl Application {
                 .into_utoipa_app()
                 .configure(http::routes)
                 .into_app()
+                .wrap(actix_web::middleware::from_fn(http::budget::per_address))
         })
         // Each connection's socket, to cut one whose client stopped reading, and counted
         // against its peer's share.

@@ -237,6 +237,10 @@ pub struct ServerSettings {
     pub descriptor_reserve: usize,
     /// Seconds a request's body may take to arrive whole.
     pub body_timeout_secs: u64,
+    /// HTTP requests from one address a second on average, and at once (health checks,
+    /// metrics and the WebSocket's upgrade aside).
+    pub requests_per_sec: f64,
+    pub request_burst: f64,
     /// Proxies whose `X-Forwarded-For` is believed: addresses separated by commas (a string,
     /// so one environment variable sets them); read by `proxies()`.
     pub trusted_proxies: String,

@@ -7,6 +7,7 @@ pub mod auth;
 pub mod banlist;
 mod batch;
 pub mod blocks;
+pub mod budget;
 pub mod champions;
 mod client;
 pub mod connections;
@@ -66,6 +67,8 @@ pub struct AppState {
     pub proxies: peer::Proxies,
     /// Event streams held, by client address.
     pub streams: gate::Gate,
+    /// HTTP requests a second, by client address.
+    pub requests: pace::Buckets<std::net::IpAddr>,
     /// How long a request's body may take to arrive.
     pub body_timeout: std::time::Duration,
     /// Sign-ups: per address, and their turns at the database.

@@ -129,3 +129,39 @@ async fn a_body_that_does_not_arrive_in_time_is_answered_408_and_its_connection_
     // Nothing was made of it.
     assert_eq!(app.sign_in_guest("Slow Body").await.0, 201);
 }
+
+#[actix_web::test]
+async fn an_address_past_its_requests_a_second_waits_and_others_do_not() {
+    let app = TestApp::spawn_with(
+        TestDb::sqlite(),
+        &[
+            ("LOUNGE_SERVER__REQUESTS_PER_SEC", "1"),
+            ("LOUNGE_SERVER__REQUEST_BURST", "5"),
+            ("LOUNGE_SERVER__TRUSTED_PROXIES", "127.0.0.1"),
+        ],
+    )
+    .await;
+    let looping = [("X-Forwarded-For", "203.0.113.9")];
+    for _ in 0..5 {
+        assert_eq!(app.openapi_with(&looping).await.0, 200);
+    }
+    let (status, headers) = app.openapi_with(&looping).await;
+    assert_eq!(status, 429);
+    assert_eq!(headers.get("retry-after").unwrap(), "1");
+    // Another address has its own budget; health checks take none.
+    let (status, headers) = app.openapi_with(&[("X-Forwarded-For", "198.51.100.4")]).await;
+    assert_eq!(status, 200);
+    assert_eq!(app.healthz().await.0, 200);
+    // A client that has the document is told so, without it.
+    let etag = headers.get("etag").unwrap().to_str().unwrap().to_owned();
+    let (status, _) = app
+        .openapi_with(&[
+            ("X-Forwarded-For", "198.51.100.4"),
+            ("If-None-Match", &etag),
+        ])
+        .await;
+    assert_eq!(status, 304);
+    // A second later the looping address has one more.
+    app.clock.advance(1_000);
+    assert_eq!(app.openapi_with(&looping).await.0, 200);
+}

@@ -131,6 +131,14 @@ impl TestApp {
                     "LOUNGE_SERVER__STREAMS_PER_ADDRESS".to_owned(),
                     "10000".to_owned(),
                 ),
+                (
+                    "LOUNGE_SERVER__REQUESTS_PER_SEC".to_owned(),
+                    "100000".to_owned(),
+                ),
+                (
+                    "LOUNGE_SERVER__REQUEST_BURST".to_owned(),
+                    "100000".to_owned(),
+                ),
                 // A guest's changes at the tables: tests seat and stand their guests often.
                 (
                     "LOUNGE_CIVILITY__TABLE_CHANGES_BURST".to_owned(),
@@ -290,6 +298,15 @@ impl TestApp {
     pub async fn openapi(&self) -> (u16, Value) {
         self.json("GET", "/api/v1/openapi.json", None, &[], None)
             .await
+    }
+
+    /// `GET /api/v1/openapi.json` with these headers (`X-Forwarded-For`, `If-None-Match`): the
+    /// status and the headers of the answer.
+    pub async fn openapi_with(&self, headers: &[(&str, &str)]) -> (u16, HeaderMap) {
+        let (status, _, answer) = self
+            .request("GET", "/api/v1/openapi.json", None, &[], None, headers)
+            .await;
+        (status, answer)
     }
 
     // Players.

@@ -264,17 +264,15 @@ fn a_draw_offered_to_baba_ayo_waits_for_his_judgement_of_the_table_as_it_was() {
     );
 }
 
+/// The first legal pit of the game in play.
+fn first_legal(t: &super::super::Table) -> crate::ayo::Pit {
+    let live = t.game.as_ref().unwrap();
+    live.game.legal_moves().iter().next().unwrap()
+}
+
 /// The first legal move, by whoever is to move (Baba Ayo's as his own command).
 fn any_move(t: &mut super::super::Table, now: u64) -> super::super::Effects {
-    let pit = t
-        .game
-        .as_ref()
-        .unwrap()
-        .game
-        .legal_moves()
-        .iter()
-        .next()
-        .unwrap();
+    let pit = first_legal(t);
     if t.house_to_move().is_some() {
         let version = t.version;
         t.apply(Command::HouseMove { version, pit }, now)
@@ -429,15 +427,7 @@ fn baba_ayo_moving_while_he_judges_a_draw_declines_it() {
     let fx = offer(&mut t, Scope::Game);
     assert!(fx.house_judges_draw);
     let (version, house) = (t.version, t.house_to_move().unwrap().id.clone());
-    let pit = t
-        .game
-        .as_ref()
-        .unwrap()
-        .game
-        .legal_moves()
-        .iter()
-        .next()
-        .unwrap();
+    let pit = first_legal(&t);
     let fx = t.apply(Command::HouseMove { version, pit }, T0 + 1);
     assert_eq!(kinds(&fx)[..2], ["draw_declined", "game_state"]);
     assert!(matches!(&fx.events[0], Event::To(to, _) if to.as_str() == "ade"));

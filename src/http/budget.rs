@@ -1,0 +1,45 @@
+//! Requests a second per client address: every HTTP request but the WebSocket's (its frames
+//! have their own pace) and the operators' probes takes a token from its address's bucket, so
+//! one address fetching a large document in a loop costs the others nothing but its share.
+
+use actix_web::body::MessageBody;
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::middleware::Next;
+use actix_web::{web, ResponseError};
+
+use super::error::ApiError;
+use super::AppState;
+use crate::common::ErrorCode;
+
+/// Paths no budget applies to: health checks a balancer polls, metrics a scraper reads, and
+/// the WebSocket (admitted by its own cap, then paced frame by frame).
+const FREE: [&str; 4] = ["/healthz", "/readyz", "/metrics", "/ws"];
+
+/// The middleware: a request past its address's budget is answered 429 `rate_limited` with
+/// `Retry-After`, and goes no further.
+pub async fn per_address(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    if !FREE.contains(&req.path()) {
+        if let Some(state) = req.app_data::<web::Data<AppState>>() {
+            let address = state.proxies.client_of(req.request());
+            if let Some(address) = address {
+                if let Err(wait) = state.requests.take(address, state.ticker.now_ms()) {
+                    let refusal = ApiError::TooMany {
+                        code: ErrorCode::RateLimited,
+                        message: "too many requests from this address: wait a moment".into(),
+                        retry_after: Some(wait),
+                    };
+                    crate::metrics::METRICS
+                        .errors
+                        .with_label_values(&[ErrorCode::RateLimited.as_str()])
+                        .inc();
+                    let response = refusal.error_response();
+                    return Ok(req.into_response(response).map_into_right_body());
+                }
+            }
+        }
+    }
+    next.call(req).await.map(ServiceResponse::map_into_left_body)
+}
