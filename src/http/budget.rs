@@ -41,5 +41,7 @@ pub async fn per_address(
             }
         }
     }
-    next.call(req).await.map(ServiceResponse::map_into_left_body)
+    next.call(req)
+        .await
+        .map(ServiceResponse::map_into_left_body)
 }

@@ -87,43 +87,50 @@ pub async fn live(
     let champions = state.champions.clone();
     let updates = champions.subscribe();
     let stopping = champions.stopping();
+    let clock = state.clock.clone();
     let events = stream::unfold(
         (champions, updates, stopping, true),
-        move |(champions, mut updates, mut stopping, first)| async move {
-            if !first {
-                let woke = tokio::select! {
-                    // The service stops: the stream ends, so shutting down does not wait.
-                    _ = stopping.wait_for(|stop| *stop) => return None,
-                    woke = tokio::time::timeout(KEEP_ALIVE, updates.recv()) => woke,
-                };
-                match woke {
-                    Err(_) => {
-                        let ping = web::Bytes::from_static(b": still here\n\n");
-                        return Some((
-                            Ok::<_, actix_web::Error>(ping),
-                            (champions, updates, stopping, false),
-                        ));
+        move |(champions, mut updates, mut stopping, first)| {
+            let clock = clock.clone();
+            async move {
+                if !first {
+                    // The keep-alive also finds out that a display went away (its write fails),
+                    // which lets go of its place among its address's streams.
+                    let woke = tokio::select! {
+                        // The service stops: the stream ends, so shutting down does not wait.
+                        _ = stopping.wait_for(|stop| *stop) => return None,
+                        woke = updates.recv() => Ok(woke),
+                        _ = super::peer::elapse(&clock, KEEP_ALIVE) => Err(()),
+                    };
+                    match woke {
+                        Err(_) => {
+                            let ping = web::Bytes::from_static(b": still here\n\n");
+                            return Some((
+                                Ok::<_, actix_web::Error>(ping),
+                                (champions, updates, stopping, false),
+                            ));
+                        }
+                        Ok(Err(tokio::sync::broadcast::error::RecvError::Closed)) => return None,
+                        // Lagged or told: either way the wall is read afresh.
+                        Ok(_) => {}
                     }
-                    Ok(Err(tokio::sync::broadcast::error::RecvError::Closed)) => return None,
-                    // Lagged or told: either way the wall is read afresh.
-                    Ok(_) => {}
                 }
+                let now = champions.clock.today();
+                let frame = match champions.standings(now, limit).await {
+                    Ok(wall) => format!(
+                        "event: wall\ndata: {}\n\n",
+                        serde_json::to_string(&wall).unwrap_or_default()
+                    ),
+                    Err(e) => {
+                        tracing::error!(error = %e, "reading the wall for a display");
+                        ": the wall is not readable now\n\n".to_owned()
+                    }
+                };
+                Some((
+                    Ok(web::Bytes::from(frame)),
+                    (champions, updates, stopping, false),
+                ))
             }
-            let now = champions.clock.today();
-            let frame = match champions.standings(now, limit).await {
-                Ok(wall) => format!(
-                    "event: wall\ndata: {}\n\n",
-                    serde_json::to_string(&wall).unwrap_or_default()
-                ),
-                Err(e) => {
-                    tracing::error!(error = %e, "reading the wall for a display");
-                    ": the wall is not readable now\n\n".to_owned()
-                }
-            };
-            Some((
-                Ok(web::Bytes::from(frame)),
-                (champions, updates, stopping, false),
-            ))
         },
     );
     let events = events.map(move |event| {
