@@ -133,8 +133,9 @@ impl HotelIdp {
         for claim in ["nbf", "iat"] {
             match data.claims.get(claim) {
                 None => {}
-                Some(at) => match at.as_i64() {
-                    Some(at) if at <= now_secs.saturating_add(LEEWAY_SECS) => {}
+                // A NumericDate may have a fraction.
+                Some(at) => match at.as_f64() {
+                    Some(at) if at <= now_secs.saturating_add(LEEWAY_SECS) as f64 => {}
                     _ => return Err(HotelTokenError::NotYet(claim)),
                 },
             }

@@ -108,6 +108,8 @@ async fn the_socket_refuses_missing_forged_and_expired_tokens_before_the_upgrade
     .await;
 }
 
+/// None of the three clients asks for batches: each reads every frame as one JSON object and
+/// fails the test on anything else (`helpers::ws::messages_of`), through a whole game.
 #[actix_web::test]
 async fn two_players_meet_in_the_lounge_and_play_a_whole_game_an_onlooker_watching_sees_every_move()
 {
