@@ -189,9 +189,12 @@ pub struct House {
     budgets: Budgets,
     endgames: Arc<Endgames>,
     thinking: Arc<tokio::sync::Semaphore>,
-    /// Taken before a thinking place by a draw's judgement: fewer than the places, so the
-    /// moves of games in play always have one, however many draws are offered.
-    judging: Arc<tokio::sync::Semaphore>,
+    /// Taken before a thinking place by the long searches (a champion's move, a draw's
+    /// judgement): one fewer than the places, so the short ones (an easy or normal move, a
+    /// few milliseconds) always have a place, however many champions' games and draw offers
+    /// there are. Each is fair (first come, first served) and a table asks one move and one
+    /// judgement at a time, so no guest holds more than a table's share.
+    long: Arc<tokio::sync::Semaphore>,
     stop: AtomicBool,
     /// The flags of the searches under way or waiting for a place, which `stop` sets.
     searches: Mutex<Vec<Weak<AtomicBool>>>,
@@ -221,7 +224,7 @@ impl House {
             budgets: Budgets::from_settings(settings),
             endgames: Arc::new(Endgames::new(settings)),
             thinking: Arc::new(tokio::sync::Semaphore::new(settings.max_thinking.max(1))),
-            judging: Arc::new(tokio::sync::Semaphore::new(
+            long: Arc::new(tokio::sync::Semaphore::new(
                 settings.max_thinking.saturating_sub(1).max(1),
             )),
             stop: AtomicBool::new(false),
@@ -267,9 +270,19 @@ impl House {
             Some(left) => self.budgets.of(level).min(left / 30),
             None => self.budgets.of(level),
         };
-        self.with_mind(game, level, budget, seed, called_off, |searcher, ask| {
-            crate::ayo::house::think_with(searcher, ask).map(|t| t.best)
-        })
+        let asked = Instant::now();
+        let _turn = match level {
+            Level::Champion => Some(self.long.clone().acquire_owned().await.ok()?),
+            Level::Easy | Level::Normal => None,
+        };
+        self.with_mind(
+            game,
+            level,
+            budget,
+            (seed, asked),
+            called_off,
+            |searcher, ask| crate::ayo::house::think_with(searcher, ask).map(|t| t.best),
+        )
         .await
         .flatten()
     }
@@ -285,28 +298,34 @@ impl House {
         side: crate::ayo::Side,
         called_off: Arc<AtomicBool>,
     ) -> Option<bool> {
-        // Waiting here, not for a thinking place: a move asked later still goes first.
-        let _turn = self.judging.clone().acquire_owned().await.ok()?;
+        let _turn = self.long.clone().acquire_owned().await.ok()?;
         let budget = self.budgets.of(level);
-        self.with_mind(game, level, budget, 0, called_off, move |searcher, ask| {
-            crate::ayo::house::takes_draw(searcher, ask, side)
-        })
+        // Timed from its turn: a judgement answers no clock, so waiting costs it no thought.
+        let asked = Instant::now();
+        self.with_mind(
+            game,
+            level,
+            budget,
+            (0, asked),
+            called_off,
+            move |searcher, ask| crate::ayo::house::takes_draw(searcher, ask, side),
+        )
         .await
     }
 
     /// Runs `f` with a searcher for `level` and the game's rules (one kept from an earlier
     /// move when there is one) on the blocking pool, once a thinking place is free, with
-    /// `budget` less the wait (for the place, and for a new searcher to be made) to think in.
+    /// `budget` less the wait since `asked` (for the place, and for a new searcher to be made)
+    /// to think in.
     async fn with_mind<T: Send + 'static>(
         &self,
         game: crate::ayo::Game,
         level: Level,
         budget: Duration,
-        seed: u64,
+        (seed, asked): (u64, Instant),
         called_off: Arc<AtomicBool>,
         f: impl FnOnce(&mut Searcher, crate::ayo::house::Ask<'_>) -> T + Send + 'static,
     ) -> Option<T> {
-        let asked = Instant::now();
         let _place = self.thinking.clone().acquire_owned().await.ok()?;
         // Known before the stop flag is read: `stop` sets every flag it knows of.
         self.called_off_flags(&called_off);

@@ -1,6 +1,9 @@
 //! Requests a second per client address: every HTTP request but the WebSocket's (its frames
 //! have their own pace) and the operators' probes takes a token from its address's bucket, so
 //! one address fetching a large document in a loop costs the others nothing but its share.
+//! A request past the budget is answered 429 only once its next token is due (a second at
+//! most): a loop that does not wait is made to, and costs a timer, not a response, each time
+//! round. An address holds `server.connections_per_address` such requests at most.
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
@@ -15,6 +18,9 @@ use crate::common::ErrorCode;
 /// the WebSocket (admitted by its own cap, then paced frame by frame).
 const FREE: [&str; 4] = ["/healthz", "/readyz", "/metrics", "/ws"];
 
+/// The longest a request past its budget is held before its 429.
+const MAX_HOLD: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// The middleware: a request past its address's budget is answered 429 `rate_limited` with
 /// `Retry-After`, and goes no further.
 pub async fn per_address(
@@ -26,15 +32,16 @@ pub async fn per_address(
             let address = state.proxies.client_of(req.request());
             if let Some(address) = address {
                 if let Err(wait) = state.requests.take(address, state.ticker.now_ms()) {
-                    let refusal = ApiError::TooMany {
-                        code: ErrorCode::RateLimited,
-                        message: "too many requests from this address: wait a moment".into(),
-                        retry_after: Some(wait),
-                    };
                     crate::metrics::METRICS
                         .errors
                         .with_label_values(&[ErrorCode::RateLimited.as_str()])
                         .inc();
+                    super::peer::elapse(&state.clock, wait.min(MAX_HOLD)).await;
+                    let refusal = ApiError::TooMany {
+                        code: ErrorCode::RateLimited,
+                        message: "too many requests from this address: wait a moment".into(),
+                        retry_after: Some(wait.saturating_sub(MAX_HOLD)),
+                    };
                     let response = refusal.error_response();
                     return Ok(req.into_response(response).map_into_right_body());
                 }
