@@ -198,6 +198,8 @@ pub struct House {
     stop: AtomicBool,
     /// The flags of the searches under way or waiting for a place, which `stop` sets.
     searches: Mutex<Vec<Weak<AtomicBool>>>,
+    /// The threads he thinks on.
+    thinkers: Thinkers,
     /// Searchers not thinking now, by level and rules: their tables are kept for the next
     /// move rather than made anew (64 MiB for a champion).
     idle: Arc<Mutex<IdleMinds>>,
@@ -209,6 +211,61 @@ impl std::fmt::Debug for House {
             .field("budgets", &self.budgets)
             .field("thinking_places", &self.thinking.available_permits())
             .finish_non_exhaustive()
+    }
+}
+
+/// Baba Ayo's own threads, one a thinking place, at a lower scheduling priority than the
+/// rooms' and the server's threads (nice `THINKERS_NICE`): a search running flat out on a core
+/// gives way at once to a room's turn that wakes there, so the games in play keep their pace
+/// however much he has to think. Not the blocking pool, whose threads also store the moves.
+struct Thinkers {
+    jobs: Mutex<std::sync::mpsc::Sender<Box<dyn FnOnce() + Send>>>,
+}
+
+/// How much lower the thinkers' priority is (Linux nice values: 0 is everyone else's).
+const THINKERS_NICE: libc::c_int = 10;
+
+impl Thinkers {
+    fn start(threads: usize) -> Thinkers {
+        let (jobs, queue) = std::sync::mpsc::channel::<Box<dyn FnOnce() + Send>>();
+        let queue = Arc::new(Mutex::new(queue));
+        for n in 0..threads {
+            let queue = queue.clone();
+            let spawned = std::thread::Builder::new()
+                .name(format!("baba-ayo-{n}"))
+                .spawn(move || {
+                    // SAFETY: sets the calling thread's nice value (on Linux a thread's own
+                    // attribute; `who` 0 is this thread); no memory is touched.
+                    #[allow(unsafe_code)]
+                    let _ = unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, THINKERS_NICE) };
+                    loop {
+                        let job = match queue.lock() {
+                            Ok(queue) => queue.recv(),
+                            Err(_) => return,
+                        };
+                        let Ok(job) = job else { return };
+                        // A search that panics loses its answer (its sender is dropped), not
+                        // the thread.
+                        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job));
+                    }
+                });
+            if let Err(e) = spawned {
+                tracing::error!(error = %e, "Baba Ayo could not start a thread to think on");
+            }
+        }
+        Thinkers {
+            jobs: Mutex::new(jobs),
+        }
+    }
+
+    /// Runs `f` on a thinker; its result, or `None` if it panicked or no thinker is left.
+    async fn run<T: Send + 'static>(&self, f: impl FnOnce() -> T + Send + 'static) -> Option<T> {
+        let (answer, answered) = tokio::sync::oneshot::channel();
+        let job: Box<dyn FnOnce() + Send> = Box::new(move || {
+            let _ = answer.send(f());
+        });
+        self.jobs.lock().ok()?.send(job).ok()?;
+        answered.await.ok()
     }
 }
 
@@ -224,6 +281,7 @@ impl House {
             budgets: Budgets::from_settings(settings),
             endgames: Arc::new(Endgames::new(settings)),
             thinking: Arc::new(tokio::sync::Semaphore::new(settings.max_thinking.max(1))),
+            thinkers: Thinkers::start(settings.max_thinking.max(1)),
             long: Arc::new(tokio::sync::Semaphore::new(
                 settings.max_thinking.saturating_sub(1).max(1),
             )),
@@ -252,7 +310,7 @@ impl House {
         &self.endgames
     }
 
-    /// Thinks on the blocking pool once a thinking place is free; the move, or `None` when the
+    /// Thinks on his own threads once a thinking place is free; the move, or `None` when the
     /// game is over, the service is stopping or `called_off` was set before he began. Time
     /// spent waiting for a place comes off the time to think, so the move still comes within
     /// the level's budget (thinking at least `MIN_THINK`). On a clock with `clock_left` to go
@@ -314,7 +372,7 @@ impl House {
     }
 
     /// Runs `f` with a searcher for `level` and the game's rules (one kept from an earlier
-    /// move when there is one) on the blocking pool, once a thinking place is free, with
+    /// move when there is one) on his own threads, once a thinking place is free, with
     /// `budget` less the wait since `asked` (for the place, and for a new searcher to be made)
     /// to think in.
     async fn with_mind<T: Send + 'static>(
@@ -334,49 +392,49 @@ impl House {
         }
         let endgames = self.endgames.clone();
         let idle = self.idle.clone();
-        tokio::task::spawn_blocking(move || {
-            let key = (
-                level,
-                serde_json::to_string(game.rules()).unwrap_or_default(),
-            );
-            let kept = idle.lock().ok().and_then(|mut m| m.get_mut(&key)?.pop());
-            // Only the champion reads the databases, once they are there (never waited for).
-            let endgame = || {
-                (level == Level::Champion)
-                    .then(|| endgames.ready(game.rules()))
-                    .flatten()
-            };
-            let mut searcher = match kept {
-                Some(mut searcher) => {
-                    if level == Level::Champion && !searcher.has_endgame() {
-                        searcher.set_endgame(endgame());
-                    }
-                    searcher
-                }
-                None => crate::ayo::house::mind(level, game.rules(), endgame()),
-            };
-            // Counted after the searcher is made: a first move's table comes off the time
-            // to think, not on top of it.
-            let movetime = budget.saturating_sub(asked.elapsed()).max(MIN_THINK);
-            let done = f(
-                &mut searcher,
-                crate::ayo::house::Ask {
-                    endgame: None,
-                    game: &game,
+        self.thinkers
+            .run(move || {
+                let key = (
                     level,
-                    movetime,
-                    seed,
-                    stop: Some(called_off),
-                    book: true,
-                },
-            );
-            if let Ok(mut m) = idle.lock() {
-                m.entry(key).or_default().push(searcher);
-            }
-            done
-        })
-        .await
-        .ok()
+                    serde_json::to_string(game.rules()).unwrap_or_default(),
+                );
+                let kept = idle.lock().ok().and_then(|mut m| m.get_mut(&key)?.pop());
+                // Only the champion reads the databases, once they are there (never waited for).
+                let endgame = || {
+                    (level == Level::Champion)
+                        .then(|| endgames.ready(game.rules()))
+                        .flatten()
+                };
+                let mut searcher = match kept {
+                    Some(mut searcher) => {
+                        if level == Level::Champion && !searcher.has_endgame() {
+                            searcher.set_endgame(endgame());
+                        }
+                        searcher
+                    }
+                    None => crate::ayo::house::mind(level, game.rules(), endgame()),
+                };
+                // Counted after the searcher is made: a first move's table comes off the time
+                // to think, not on top of it.
+                let movetime = budget.saturating_sub(asked.elapsed()).max(MIN_THINK);
+                let done = f(
+                    &mut searcher,
+                    crate::ayo::house::Ask {
+                        endgame: None,
+                        game: &game,
+                        level,
+                        movetime,
+                        seed,
+                        stop: Some(called_off),
+                        book: true,
+                    },
+                );
+                if let Ok(mut m) = idle.lock() {
+                    m.entry(key).or_default().push(searcher);
+                }
+                done
+            })
+            .await
     }
 
     /// Keeps `flag` among those [`House::stop`] sets, forgetting the ones no search holds.
