@@ -198,8 +198,9 @@ pub struct House {
     stop: AtomicBool,
     /// The flags of the searches under way or waiting for a place, which `stop` sets.
     searches: Mutex<Vec<Weak<AtomicBool>>>,
-    /// The threads he thinks on.
+    /// The threads he thinks on: short searches at everyone's priority, long ones lower.
     thinkers: Thinkers,
+    long_thinkers: Thinkers,
     /// Searchers not thinking now, by level and rules: their tables are kept for the next
     /// move rather than made anew (64 MiB for a champion).
     idle: Arc<Mutex<IdleMinds>>,
@@ -214,30 +215,33 @@ impl std::fmt::Debug for House {
     }
 }
 
-/// Baba Ayo's own threads, one a thinking place, at a lower scheduling priority than the
-/// rooms' and the server's threads (nice `THINKERS_NICE`): a search running flat out on a core
-/// gives way at once to a room's turn that wakes there, so the games in play keep their pace
-/// however much he has to think. Not the blocking pool, whose threads also store the moves.
+/// Baba Ayo's own threads, one a thinking place: not the blocking pool, whose threads also
+/// store the moves. The long searches (a champion's move, a draw's judgement) run on threads of
+/// a lower scheduling priority (nice `LONG_NICE`): a search running flat out on a core gives
+/// way at once to a room's turn, or an easy move's search, that wakes there, so the games in
+/// play keep their pace however much he has to think.
 struct Thinkers {
     jobs: Mutex<std::sync::mpsc::Sender<Box<dyn FnOnce() + Send>>>,
 }
 
-/// How much lower the thinkers' priority is (Linux nice values: 0 is everyone else's).
-const THINKERS_NICE: libc::c_int = 10;
+/// How much lower the long searches' priority is (Linux nice values: 0 is everyone else's).
+const LONG_NICE: libc::c_int = 10;
 
 impl Thinkers {
-    fn start(threads: usize) -> Thinkers {
+    fn start(threads: usize, nice: libc::c_int) -> Thinkers {
         let (jobs, queue) = std::sync::mpsc::channel::<Box<dyn FnOnce() + Send>>();
         let queue = Arc::new(Mutex::new(queue));
         for n in 0..threads {
             let queue = queue.clone();
             let spawned = std::thread::Builder::new()
-                .name(format!("baba-ayo-{n}"))
+                .name(format!("baba-ayo-{nice}-{n}"))
                 .spawn(move || {
-                    // SAFETY: sets the calling thread's nice value (on Linux a thread's own
-                    // attribute; `who` 0 is this thread); no memory is touched.
-                    #[allow(unsafe_code)]
-                    let _ = unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, THINKERS_NICE) };
+                    if nice != 0 {
+                        // SAFETY: sets the calling thread's nice value (on Linux a thread's
+                        // own attribute; `who` 0 is this thread); no memory is touched.
+                        #[allow(unsafe_code)]
+                        let _ = unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, nice) };
+                    }
                     loop {
                         let job = match queue.lock() {
                             Ok(queue) => queue.recv(),
@@ -281,7 +285,11 @@ impl House {
             budgets: Budgets::from_settings(settings),
             endgames: Arc::new(Endgames::new(settings)),
             thinking: Arc::new(tokio::sync::Semaphore::new(settings.max_thinking.max(1))),
-            thinkers: Thinkers::start(settings.max_thinking.max(1)),
+            thinkers: Thinkers::start(settings.max_thinking.max(1), 0),
+            long_thinkers: Thinkers::start(
+                settings.max_thinking.saturating_sub(1).max(1),
+                LONG_NICE,
+            ),
             long: Arc::new(tokio::sync::Semaphore::new(
                 settings.max_thinking.saturating_sub(1).max(1),
             )),
@@ -329,15 +337,16 @@ impl House {
             None => self.budgets.of(level),
         };
         let asked = Instant::now();
-        let _turn = match level {
-            Level::Champion => Some(self.long.clone().acquire_owned().await.ok()?),
-            Level::Easy | Level::Normal => None,
+        let long = level == Level::Champion;
+        let _turn = match long {
+            true => Some(self.long.clone().acquire_owned().await.ok()?),
+            false => None,
         };
         self.with_mind(
             game,
             level,
             budget,
-            (seed, asked),
+            (seed, asked, long),
             called_off,
             |searcher, ask| crate::ayo::house::think_with(searcher, ask).map(|t| t.best),
         )
@@ -364,7 +373,7 @@ impl House {
             game,
             level,
             budget,
-            (0, asked),
+            (0, asked, true),
             called_off,
             move |searcher, ask| crate::ayo::house::takes_draw(searcher, ask, side),
         )
@@ -380,7 +389,7 @@ impl House {
         game: crate::ayo::Game,
         level: Level,
         budget: Duration,
-        (seed, asked): (u64, Instant),
+        (seed, asked, long): (u64, Instant, bool),
         called_off: Arc<AtomicBool>,
         f: impl FnOnce(&mut Searcher, crate::ayo::house::Ask<'_>) -> T + Send + 'static,
     ) -> Option<T> {
@@ -392,7 +401,12 @@ impl House {
         }
         let endgames = self.endgames.clone();
         let idle = self.idle.clone();
-        self.thinkers
+        let thinkers = if long {
+            &self.long_thinkers
+        } else {
+            &self.thinkers
+        };
+        thinkers
             .run(move || {
                 let key = (
                     level,
