@@ -3,7 +3,9 @@
 //! one address fetching a large document in a loop costs the others nothing but its share.
 //! A request past the budget is answered 429 only once its next token is due (a second at
 //! most): a loop that does not wait is made to, and costs a timer, not a response, each time
-//! round. An address holds `server.connections_per_address` such requests at most.
+//! round. An address holds `server.connections_per_address` such requests at most; through a
+//! trusted proxy (whose connections no such cap counts) the 429 comes at once. IPv6 clients
+//! are counted by their /64 (`gate::address_key`).
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
@@ -31,16 +33,25 @@ pub async fn per_address(
         if let Some(state) = req.app_data::<web::Data<AppState>>() {
             let address = state.proxies.client_of(req.request());
             if let Some(address) = address {
-                if let Err(wait) = state.requests.take(address, state.ticker.now_ms()) {
+                let key = super::gate::address_key(address);
+                if let Err(wait) = state.requests.take(key, state.ticker.now_ms()) {
                     crate::metrics::METRICS
                         .errors
                         .with_label_values(&[ErrorCode::RateLimited.as_str()])
                         .inc();
-                    super::peer::elapse(&state.clock, wait.min(MAX_HOLD)).await;
+                    let proxied = req
+                        .peer_addr()
+                        .is_some_and(|peer| state.proxies.trusts(peer.ip()));
+                    let hold = if proxied {
+                        std::time::Duration::ZERO
+                    } else {
+                        wait.min(MAX_HOLD)
+                    };
+                    super::peer::elapse(&state.clock, hold).await;
                     let refusal = ApiError::TooMany {
                         code: ErrorCode::RateLimited,
                         message: "too many requests from this address: wait a moment".into(),
-                        retry_after: Some(wait.saturating_sub(MAX_HOLD)),
+                        retry_after: Some(wait.saturating_sub(hold)),
                     };
                     let response = refusal.error_response();
                     return Ok(req.into_response(response).map_into_right_body());

@@ -18,6 +18,18 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use actix_web::dev::Extensions;
 
+/// What a per-address cap counts an address as: an IPv4 address (one mapped into IPv6 too)
+/// as itself, an IPv6 address as its /64, the block one client is given to pick from.
+pub fn address_key(ip: IpAddr) -> IpAddr {
+    match ip.to_canonical() {
+        IpAddr::V6(v6) => {
+            let bits = u128::from(v6) & !((1u128 << 64) - 1);
+            IpAddr::V6(std::net::Ipv6Addr::from(bits))
+        }
+        v4 => v4,
+    }
+}
+
 /// Connections (or streams) held, by address, at most `per_address` each.
 #[derive(Clone, Debug)]
 pub struct Gate {
@@ -44,8 +56,10 @@ impl Gate {
         self.held.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// One more for `address`, or `None` when it holds its share already.
+    /// One more for `address` (by its `address_key`), or `None` when it holds its share
+    /// already.
     pub fn hold(&self, address: IpAddr) -> Option<Held> {
+        let address = address_key(address);
         let mut held = self.lock();
         let open = held.entry(address).or_default();
         if *open >= self.per_address {
@@ -60,7 +74,7 @@ impl Gate {
 
     /// How many `address` holds now.
     pub fn held_by(&self, address: IpAddr) -> usize {
-        self.lock().get(&address).copied().unwrap_or(0)
+        self.lock().get(&address_key(address)).copied().unwrap_or(0)
     }
 
     pub fn per_address(&self) -> usize {
@@ -146,6 +160,21 @@ mod tests {
         drop(first);
         assert_eq!(gate.held_by(a), 1);
         assert!(gate.hold(a).is_some());
+    }
+
+    #[test]
+    fn an_ipv6_client_is_held_by_its_64_and_a_mapped_ipv4_as_itself() {
+        let gate = Gate::new(1);
+        let one: IpAddr = "2001:db8:1:2::1".parse().unwrap();
+        let same_64: IpAddr = "2001:db8:1:2:ffff::7".parse().unwrap();
+        let other_64: IpAddr = "2001:db8:1:3::1".parse().unwrap();
+        let _held = gate.hold(one).unwrap();
+        assert!(gate.hold(same_64).is_none());
+        assert!(gate.hold(other_64).is_some());
+        let v4: IpAddr = "192.0.2.1".parse().unwrap();
+        let mapped: IpAddr = "::ffff:192.0.2.1".parse().unwrap();
+        let _v4 = gate.hold(v4).unwrap();
+        assert!(gate.hold(mapped).is_none());
     }
 
     #[test]

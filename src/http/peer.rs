@@ -21,6 +21,11 @@ impl Proxies {
         Proxies(addresses)
     }
 
+    /// Whether `peer` is a trusted proxy.
+    pub fn trusts(&self, peer: IpAddr) -> bool {
+        self.0.contains(&peer)
+    }
+
     /// The client's address: the peer's, unless the peer is a trusted proxy; then the last
     /// address in `X-Forwarded-For` that is not a trusted proxy (each proxy appends the one it
     /// saw, so anything to the left of that may be written by the client and is not believed).

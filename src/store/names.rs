@@ -1,7 +1,7 @@
 //! One name, one guest: users are stored with their name's comparison key
 //! (`common::name_key`), unique among guests (the `users_name_key` index); house users share
-//! theirs and reserve it. Rows from before the key existed are keyed at start, the later of
-//! two alike renamed.
+//! theirs and reserve it. Rows from before the key existed, or keyed by older rules, are keyed
+//! at start, the later of two alike renamed.
 
 use diesel::prelude::*;
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
@@ -51,6 +51,7 @@ impl Store {
     /// user in its own transaction, the unique index deciding, so two instances starting at
     /// once cannot give one key twice.
     pub(crate) fn key_names(&self) -> Result<usize, StoreError> {
+        self.unkey_stale()?;
         let unkeyed: Vec<Unkeyed> = users::table
             .filter(users::name_key.is_null())
             .order((
@@ -67,6 +68,29 @@ impl Store {
             }
         }
         Ok(renamed)
+    }
+
+    /// Takes the key off every user whose stored key is not what the rules make of their name
+    /// now (a key made by an older build: one still running during a rolling upgrade keeps
+    /// writing them), so that `key_names` makes it again.
+    fn unkey_stale(&self) -> Result<(), StoreError> {
+        let keyed: Vec<(String, String, Option<String>)> = users::table
+            .filter(users::name_key.is_not_null())
+            .select((users::id, users::name, users::name_key))
+            .load(&mut *self.conn()?)?;
+        let stale: Vec<String> = keyed
+            .into_iter()
+            .filter(|(_, name, key)| key.as_deref() != Some(name_key(name).as_str()))
+            .map(|(id, _, _)| id)
+            .collect();
+        for ids in stale.chunks(500) {
+            self.write(|conn| -> Result<usize, StoreError> {
+                Ok(diesel::update(users::table.filter(users::id.eq_any(ids)))
+                    .set(users::name_key.eq(None::<String>))
+                    .execute(conn)?)
+            })?;
+        }
+        Ok(())
     }
 
     /// Keys one user, renaming them if their name is taken; true when renamed.

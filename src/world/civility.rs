@@ -184,8 +184,8 @@ impl InvitationQuota {
     }
 }
 
-/// Each guest's budget of changes at the tables, hotel-wide (a guest moving to another room
-/// brings an empty budget along): a token bucket per guest, of `burst` tokens refilled at
+/// Each guest's budget of changes at the tables, for every room of this instance (a guest
+/// moving to another room brings an empty budget along): a token bucket per guest, of `burst` tokens refilled at
 /// `per_minute`. Every change a guest makes at a table is sent to everyone in the room, so one
 /// guest churning seats would otherwise cost every other member a message each time.
 #[derive(Debug, Default)]

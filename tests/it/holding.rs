@@ -148,7 +148,7 @@ async fn an_address_past_its_requests_a_second_waits_and_others_do_not() {
     for _ in 0..5 {
         assert_eq!(app.openapi_with(&looping).await.0, 200);
     }
-    // The sixth is held a second (on the server's clock, moved on here), then told to wait.
+    // The sixth is told to wait at once: a trusted proxy carries it (no hold, the next test).
     let mut held = std::pin::pin!(app.openapi_with(&looping));
     let (status, headers) = loop {
         tokio::select! {
@@ -183,4 +183,38 @@ async fn an_address_past_its_requests_a_second_waits_and_others_do_not() {
     // Once its token is due, the looping address has one more.
     app.clock.advance(1_000_000);
     assert_eq!(app.openapi_with(&looping).await.0, 200);
+}
+
+#[actix_web::test]
+async fn a_request_past_the_budget_is_held_until_its_token_is_due_unless_a_proxy_carries_it() {
+    // Straight from the client (no trusted proxy): the 429 waits a second on the server's
+    // clock, so a loop that does not wait is made to. (Through a trusted proxy it comes at
+    // once: the test above.)
+    let app = TestApp::spawn_with(
+        TestDb::sqlite(),
+        &[
+            ("LOUNGE_SERVER__REQUESTS_PER_SEC", "0.001"),
+            ("LOUNGE_SERVER__REQUEST_BURST", "2"),
+        ],
+    )
+    .await;
+    for _ in 0..2 {
+        assert_eq!(app.openapi_with(&[]).await.0, 200);
+    }
+    let mut held = std::pin::pin!(app.openapi_with(&[]));
+    let mut moved = 0;
+    let (status, _) = loop {
+        tokio::select! {
+            done = &mut held => break done,
+            () = tokio::task::yield_now() => {
+                app.clock.advance(100);
+                moved += 100;
+            }
+        }
+    };
+    assert_eq!(status, 429);
+    assert!(
+        moved >= 1_000,
+        "answered after {moved} ms on the server's clock"
+    );
 }

@@ -194,6 +194,14 @@ async fn names_stored_before_keys_are_keyed_at_start_and_later_duplicates_rename
         db.insert_unkeyed_user("u9", "Bàbá Ayọ̀", false, "2026-10-02 10:00:00");
         db.insert_unkeyed_user("u10", "Adéwálé", false, "2026-11-07 10:00:00");
         db.insert_unkeyed_user("u11", "Adewale", false, "2026-11-08 10:00:00");
+        // Keyed by older rules (a build still running during a rolling upgrade).
+        db.insert_user_keyed(
+            "u12",
+            "Ade_Wale",
+            false,
+            "2026-11-09 10:00:00",
+            Some("ade_wale"),
+        );
         db.insert_unkeyed_user("baba-ayo-easy", "Baba Ayo", true, "2026-11-20 10:00:00");
         let app = TestApp::spawn(db).await;
         let name = |id: &str| {
@@ -218,6 +226,7 @@ async fn names_stored_before_keys_are_keyed_at_start_and_later_duplicates_rename
         assert_eq!(name("u9"), "Bàbá Ayọ̀ 3");
         assert_eq!(name("u10"), "Adéwálé");
         assert_eq!(name("u11"), "Adewale 2");
+        assert_eq!(name("u12"), "Ade_Wale 3");
         // The keys hold from now on.
         refused(&app, "alice ONE", 409, "name_taken").await;
         refused(&app, "Alice One 2", 409, "name_taken").await;

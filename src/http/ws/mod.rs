@@ -95,10 +95,16 @@ pub async fn connect(
     let registration = state
         .connections
         .admit(&user.id, address, conn)
-        .map_err(|e| ApiError::TooMany {
-            code: ErrorCode::TooManyConnections,
-            message: e.to_string(),
-            retry_after: None,
+        .map_err(|e| {
+            crate::metrics::METRICS
+                .connections_refused
+                .with_label_values(&["ws"])
+                .inc();
+            ApiError::TooMany {
+                code: ErrorCode::TooManyConnections,
+                message: e.to_string(),
+                retry_after: None,
+            }
         })?;
     // A ban made between the check above and the registry would miss this connection.
     if let Some(reason) = state.banlist.reason(user.id.as_str()) {

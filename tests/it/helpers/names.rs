@@ -16,14 +16,27 @@ impl TestDb {
     /// Stores a user the way a service from before name keys did: any name, no key, created
     /// at `created_at` (`YYYY-MM-DD HH:MM:SS`, UTC).
     pub fn insert_unkeyed_user(&self, id: &str, name: &str, house: bool, created_at: &str) {
+        self.insert_user_keyed(id, name, house, created_at, None);
+    }
+
+    /// A user stored with `key` as its name's key, as an older build would have keyed it.
+    pub fn insert_user_keyed(
+        &self,
+        id: &str,
+        name: &str,
+        house: bool,
+        created_at: &str,
+        key: Option<&str>,
+    ) {
         use diesel::{Connection, RunQueryDsl};
         let quoted = |s: &str| format!("'{}'", s.replace('\'', "''"));
         let sql = format!(
-            "INSERT INTO users (id, name, house, created_at) VALUES ({}, {}, {}, {})",
+            "INSERT INTO users (id, name, house, created_at, name_key) VALUES ({}, {}, {}, {}, {})",
             quoted(id),
             quoted(name),
             if house { "TRUE" } else { "FALSE" },
             quoted(created_at),
+            key.map_or("NULL".to_owned(), quoted),
         );
         let done = match &self.url {
             lounge::store::DatabaseUrl::Postgres(url) => diesel::sql_query(sql)

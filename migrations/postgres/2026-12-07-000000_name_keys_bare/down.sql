@@ -1,2 +1,0 @@
--- The keys are made again at start by whichever build runs.
-UPDATE users SET name_key = NULL;
