@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use actix_web::{get, web, HttpResponse};
-use futures_util::{stream, StreamExt};
+use futures_util::stream;
 use serde::Deserialize;
 use utoipa::IntoParams;
 
@@ -85,63 +85,65 @@ pub async fn live(
         None => None,
     };
     let champions = state.champions.clone();
-    let updates = champions.subscribe();
-    let stopping = champions.stopping();
-    let clock = state.clock.clone();
-    let events = stream::unfold(
-        (champions, updates, stopping, true),
-        move |(champions, mut updates, mut stopping, first)| {
-            let clock = clock.clone();
-            async move {
-                if !first {
-                    // The keep-alive also finds out that a display went away (its write fails),
-                    // which lets go of its place among its address's streams.
-                    let woke = tokio::select! {
-                        // The service stops: the stream ends, so shutting down does not wait.
-                        _ = stopping.wait_for(|stop| *stop) => return None,
-                        woke = updates.recv() => Ok(woke),
-                        _ = super::peer::elapse(&clock, KEEP_ALIVE) => Err(()),
-                    };
-                    match woke {
-                        Err(_) => {
-                            let ping = web::Bytes::from_static(b": still here\n\n");
-                            return Some((
-                                Ok::<_, actix_web::Error>(ping),
-                                (champions, updates, stopping, false),
-                            ));
-                        }
-                        Ok(Err(tokio::sync::broadcast::error::RecvError::Closed)) => return None,
-                        // Lagged or told: either way the wall is read afresh.
-                        Ok(_) => {}
-                    }
+    let follower = Display {
+        updates: champions.subscribe(),
+        stopping: champions.stopping(),
+        champions,
+        clock: state.clock.clone(),
+        _held: held,
+        first: true,
+    };
+    let events = stream::unfold(follower, move |mut f| async move {
+        if !f.first {
+            // The keep-alive also finds out that a display went away (its write fails), which
+            // ends the stream and lets go of its place among its address's streams.
+            let woke = tokio::select! {
+                // The service stops: the stream ends, so shutting down does not wait.
+                _ = f.stopping.wait_for(|stop| *stop) => return None,
+                woke = f.updates.recv() => Ok(woke),
+                _ = super::peer::elapse(&f.clock, KEEP_ALIVE) => Err(()),
+            };
+            match woke {
+                Err(()) => {
+                    let ping = web::Bytes::from_static(b": still here\n\n");
+                    return Some((Ok::<_, actix_web::Error>(ping), f));
                 }
-                let now = champions.clock.today();
-                let frame = match champions.standings(now, limit).await {
-                    Ok(wall) => format!(
-                        "event: wall\ndata: {}\n\n",
-                        serde_json::to_string(&wall).unwrap_or_default()
-                    ),
-                    Err(e) => {
-                        tracing::error!(error = %e, "reading the wall for a display");
-                        ": the wall is not readable now\n\n".to_owned()
-                    }
-                };
-                Some((
-                    Ok(web::Bytes::from(frame)),
-                    (champions, updates, stopping, false),
-                ))
+                Ok(Err(tokio::sync::broadcast::error::RecvError::Closed)) => return None,
+                // Lagged or told: either way the wall is read afresh.
+                Ok(_) => {}
             }
-        },
-    );
-    let events = events.map(move |event| {
-        let _ = &held;
-        event
+        }
+        f.first = false;
+        let now = f.champions.clock.today();
+        let frame = match f.champions.standings(now, limit).await {
+            Ok(wall) => format!(
+                "event: wall\ndata: {}\n\n",
+                serde_json::to_string(&wall).unwrap_or_default()
+            ),
+            Err(e) => {
+                tracing::error!(error = %e, "reading the wall for a display");
+                ": the wall is not readable now\n\n".to_owned()
+            }
+        };
+        Some((Ok(web::Bytes::from(frame)), f))
     });
     Ok(HttpResponse::Ok()
         .content_type("text/event-stream")
         .insert_header(("Cache-Control", "no-cache"))
         .insert_header(("X-Accel-Buffering", "no"))
         .streaming(events))
+}
+
+/// One display following the wall: what its stream waits on, and its place among its
+/// address's streams, held as long as the stream is.
+struct Display {
+    champions: std::sync::Arc<crate::champions::Champions>,
+    updates: tokio::sync::broadcast::Receiver<()>,
+    stopping: tokio::sync::watch::Receiver<bool>,
+    clock: crate::common::ServerClock,
+    _held: Option<super::gate::Held>,
+    /// Nothing sent yet: the wall as it is goes first.
+    first: bool,
 }
 
 /// A past day's wall (`YYYY-MM-DD`, the hotel's day).
