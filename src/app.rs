@@ -204,10 +204,12 @@ impl Application {
                 .to_json()
                 .map_err(|e| StartupError::OpenApi(e.to_string()))?,
         );
-        let proxies = settings
-            .server
-            .proxies()
-            .map_err(|e| StartupError::Config(e.to_string()))?;
+        let proxies = http::peer::Proxies::new(
+            settings
+                .server
+                .proxies()
+                .map_err(|e| StartupError::Config(e.to_string()))?,
+        );
         let state = web::Data::new(AppState {
             store: store.clone(),
             world: rooms_world,
@@ -227,7 +229,7 @@ impl Application {
             tickets: http::tickets::WsTickets::new(Duration::from_secs(
                 settings.auth.ws_ticket_secs,
             )),
-            proxies: http::peer::Proxies::new(proxies.clone()),
+            proxies: proxies.clone(),
             signups: http::signups::Signups::new(
                 settings.server.signups_per_minute,
                 settings.server.signup_burst,

@@ -1,7 +1,8 @@
 //! Small types every layer shares and that depend on nothing of ours: ids, users, the
-//! server's clock, the hotel's day and the one list of error codes. A leaf: nothing here
+//! server's clock, token buckets, the hotel's day and the one list of error codes. A leaf: nothing here
 //! imports from the rest of the crate.
 
+pub mod bucket;
 pub mod clock;
 pub mod codes;
 pub mod day;
@@ -9,6 +10,7 @@ pub mod ids;
 pub mod kinds;
 pub mod user;
 
+pub use bucket::{Bucket, Buckets};
 pub use clock::ServerClock;
 pub use codes::ErrorCode;
 pub use day::HotelDay;

@@ -99,7 +99,7 @@ impl Drop for Held {
 /// on its first read, its descriptor closed).
 pub fn on_connect(
     gate: Gate,
-    proxies: Vec<IpAddr>,
+    proxies: super::peer::Proxies,
 ) -> impl Fn(&dyn Any, &mut Extensions) + Send + Sync + 'static {
     move |conn, data| {
         super::peer::on_connect(conn, data);
@@ -107,7 +107,7 @@ pub fn on_connect(
             return;
         };
         let Ok(peer) = stream.peer_addr() else { return };
-        if proxies.contains(&peer.ip()) {
+        if proxies.trusts(peer.ip()) {
             return;
         }
         match gate.hold(peer.ip()) {

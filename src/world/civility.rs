@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, RwLock};
 
 use serde::Serialize;
 
-use crate::common::UserId;
+use crate::common::{Buckets, UserId};
 
 /// How chat and invitations are limited (settings `[civility]`).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -49,23 +49,47 @@ impl Default for CivilityLimits {
 
 /// The hotel's civility: its limits, who invited whom lately (shared by every room, so
 /// moving to another room does not start a fresh allowance) and who is muted (in every room).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Civility {
     pub limits: CivilityLimits,
     pub invitations: Arc<Mutex<InvitationQuota>>,
-    pub table_changes: Arc<Mutex<TableChanges>>,
+    /// Each guest's budget of changes at the tables, for every room of this instance (a guest
+    /// moving to another room brings an empty budget along). Every change a guest makes at a
+    /// table is sent to everyone in the room, so one guest churning seats would otherwise cost
+    /// every other member a message each time.
+    table_changes: Arc<Buckets<UserId>>,
     /// Muted guests, with the end of their mute (server ms), as stored.
     mutes: Arc<RwLock<HashMap<UserId, u64>>>,
     /// Whom each guest blocks, as stored: every room reads it as it sends.
     blocks: Arc<RwLock<HashMap<UserId, HashSet<UserId>>>>,
 }
 
+impl Default for Civility {
+    fn default() -> Civility {
+        Civility::new(CivilityLimits::default())
+    }
+}
+
 impl Civility {
     pub fn new(limits: CivilityLimits) -> Civility {
+        let per_sec = f64::from(limits.table_changes_per_minute.max(1)) / 60.0;
+        let burst = f64::from(limits.table_changes_burst.max(1));
         Civility {
             limits,
-            ..Civility::default()
+            invitations: Arc::default(),
+            table_changes: Arc::new(Buckets::new(per_sec, burst)),
+            mutes: Arc::default(),
+            blocks: Arc::default(),
         }
+    }
+
+    /// Takes one of `user`'s changes at the tables at `now` (server ms): `Err(when)` their
+    /// budget has one again.
+    pub fn take_table_change(&self, user: &UserId, now: u64) -> Result<(), u64> {
+        self.table_changes.take(user.clone(), now).map_err(|wait| {
+            let wait = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX);
+            now.saturating_add(wait.max(1))
+        })
     }
 
     /// Until when `user` is muted, if they are at `now`.
@@ -181,42 +205,6 @@ impl InvitationQuota {
             }
             !times.is_empty()
         });
-    }
-}
-
-/// Each guest's budget of changes at the tables, for every room of this instance (a guest
-/// moving to another room brings an empty budget along): a token bucket per guest, of `burst` tokens refilled at
-/// `per_minute`. Every change a guest makes at a table is sent to everyone in the room, so one
-/// guest churning seats would otherwise cost every other member a message each time.
-#[derive(Debug, Default)]
-pub struct TableChanges {
-    /// Tokens left and when they were counted (server ms); a guest with a full bucket is
-    /// forgotten.
-    buckets: HashMap<UserId, (f64, u64)>,
-}
-
-/// Guests remembered before the full buckets are swept out.
-const TABLE_CHANGES_KEPT: usize = 1024;
-
-impl TableChanges {
-    /// Takes one change for `user` at `now`: `Err(when)` (server ms) when the budget is spent.
-    pub fn take(&mut self, user: &UserId, limits: &CivilityLimits, now: u64) -> Result<(), u64> {
-        let burst = f64::from(limits.table_changes_burst.max(1));
-        let per_ms = f64::from(limits.table_changes_per_minute.max(1)) / MINUTE_MS as f64;
-        if self.buckets.len() >= TABLE_CHANGES_KEPT {
-            self.buckets.retain(|_, (tokens, at)| {
-                *tokens + now.saturating_sub(*at) as f64 * per_ms < burst
-            });
-        }
-        let (tokens, at) = self.buckets.entry(user.clone()).or_insert((burst, now));
-        *tokens = (*tokens + now.saturating_sub(*at) as f64 * per_ms).min(burst);
-        *at = now;
-        if *tokens >= 1.0 {
-            *tokens -= 1.0;
-            return Ok(());
-        }
-        let wait = ((1.0 - *tokens) / per_ms).ceil() as u64;
-        Err(now.saturating_add(wait.max(1)))
     }
 }
 
@@ -379,31 +367,21 @@ mod tests {
 
     #[test]
     fn a_guests_table_changes_come_in_bursts_then_at_the_rate() {
-        let (mut changes, limits) = (TableChanges::default(), limits());
+        let civility = Civility::new(limits());
         for _ in 0..3 {
-            assert_eq!(changes.take(&id("ade"), &limits, 0), Ok(()));
+            assert_eq!(civility.take_table_change(&id("ade"), 0), Ok(()));
         }
         // Six a minute: the next token comes in ten seconds.
-        assert_eq!(changes.take(&id("ade"), &limits, 0), Err(10_000));
-        assert_eq!(changes.take(&id("ade"), &limits, 9_999), Err(10_000));
-        assert_eq!(changes.take(&id("ade"), &limits, 10_000), Ok(()));
+        assert_eq!(civility.take_table_change(&id("ade"), 0), Err(10_000));
+        assert_eq!(civility.take_table_change(&id("ade"), 9_999), Err(10_000));
+        assert_eq!(civility.take_table_change(&id("ade"), 10_000), Ok(()));
         // Another guest has a budget of their own.
-        assert_eq!(changes.take(&id("bisi"), &limits, 10_000), Ok(()));
+        assert_eq!(civility.take_table_change(&id("bisi"), 10_000), Ok(()));
         // A long pause refills the burst, no more.
         for _ in 0..3 {
-            assert_eq!(changes.take(&id("ade"), &limits, 1_000_000), Ok(()));
+            assert_eq!(civility.take_table_change(&id("ade"), 1_000_000), Ok(()));
         }
-        assert!(changes.take(&id("ade"), &limits, 1_000_000).is_err());
-    }
-
-    #[test]
-    fn guests_with_a_full_budget_are_forgotten() {
-        let (mut changes, limits) = (TableChanges::default(), limits());
-        for n in 0..TABLE_CHANGES_KEPT {
-            changes.take(&id(&format!("g{n}")), &limits, 0).unwrap();
-        }
-        changes.take(&id("late"), &limits, 60_000).unwrap();
-        assert_eq!(changes.buckets.len(), 1);
+        assert!(civility.take_table_change(&id("ade"), 1_000_000).is_err());
     }
 
     fn id(s: &str) -> UserId {

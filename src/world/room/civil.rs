@@ -261,13 +261,7 @@ impl Room {
     pub(super) fn may_change_tables(&self, user: &UserId) -> Result<(), Refusal> {
         let now = self.now();
         let limits = &self.config.civility.limits;
-        let taken = self
-            .config
-            .civility
-            .table_changes
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .take(user, limits, now);
+        let taken = self.config.civility.take_table_change(user, now);
         taken.map_err(|until| {
             Refusal::until(
                 ErrorCode::RateLimited,
