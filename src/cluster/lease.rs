@@ -83,6 +83,8 @@ impl Held {
 
 /// Granted only where nobody holds the lease: the next fencing number, above `floor`, then
 /// the lease. KEYS: the lease, the room's fence counter. ARGV: instance id, ttl (ms), floor.
+/// The counter lives a day past its last grant: the floor (the database's number) keeps the
+/// numbers growing once it is gone, as after Redis restarts empty, and nothing stays for ever.
 const ACQUIRE: &str = r"
 if redis.call('EXISTS', KEYS[1]) == 1 then return false end
 local fence = redis.call('INCR', KEYS[2])
@@ -91,6 +93,7 @@ if fence <= floor then
   fence = floor + 1
   redis.call('SET', KEYS[2], fence)
 end
+redis.call('PEXPIRE', KEYS[2], 86400000)
 redis.call('SET', KEYS[1], ARGV[1] .. ' ' .. fence, 'PX', ARGV[2])
 return fence
 ";

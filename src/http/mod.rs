@@ -263,6 +263,10 @@ async fn metrics(state: web::Data<AppState>) -> HttpResponse {
 #[utoipa::path(tag = "service", responses((status = 200, description = "ready"), (status = 503, body = ErrorBody)))]
 #[get("/readyz")]
 async fn readyz(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+    // Stopping: a balancer sends nobody new here while its rooms are handed on.
+    if state.world.stopping() {
+        return Err(ApiError::Unavailable("this instance is stopping".into()));
+    }
     let store = state.store.clone();
     if !web::block(move || store.ping()).await? {
         return Err(ApiError::Unavailable("the database does not answer".into()));

@@ -66,6 +66,6 @@ async fn take(state: &AppState, from: &str, notice: Notice) {
             };
             state.world.answer_hotel(from, req, reached.into()).await;
         }
-        Notice::Muted { .. } | Notice::Blocked { .. } => {}
+        Notice::Muted { .. } | Notice::Blocked { .. } | Notice::HandedOn { .. } => {}
     }
 }

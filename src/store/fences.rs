@@ -14,7 +14,7 @@
 
 use diesel::prelude::*;
 
-use super::schema::room_fences;
+use super::schema::{room_fences, rooms};
 use super::{Db, Store, StoreError};
 use crate::common::RoomId;
 
@@ -24,6 +24,23 @@ impl Store {
     pub fn fence_of(&self, room: &RoomId) -> Result<u64, StoreError> {
         let row = taken(&mut *self.conn()?, room)?;
         Ok(row.map_or(0, |(f, _)| f.max(0) as u64))
+    }
+
+    /// `fence_of` a room the store has; `None` when it has no such room (nothing is to be
+    /// leased for it, nor any key written for it in Redis).
+    pub fn fence_of_room(&self, room: &RoomId) -> Result<Option<u64>, StoreError> {
+        let mut conn = self.conn()?;
+        let exists: Option<RoomId> = rooms::table
+            .find(room)
+            .filter(rooms::closed_at.is_null())
+            .select(rooms::id)
+            .first(&mut *conn)
+            .optional()?;
+        if exists.is_none() {
+            return Ok(None);
+        }
+        let row = taken(&mut conn, room)?;
+        Ok(Some(row.map_or(0, |(f, _)| f.max(0) as u64)))
     }
 
     /// Takes `room` for `owner` (an instance's id) under fencing number `fence`: refused

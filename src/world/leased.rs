@@ -31,9 +31,17 @@ impl World {
 
     /// Opens here the rooms with a match in play that no instance runs; returns how many.
     pub async fn sweep(&self) -> usize {
+        self.sweep_rooms(None).await
+    }
+
+    /// `sweep`, of `only` these rooms when given (those a stopping instance let go).
+    pub(super) async fn sweep_rooms(&self, only: Option<Vec<RoomId>>) -> usize {
         let Some(owner) = &self.owner else {
             return 0;
         };
+        if self.stopping() {
+            return 0;
+        }
         let store = self.store.clone();
         let rooms = match blocking(move || store.rooms_in_play()).await {
             Ok(rooms) => rooms,
@@ -44,6 +52,9 @@ impl World {
         };
         let mut opened = 0;
         for room in rooms {
+            if only.as_ref().is_some_and(|only| !only.contains(&room)) {
+                continue;
+            }
             if self.registry.get(room.as_str()).is_some() {
                 continue;
             }
@@ -51,7 +62,7 @@ impl World {
             if matches!(owner.leases().owner(&room).await, Ok(Some(_))) {
                 continue;
             }
-            match self.open(room.as_str()).await {
+            match self.open_as(room.as_str(), false).await {
                 Ok(Some(_)) => {
                     tracing::info!(%room, "a room in play that nobody ran opens here");
                     opened += 1;

@@ -32,7 +32,7 @@ pub use hotel::{
     TableChange, MAX_TABLES,
 };
 pub use notices::{Heard, Notice};
-pub use owner::{OpenError, Owner};
+pub use owner::{OpenError, Owner, Taken};
 pub use resume::{resumable, resumable_at};
 pub use room::{
     Moderation, Outbox, ResultsConfig, ResumedGame, ResumedMatch, RoomCommand, RoomConfig,
@@ -150,7 +150,12 @@ impl World {
         cluster: crate::cluster::Connected,
     ) -> World {
         let every = Duration::from_millis(cluster.leases.ttl());
-        let relay = relay::Relay::new(cluster.conn, &cluster.prefix, cluster.leases.instance());
+        let relay = relay::Relay::new(
+            cluster.conn,
+            cluster.seal,
+            &cluster.prefix,
+            cluster.leases.instance(),
+        );
         let mut world = World::new(store, config, Some(Owner::new(cluster.leases)));
         relay.listen(
             cluster.client,
@@ -281,6 +286,12 @@ impl World {
     /// failed) opens from the store, its matches in play resumed. With several instances it
     /// opens here only under its lease: `Elsewhere` when another instance runs it.
     pub async fn open(&self, id: &str) -> Result<Option<RoomHandle>, OpenError> {
+        self.open_as(id, true).await
+    }
+
+    /// `open`; a room run elsewhere gets a handle that relays to it only when `relaying`
+    /// (else it is `Elsewhere`: the sweeper opens only what nobody runs).
+    async fn open_as(&self, id: &str, relaying: bool) -> Result<Option<RoomHandle>, OpenError> {
         if let Some(handle) = self.registry.get(id) {
             return Ok(Some(handle));
         }
@@ -294,13 +305,18 @@ impl World {
         let room_id = RoomId::from(id);
         let (held, beater) = match &self.owner {
             None => (None, Store::SERVICE.to_owned()),
+            // Stopping: its rooms are handed on, and none is taken here again.
+            Some(owner) if self.stopping() => return self.open_remote(owner, room_id).await,
             Some(owner) => match owner.take(&self.store, &room_id).await? {
                 // Its clocks stopped with the last beat of whoever ran it before.
-                Some((held, before)) => (
+                Taken::Here(held, before) => (
                     Some(held),
                     before.unwrap_or_else(|| Store::SERVICE.to_owned()),
                 ),
-                None => return self.open_remote(owner, room_id).await,
+                Taken::Elsewhere if relaying => return self.open_remote(owner, room_id).await,
+                Taken::Elsewhere => return Err(OpenError::Elsewhere(room_id)),
+                // No lease taken, nothing written to Redis for a room that is not there.
+                Taken::NoSuchRoom => return Ok(None),
             },
         };
         let (store, clock, results) = (
@@ -440,7 +456,11 @@ impl World {
                 .remove_if(room.info.id.as_str(), |h| h.is_closed());
         }
         if let Some(owner) = &self.owner {
-            owner.let_go().await;
+            let handed = owner.let_go().await;
+            // The others open at once what was in play here, rather than at their next sweep.
+            if !handed.is_empty() {
+                self.tell_hotel(Notice::HandedOn { rooms: handed }).await;
+            }
         }
         let (store, at, beater) = (
             self.store.clone(),
@@ -450,6 +470,11 @@ impl World {
         if let Err(e) = blocking(move || store.beat(&beater, at)).await {
             tracing::warn!(error = %e, "writing the last heartbeat");
         }
+    }
+
+    /// Whether the service is stopping: no room opens here any more.
+    pub fn stopping(&self) -> bool {
+        self.stopped.load(Ordering::SeqCst)
     }
 
     /// A new connection id, unique across instances too: each process starts its count at a

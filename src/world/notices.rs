@@ -49,6 +49,9 @@ pub enum Notice {
     },
     /// An operator lifted `user`'s ban.
     BanLifted { user: UserId },
+    /// The instance that says so stopped and let these rooms' leases go: whoever has a
+    /// match in play opens here (the first to take its lease) without waiting for a sweep.
+    HandedOn { rooms: Vec<RoomId> },
     /// How many connections of `user` there are, each sent `frame` (an invitation home) when
     /// there is one: answered by every other instance to request `req`.
     Reach {
@@ -151,13 +154,17 @@ impl World {
                     }
                     Err(broadcast::error::RecvError::Closed) => return,
                 };
-                if let Notice::Muted {
-                    user,
-                    until,
-                    reason,
-                } = notice
-                {
-                    world.tell_muted(&user, until, &reason).await;
+                match notice {
+                    Notice::Muted {
+                        user,
+                        until,
+                        reason,
+                    } => world.tell_muted(&user, until, &reason).await,
+                    Notice::HandedOn { rooms } => {
+                        let world = world.clone();
+                        tokio::spawn(async move { world.sweep_rooms(Some(rooms)).await });
+                    }
+                    _ => {}
                 }
             }
         });

@@ -31,12 +31,24 @@ pub enum OpenError {
     Elsewhere(RoomId),
 }
 
+/// What taking a room's lease came to.
+#[derive(Debug)]
+pub enum Taken {
+    /// The room is this instance's now, under `Held`; with the instance that ran it before,
+    /// if any (its last heartbeat is when the room's clocks stopped).
+    Here(Held, Option<String>),
+    /// Another instance runs it.
+    Elsewhere,
+    /// The store has no such room.
+    NoSuchRoom,
+}
+
 /// This instance's part in the cluster: the leases it takes.
 #[derive(Clone)]
 pub struct Owner {
     leases: Leases,
     /// The keepers of the leases held, awaited at a clean stop (each lets its lease go).
-    keepers: Arc<Mutex<Vec<JoinHandle<()>>>>,
+    keepers: Arc<Mutex<Vec<JoinHandle<Option<RoomId>>>>>,
 }
 
 impl Owner {
@@ -56,20 +68,19 @@ impl Owner {
     }
 
     /// Takes `room`'s lease for this instance, then the room in the database under the
-    /// lease's number: `None` when another instance holds it (or took it under a later
-    /// number). With the lease, the instance that ran the room before, if any.
-    pub async fn take(
-        &self,
-        store: &Store,
-        room: &RoomId,
-    ) -> Result<Option<(Held, Option<String>)>, OpenError> {
+    /// lease's number: `Elsewhere` when another instance holds it (or took it under a later
+    /// number), `NoSuchRoom` (and nothing asked of Redis) when the store has no such room.
+    pub async fn take(&self, store: &Store, room: &RoomId) -> Result<Taken, OpenError> {
         let floor = {
             let (store, room) = (store.clone(), room.clone());
-            blocking(move || store.fence_of(&room)).await?
+            blocking(move || store.fence_of_room(&room)).await?
+        };
+        let Some(floor) = floor else {
+            return Ok(Taken::NoSuchRoom);
         };
         crate::metrics::METRICS.redis_round_trips.inc();
         let Some(held) = self.leases.acquire(room, Fence(floor)).await? else {
-            return Ok(None);
+            return Ok(Taken::Elsewhere);
         };
         let (fence, instance) = (held.fence.0, self.instance().to_owned());
         let taken = {
@@ -77,14 +88,14 @@ impl Owner {
             blocking(move || store.take_room(&room, fence, &instance)).await
         };
         match taken {
-            Ok(before) => Ok(Some((held, before))),
+            Ok(before) => Ok(Taken::Here(held, before)),
             Err(e) => {
                 // Not ours after all: the next taker need not wait for it to run out.
                 if let Err(e) = self.leases.release(&held).await {
                     tracing::warn!(error = %e, %room, "letting a lease go");
                 }
                 match e {
-                    StoreError::Fenced { .. } => Ok(None),
+                    StoreError::Fenced { .. } => Ok(Taken::Elsewhere),
                     e => Err(e.into()),
                 }
             }
@@ -108,18 +119,23 @@ impl Owner {
 
     /// Once the rooms have closed (a clean stop): waits, a little, for their keepers to let
     /// the leases go, so the next owner takes each room at once instead of when it runs out.
-    pub async fn let_go(&self) {
+    /// The rooms let go.
+    pub async fn let_go(&self) -> Vec<RoomId> {
         let keepers = std::mem::take(&mut *self.keepers());
         let all = futures_util::future::join_all(keepers);
-        if tokio::time::timeout(Duration::from_secs(2), all)
-            .await
-            .is_err()
-        {
-            tracing::warn!("some leases were not let go in time: they run out by themselves");
+        match tokio::time::timeout(Duration::from_secs(2), all).await {
+            Ok(released) => released
+                .into_iter()
+                .filter_map(|r| r.ok().flatten())
+                .collect(),
+            Err(_) => {
+                tracing::warn!("some leases were not let go in time: they run out by themselves");
+                Vec::new()
+            }
         }
     }
 
-    fn keepers(&self) -> std::sync::MutexGuard<'_, Vec<JoinHandle<()>>> {
+    fn keepers(&self) -> std::sync::MutexGuard<'_, Vec<JoinHandle<Option<RoomId>>>> {
         self.keepers
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -152,14 +168,16 @@ pub fn step(held: &Held, now: u64) -> Step {
 /// A pause between tries of a renewal that failed on Redis itself.
 const RETRY_MS: u64 = 100;
 
-async fn keep(leases: Leases, held: Held, room: RoomHandle) {
+/// Keeps the lease while the room runs: the room, when its lease was let go as it closed.
+async fn keep(leases: Leases, held: Held, room: RoomHandle) -> Option<RoomId> {
     let metrics = &crate::metrics::METRICS;
     metrics.rooms_owned.inc();
-    keeping(&leases, held, &room).await;
+    let released = keeping(&leases, held, &room).await;
     metrics.rooms_owned.dec();
+    released
 }
 
-async fn keeping(leases: &Leases, mut held: Held, room: &RoomHandle) {
+async fn keeping(leases: &Leases, mut held: Held, room: &RoomHandle) -> Option<RoomId> {
     let clock = leases.clock().clone();
     loop {
         let wait = match step(&held, clock.now_ms()) {
@@ -172,7 +190,7 @@ async fn keeping(leases: &Leases, mut held: Held, room: &RoomHandle) {
                     Ok(Ok(true)) => continue,
                     Ok(Ok(false)) => {
                         lose(room, "its lease was no longer this instance's").await;
-                        return;
+                        return None;
                     }
                     Ok(Err(e)) => {
                         tracing::warn!(error = %e, room = %held.room, "renewing a lease");
@@ -184,16 +202,21 @@ async fn keeping(leases: &Leases, mut held: Held, room: &RoomHandle) {
             }
             Step::Lost => {
                 lose(room, "its lease could not be renewed in time").await;
-                return;
+                return None;
             }
         };
         tokio::select! {
             () = room.closed() => {
                 // The room's task ended here: the next owner need not wait for the lease.
-                if let Err(e) = leases.release(&held).await {
-                    tracing::warn!(error = %e, room = %held.room, "letting a lease go");
-                }
-                return;
+                crate::metrics::METRICS.redis_round_trips.inc();
+                return match leases.release(&held).await {
+                    Ok(true) => Some(held.room),
+                    Ok(false) => None,
+                    Err(e) => {
+                        tracing::warn!(error = %e, room = %held.room, "letting a lease go");
+                        None
+                    }
+                };
             }
             () = tokio::time::sleep(Duration::from_millis(wait)) => {}
         }

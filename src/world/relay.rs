@@ -5,7 +5,8 @@
 //! sessions left to deliver to, and its rooms open again elsewhere from the database), and a
 //! PUBLISH that reaches nobody says at once that the instance it was for is gone.
 //!
-//! What crosses is `Wire` (`wire.rs`), as JSON. The owner's side of it (a member whose session is on
+//! What crosses is `Wire` (`wire.rs`), as JSON, sealed with a MAC under the instances' key
+//! (`cluster/seal.rs`): whoever else can publish on Redis is not heard. The owner's side of it (a member whose session is on
 //! another instance) is here; the other side, a room seen from an instance that does not run
 //! it, is `remote.rs`.
 
@@ -19,6 +20,7 @@ use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::{broadcast, mpsc, oneshot};
 
+use crate::cluster::Seal;
 use crate::common::RoomId;
 
 use super::civility::Civility;
@@ -39,6 +41,8 @@ type Answer = oneshot::Sender<Value>;
 #[derive(Clone)]
 pub struct Relay {
     conn: ConnectionManager,
+    /// Every message carries a MAC under the instances' key; any other is dropped.
+    seal: Seal,
     prefix: String,
     instance: String,
     /// Answers awaited, by request number.
@@ -55,9 +59,10 @@ pub struct Relay {
 }
 
 impl Relay {
-    pub fn new(conn: ConnectionManager, prefix: &str, instance: &str) -> Relay {
+    pub fn new(conn: ConnectionManager, seal: Seal, prefix: &str, instance: &str) -> Relay {
         Relay {
             conn,
+            seal,
             prefix: prefix.to_owned(),
             instance: instance.to_owned(),
             pending: Arc::default(),
@@ -148,7 +153,7 @@ impl Relay {
         crate::metrics::METRICS.redis_round_trips.inc();
         let readers: Result<i64, _> = redis::cmd("PUBLISH")
             .arg(&channel)
-            .arg(text)
+            .arg(self.seal.seal(&channel, text))
             .query_async(&mut self.conn.clone())
             .await;
         readers
@@ -221,10 +226,20 @@ impl Relay {
                             tracing::info!(?channels, "reading this instance's relay channels");
                             let mut messages = pubsub.on_message();
                             while let Some(message) = messages.next().await {
-                                let Ok(text) = message.get_payload::<String>() else {
+                                let Ok(payload) = message.get_payload::<String>() else {
                                     continue;
                                 };
-                                match serde_json::from_str::<Wire>(&text) {
+                                let Some(text) =
+                                    relay.seal.open(message.get_channel_name(), &payload)
+                                else {
+                                    // Not from an instance of this hotel: counted, not read.
+                                    crate::metrics::METRICS.relay_refused.inc();
+                                    tracing::debug!(
+                                        "a relayed message without a good MAC: dropped"
+                                    );
+                                    continue;
+                                };
+                                match serde_json::from_str::<Wire>(text) {
                                     Ok(Wire::Batch { wires }) => {
                                         for wire in wires {
                                             relay.take(wire, &registry, &civility).await;
@@ -470,8 +485,9 @@ impl Relay {
     /// The outbox a room here writes to for a member whose session is on `instance`: its
     /// frames are published there in order, those waiting together in one message; when
     /// the room lets the member go, `Gone` says so: `closed` only when the room itself
-    /// closed, never when it was lost to another owner (`failed`, set before its members'
-    /// outboxes close), whose members must find it again, not sit in no room.
+    /// closed, `moved` when it left this instance (`failed`, set before its members'
+    /// outboxes close: lost to another owner, or handed on at a stop), whose members must
+    /// find it again, not sit in no room.
     fn outbox_to(
         &self,
         instance: &str,
@@ -505,18 +521,24 @@ impl Relay {
                         room,
                         conn,
                         closed: false,
+                        moved: false,
                     };
                     relay.send(&instance, &gone).await;
                     return;
                 }
             }
-            let closed = !failed.load(Ordering::SeqCst)
+            let moved = failed.load(Ordering::SeqCst);
+            let closed = !moved
                 && registry
                     .get(room.as_str())
                     .is_none_or(|h| h.is_closed() && !h.failed());
-            relay
-                .outgoing
-                .post(&relay, &instance, Wire::Gone { room, conn, closed });
+            let gone = Wire::Gone {
+                room,
+                conn,
+                closed,
+                moved,
+            };
+            relay.outgoing.post(&relay, &instance, gone);
         });
         outbox
     }

@@ -170,6 +170,7 @@ impl Remote {
                             room,
                             conn,
                             closed: false,
+                            moved: false,
                         });
                     }
                     // Unanswered, `admitted` goes unsent: the session looks for the room anew.
@@ -366,7 +367,16 @@ impl Remote {
                         .await;
                 }
             }
-            Wire::Gone { conn, closed, .. } => {
+            Wire::Gone {
+                conn,
+                closed,
+                moved,
+                ..
+            } => {
+                if moved {
+                    // Its owner stopped (or lost it): every session here finds it again.
+                    return Some(End::OwnerGone);
+                }
                 if closed {
                     return Some(End::Closed);
                 }

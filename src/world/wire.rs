@@ -63,11 +63,15 @@ pub enum Wire {
         frames: Vec<String>,
     },
     /// To a member's instance: the room let connection `conn` go; `closed` when the room
-    /// itself closed (an operator, an idle apartment).
+    /// itself closed (an operator, an idle apartment), `moved` when it left this owner (a
+    /// stop handed it on, a later owner took it): its sessions find it again.
     Gone {
         room: RoomId,
         conn: u64,
         closed: bool,
+        /// Absent from an older build's message: read as not moved.
+        #[serde(default)]
+        moved: bool,
     },
     /// To a room's owner: an operator renamed the room (stored already).
     Rename { room: RoomId, name: String },

@@ -35,12 +35,7 @@ impl Connection {
             Err(e @ (OpenError::Elsewhere(_) | OpenError::Lease(_))) => {
                 // Between owners (one died, its lease runs out) or Redis away.
                 tracing::info!(error = %e, %room, "a room between owners");
-                self.refuse(
-                    ErrorCode::Unavailable,
-                    "that room is moving to another server; try again in a moment",
-                    r#ref,
-                )
-                .await;
+                self.moving(r#ref).await;
                 return;
             }
             Err(e) => {
@@ -72,10 +67,12 @@ impl Connection {
         let mut handle = handle;
         let mut may = may_enter(&handle, &self.user.id).await;
         let mut tries = REOPEN_TRIES.iter();
+        let mut last = Reopened::Spent;
         while may.is_none() {
             // An idle apartment may have closed just now, or the room moved to
             // another instance: it opens again.
-            let Some(again) = self.reopen(room.as_str(), &mut tries).await else {
+            last = self.reopen(room.as_str(), &mut tries).await;
+            let Reopened::Open(again) = last.clone() else {
                 break;
             };
             may = may_enter(&again, &self.user.id).await;
@@ -87,7 +84,8 @@ impl Connection {
                 let mut entered = self.enter_room(handle, since.clone(), r#ref.clone()).await;
                 let mut tries = REOPEN_TRIES.iter();
                 while entered.is_none() {
-                    let Some(again) = self.reopen(room.as_str(), &mut tries).await else {
+                    last = self.reopen(room.as_str(), &mut tries).await;
+                    let Reopened::Open(again) = last.clone() else {
                         break;
                     };
                     entered = self.enter_room(again, since.clone(), r#ref.clone()).await;
@@ -95,28 +93,47 @@ impl Connection {
                 match entered {
                     Some(Ok(())) => None,
                     Some(Err(refusal)) => Some(refusal),
-                    None => Some(Refusal::new(ErrorCode::NoSuchRoom, "that room is closed")),
+                    None => last.refusal(),
                 }
             }
             Some(Err(refusal)) => Some(refusal),
-            None => Some(Refusal::new(ErrorCode::NoSuchRoom, "that room is closed")),
+            None => last.refusal(),
         };
-        if let Some(refusal) = refusal {
-            self.send(&ServerMessage::refusal(&refusal, r#ref)).await;
+        match refusal {
+            Some(refusal) if refusal.code == ErrorCode::Unavailable => self.moving(r#ref).await,
+            Some(refusal) => {
+                self.send(&ServerMessage::refusal(&refusal, r#ref)).await;
+            }
+            None => {}
         }
     }
 
+    /// `unavailable`: the room exists but is between owners (or Redis is away); `until` says
+    /// when to try `enter` again.
+    async fn moving(&mut self, r#ref: Option<serde_json::Value>) {
+        let until = self.clock.now_ms().saturating_add(RETRY_AFTER_MS);
+        let refusal = Refusal::until(
+            ErrorCode::Unavailable,
+            "that room is moving to another server; try again in a moment",
+            until,
+        );
+        self.send(&ServerMessage::refusal(&refusal, r#ref)).await;
+    }
+
     /// The room opened again after its handle went (an idle apartment that closed just then,
-    /// a room that moved to another instance), after the next pause of `tries`; `None` when
-    /// the tries are spent or it does not open.
-    async fn reopen(
-        &self,
-        room: &str,
-        tries: &mut std::slice::Iter<'_, u64>,
-    ) -> Option<RoomHandle> {
-        let pause = tries.next()?;
-        tokio::time::sleep(Duration::from_millis(*pause)).await;
-        self.world.open(room).await.ok().flatten()
+    /// a room that moved to another instance), trying after each pause of `tries` while it
+    /// is between owners.
+    async fn reopen(&self, room: &str, tries: &mut std::slice::Iter<'_, u64>) -> Reopened {
+        for pause in tries.by_ref() {
+            tokio::time::sleep(Duration::from_millis(*pause)).await;
+            match self.world.open(room).await {
+                Ok(Some(handle)) => return Reopened::Open(handle),
+                // Closed for good meanwhile (an operator): there is no such room now.
+                Ok(None) => return Reopened::NoRoom,
+                Err(e) => tracing::debug!(error = %e, room, "a room between owners"),
+            }
+        }
+        Reopened::Spent
     }
 
     /// Whether the room this connection was in has closed: it is no longer open.
@@ -173,6 +190,33 @@ impl Connection {
         };
         room.send(command).await;
         Some(room.info.id.clone())
+    }
+}
+
+/// When a client told `unavailable` should try `enter` again (ms): a room's new owner
+/// takes it within a few round trips of the old one letting it go.
+const RETRY_AFTER_MS: u64 = 500;
+
+/// What trying a room again found.
+#[derive(Clone)]
+enum Reopened {
+    Open(RoomHandle),
+    /// Not in the store any more.
+    NoRoom,
+    /// Still between owners when the tries ran out.
+    Spent,
+}
+
+impl Reopened {
+    /// The refusal when the room could not be entered after all.
+    fn refusal(&self) -> Option<Refusal> {
+        Some(match self {
+            Reopened::NoRoom => Refusal::new(ErrorCode::NoSuchRoom, "that room is closed"),
+            // A room that exists and did not let us in (its task gone as we came) is moving.
+            Reopened::Open(_) | Reopened::Spent => {
+                Refusal::new(ErrorCode::Unavailable, "that room is moving")
+            }
+        })
     }
 }
 

@@ -25,7 +25,8 @@ pub struct RoomHandle {
     pub info: Arc<RoomInfo>,
     pub(super) inbox: mpsc::Sender<RoomCommand>,
     pub(super) occupants: Arc<AtomicUsize>,
-    /// Its task panicked: its sessions end, and come back to it opened again.
+    /// Its task panicked, lost its lease, or handed the room on as the service stopped: its
+    /// sessions end, and find it again, opened here or elsewhere.
     pub(super) failed: Arc<AtomicBool>,
 }
 
@@ -73,8 +74,8 @@ impl RoomHandle {
         self.inbox.closed().await;
     }
 
-    /// Whether its task panicked or lost its lease (it is out of the registry, and opens
-    /// again at the next visit).
+    /// Whether its task panicked, lost its lease or handed the room on at a stop (it is out
+    /// of the registry, and opens again at the next visit, here or elsewhere).
     pub fn failed(&self) -> bool {
         self.failed.load(Ordering::SeqCst)
     }

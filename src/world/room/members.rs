@@ -225,6 +225,10 @@ impl Room {
     /// The service is stopping: everyone is told and let go (their sessions close when their
     /// outboxes are gone). Matches in play stay stored and resume at the next start.
     pub(super) async fn close(&mut self) {
+        // Handed on, not closed: set before the outboxes close, so the sessions relayed
+        // from other instances are told to find the room again (it opens on another
+        // instance, or here at the next start) rather than left in no room.
+        self.failed.store(true, Ordering::SeqCst);
         self.broadcast(&ServerMessage::ServerClosing {});
         self.outside.clear();
         self.everyone_goes(Going::ServiceStopping).await;
