@@ -180,6 +180,14 @@ impl Application {
         for (user, other) in blocks {
             room_config.civility.set_block(&user, &other, true);
         }
+        // Several instances share the tickets in Redis: a socket may land on any of them.
+        let ticket_ttl = Duration::from_secs(settings.auth.ws_ticket_secs);
+        let tickets = match &cluster {
+            Some(cluster) => {
+                http::tickets::WsTickets::shared(ticket_ttl, cluster.conn.clone(), &cluster.prefix)
+            }
+            None => http::tickets::WsTickets::new(ticket_ttl),
+        };
         let world = match cluster {
             Some(cluster) => {
                 tracing::info!(
@@ -226,9 +234,7 @@ impl Application {
             },
             banlist: http::banlist::Banlist::new(bans, settings.world.clock.clone()),
             connections: connections.clone(),
-            tickets: http::tickets::WsTickets::new(Duration::from_secs(
-                settings.auth.ws_ticket_secs,
-            )),
+            tickets,
             proxies: proxies.clone(),
             signups: http::signups::Signups::new(
                 settings.server.signups_per_minute,

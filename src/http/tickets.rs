@@ -3,16 +3,18 @@
 //! WebSocket's URL, query string and all, in its console at every reconnection).
 //!
 //! A ticket is 256 random bits (base64url), valid `auth.ws_ticket_secs` (30 s), kept only as
-//! its SHA-256 and only in this process: it is spent on the instance that issued it (several
-//! instances will need them shared). A user holds a few at most: issuing more evicts their
-//! oldest; expired ones are swept as new ones are issued.
+//! its SHA-256: in this process for one instance alone, in Redis when several share the
+//! hotel (a balancer may send the socket to any of them; `GETDEL` spends it once, wherever).
+//! A user holds a few at most: issuing more evicts their oldest; expired ones are swept as
+//! new ones are issued (in Redis, they expire by themselves).
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 use std::time::Duration;
 
 use actix_web::{post, web, HttpRequest, HttpResponse};
-use serde::Serialize;
+use redis::aio::ConnectionManager;
+use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use utoipa::ToSchema;
 
@@ -28,10 +30,20 @@ const SWEEP_AT: usize = 1024;
 
 type Hash = [u8; 32];
 
-/// The tickets issued here and not yet spent.
+/// The tickets issued and not yet spent.
 pub struct WsTickets {
     ttl: Duration,
     inner: Mutex<Inner>,
+    /// Several instances: the tickets are in Redis, under this prefix.
+    shared: Option<(ConnectionManager, String)>,
+}
+
+/// A ticket as Redis keeps it, under its hash.
+#[derive(Serialize, Deserialize)]
+struct Kept {
+    user: UserId,
+    device: Option<String>,
+    expires_ms: u64,
 }
 
 #[derive(Default)]
@@ -51,35 +63,138 @@ struct Ticket {
 /// Why a ticket did not let anyone in (401 `unauthorized`, before the upgrade).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum TicketRefused {
-    #[error("the ticket is not valid: it was used already or never issued here; ask for another")]
+    #[error("the ticket is not valid: it was used already or never issued; ask for another")]
     Unknown,
     #[error("the ticket has expired: ask for another")]
     Expired,
+    /// Several instances, and Redis does not answer.
+    #[error("tickets cannot be checked now; try again in a moment")]
+    Unavailable,
 }
 
 impl WsTickets {
+    /// Tickets kept in this process.
     pub fn new(ttl: Duration) -> WsTickets {
         WsTickets {
             ttl,
             inner: Mutex::default(),
+            shared: None,
         }
+    }
+
+    /// Tickets kept in Redis under `prefix`, good on every instance.
+    pub fn shared(ttl: Duration, conn: ConnectionManager, prefix: &str) -> WsTickets {
+        WsTickets {
+            shared: Some((conn, prefix.to_owned())),
+            ..WsTickets::new(ttl)
+        }
+    }
+
+    fn ttl_ms(&self) -> u64 {
+        u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX)
+    }
+
+    /// A new ticket for `user` on `device`, valid from `now_ms` for the configured time.
+    pub async fn issue(
+        &self,
+        user: &UserId,
+        device: Option<&str>,
+        now_ms: u64,
+    ) -> Result<String, ApiError> {
+        let mut bytes = [0u8; 32];
+        getrandom::fill(&mut bytes).map_err(|e| ApiError::Internal(format!("randomness: {e}")))?;
+        let ticket = base64url(&bytes);
+        let hash = hash_of(&ticket);
+        let Some((conn, prefix)) = &self.shared else {
+            self.keep(hash, user, device, now_ms);
+            return Ok(ticket);
+        };
+        let kept = Kept {
+            user: user.clone(),
+            device: device.map(str::to_owned),
+            expires_ms: now_ms.saturating_add(self.ttl_ms()),
+        };
+        let value = serde_json::to_string(&kept).map_err(|e| ApiError::Internal(e.to_string()))?;
+        let (key, list) = (ticket_key(prefix, &hash), list_key(prefix, user));
+        crate::metrics::METRICS.redis_round_trips.inc();
+        // Redis forgets it a second after it expires here (the server's clock decides).
+        let (evicted,): (Vec<String>,) = redis::pipe()
+            .cmd("SET")
+            .arg(&key)
+            .arg(value)
+            .arg("PX")
+            .arg(self.ttl_ms().saturating_add(1_000))
+            .ignore()
+            .cmd("LPUSH")
+            .arg(&list)
+            .arg(hex::encode(hash))
+            .ignore()
+            .cmd("LRANGE")
+            .arg(&list)
+            .arg(PER_USER)
+            .arg(-1)
+            .cmd("LTRIM")
+            .arg(&list)
+            .arg(0)
+            .arg(PER_USER - 1)
+            .ignore()
+            .cmd("PEXPIRE")
+            .arg(&list)
+            .arg(self.ttl_ms().saturating_add(1_000))
+            .ignore()
+            .query_async(&mut conn.clone())
+            .await
+            .map_err(unavailable)?;
+        if !evicted.is_empty() {
+            let keys: Vec<String> = evicted
+                .iter()
+                .map(|h| format!("{prefix}ticket:{h}"))
+                .collect();
+            crate::metrics::METRICS.redis_round_trips.inc();
+            let _: () = redis::cmd("DEL")
+                .arg(keys)
+                .query_async(&mut conn.clone())
+                .await
+                .map_err(unavailable)?;
+        }
+        Ok(ticket)
+    }
+
+    /// Spends `ticket`: its user and device, once.
+    pub async fn spend(
+        &self,
+        ticket: &str,
+        now_ms: u64,
+    ) -> Result<(UserId, Option<String>), TicketRefused> {
+        let Some((conn, prefix)) = &self.shared else {
+            return self.spend_here(ticket, now_ms);
+        };
+        // A made-up ticket of any length costs one fixed-size key lookup.
+        let key = ticket_key(prefix, &hash_of(ticket));
+        crate::metrics::METRICS.redis_round_trips.inc();
+        let value: Option<String> = redis::cmd("GETDEL")
+            .arg(key)
+            .query_async(&mut conn.clone())
+            .await
+            .map_err(|e| {
+                tracing::warn!(error = %e, "spending a ticket in Redis");
+                TicketRefused::Unavailable
+            })?;
+        let kept: Kept = value
+            .and_then(|v| serde_json::from_str(&v).ok())
+            .ok_or(TicketRefused::Unknown)?;
+        if kept.expires_ms <= now_ms {
+            return Err(TicketRefused::Expired);
+        }
+        Ok((kept.user, kept.device))
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// A new ticket for `user` on `device`, valid from `now_ms` for the configured time.
-    pub fn issue(
-        &self,
-        user: &UserId,
-        device: Option<&str>,
-        now_ms: u64,
-    ) -> Result<String, getrandom::Error> {
-        let mut bytes = [0u8; 32];
-        getrandom::fill(&mut bytes)?;
-        let ticket = base64url(&bytes);
-        let hash = hash_of(&ticket);
+    /// Keeps a ticket's hash in this process.
+    fn keep(&self, hash: Hash, user: &UserId, device: Option<&str>, now_ms: u64) {
         let mut inner = self.lock();
         if inner.tickets.len() >= SWEEP_AT {
             inner.sweep(now_ms);
@@ -93,7 +208,7 @@ impl WsTickets {
             }
         }
         held.push_back(hash);
-        let ttl_ms = u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX);
+        let ttl_ms = self.ttl_ms();
         tickets.insert(
             hash,
             Ticket {
@@ -102,11 +217,10 @@ impl WsTickets {
                 expires_ms: now_ms.saturating_add(ttl_ms),
             },
         );
-        Ok(ticket)
     }
 
-    /// Spends `ticket`: its user and device, once.
-    pub fn spend(
+    /// Spends `ticket` kept in this process.
+    fn spend_here(
         &self,
         ticket: &str,
         now_ms: u64,
@@ -126,7 +240,7 @@ impl WsTickets {
         Ok((spent.user, spent.device))
     }
 
-    /// Tickets held now (spent and swept ones not counted).
+    /// Tickets held in this process now (spent and swept ones not counted).
     pub fn held(&self) -> usize {
         self.lock().tickets.len()
     }
@@ -141,6 +255,20 @@ impl Inner {
             !held.is_empty()
         });
     }
+}
+
+fn ticket_key(prefix: &str, hash: &Hash) -> String {
+    format!("{prefix}ticket:{}", hex::encode(hash))
+}
+
+/// The hashes of a user's latest tickets, newest first.
+fn list_key(prefix: &str, user: &UserId) -> String {
+    format!("{prefix}tickets-of:{user}")
+}
+
+fn unavailable(e: redis::RedisError) -> ApiError {
+    tracing::warn!(error = %e, "tickets in Redis");
+    ApiError::Unavailable("tickets cannot be issued now; try again in a moment".into())
 }
 
 fn hash_of(ticket: &str) -> Hash {
@@ -193,7 +321,7 @@ pub async fn ws_ticket(
     let ticket = state
         .tickets
         .issue(&user, claims.sid.as_deref(), state.clock.now_ms())
-        .map_err(|e| ApiError::Internal(format!("randomness: {e}")))?;
+        .await?;
     Ok(HttpResponse::Created().json(TicketBody {
         ticket,
         expires_in: state.tickets.ttl.as_secs(),
@@ -220,7 +348,11 @@ pub async fn ws_user(req: &HttpRequest, state: &AppState) -> Result<User, ApiErr
     let (id, _device) = state
         .tickets
         .spend(ticket, state.clock.now_ms())
-        .map_err(|e| ApiError::Unauthorized(e.to_string()))?;
+        .await
+        .map_err(|e| match e {
+            TicketRefused::Unavailable => ApiError::Unavailable(e.to_string()),
+            e => ApiError::Unauthorized(e.to_string()),
+        })?;
     if let Some(reason) = state.banlist.reason(id.as_str()) {
         return Err(ApiError::Banned(reason));
     }
@@ -247,39 +379,46 @@ mod tests {
         assert_eq!(base64url(&[0u8; 32]).len(), 43);
     }
 
-    #[test]
-    fn a_ticket_is_spent_once_and_only_before_it_expires() {
+    #[tokio::test]
+    async fn a_ticket_is_spent_once_and_only_before_it_expires() {
         let tickets = WsTickets::new(Duration::from_secs(30));
         let ade = UserId::from("ade".to_owned());
-        let t = tickets.issue(&ade, Some("phone"), 0).unwrap();
+        let t = tickets.issue(&ade, Some("phone"), 0).await.unwrap();
         assert_eq!(
-            tickets.spend(&t, 29_999),
+            tickets.spend(&t, 29_999).await,
             Ok((ade.clone(), Some("phone".into())))
         );
-        assert_eq!(tickets.spend(&t, 29_999), Err(TicketRefused::Unknown));
-        let late = tickets.issue(&ade, None, 0).unwrap();
-        assert_eq!(tickets.spend(&late, 30_000), Err(TicketRefused::Expired));
-        assert_eq!(tickets.spend("made-up", 0), Err(TicketRefused::Unknown));
+        assert_eq!(tickets.spend(&t, 29_999).await, Err(TicketRefused::Unknown));
+        let late = tickets.issue(&ade, None, 0).await.unwrap();
+        assert_eq!(
+            tickets.spend(&late, 30_000).await,
+            Err(TicketRefused::Expired)
+        );
+        assert_eq!(
+            tickets.spend("made-up", 0).await,
+            Err(TicketRefused::Unknown)
+        );
         assert_eq!(tickets.held(), 0);
     }
 
-    #[test]
-    fn a_user_holds_a_few_the_oldest_evicted_and_expired_ones_swept() {
+    #[tokio::test]
+    async fn a_user_holds_a_few_the_oldest_evicted_and_expired_ones_swept() {
         let tickets = WsTickets::new(Duration::from_secs(30));
         let ade = UserId::from("ade".to_owned());
-        let first = tickets.issue(&ade, None, 0).unwrap();
-        let rest: Vec<String> = (0..PER_USER)
-            .map(|_| tickets.issue(&ade, None, 0).unwrap())
-            .collect();
+        let first = tickets.issue(&ade, None, 0).await.unwrap();
+        let mut rest = Vec::new();
+        for _ in 0..PER_USER {
+            rest.push(tickets.issue(&ade, None, 0).await.unwrap());
+        }
         assert_eq!(tickets.held(), PER_USER);
-        assert_eq!(tickets.spend(&first, 1), Err(TicketRefused::Unknown));
-        assert!(tickets.spend(&rest[0], 1).is_ok());
+        assert_eq!(tickets.spend(&first, 1).await, Err(TicketRefused::Unknown));
+        assert!(tickets.spend(&rest[0], 1).await.is_ok());
         // Everyone's expired tickets go once many are held.
         for n in 0..SWEEP_AT {
             let user = UserId::from(format!("u{n}"));
-            tickets.issue(&user, None, 0).unwrap();
+            tickets.issue(&user, None, 0).await.unwrap();
         }
-        tickets.issue(&ade, None, 60_000).unwrap();
+        tickets.issue(&ade, None, 60_000).await.unwrap();
         assert_eq!(tickets.held(), 1);
     }
 }
