@@ -44,6 +44,9 @@ pub struct Metrics {
     pub relayed_frames: IntCounter,
     /// Round trips to Redis for the cluster: relayed messages and leases.
     pub redis_round_trips: IntCounter,
+    /// Messages read on the relay's channels without a good MAC: not from an instance of
+    /// this hotel (or one with another secret), dropped.
+    pub relay_refused: IntCounter,
     /// Connections refused for what their address holds already, by what was refused:
     /// `per_address` (TCP connections), `streams` (event streams), `ws` (WebSockets).
     pub connections_refused: IntCounterVec,
@@ -164,6 +167,11 @@ pub static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
             &registry,
             "lounge_relayed_frames_total",
             "Frames a room here relayed to sessions on another instance",
+        ),
+        relay_refused: counter(
+            &registry,
+            "lounge_relay_refused_total",
+            "Messages on the relay's channels without a good MAC, dropped",
         ),
         redis_round_trips: counter(
             &registry,

@@ -16,12 +16,14 @@
 //!   instance running its room, and the room's frames come back, over Redis pub/sub.
 
 pub mod lease;
+pub mod seal;
 
 use std::time::Duration;
 
 use redis::aio::ConnectionManager;
 
 pub use lease::{Fence, Held, LeaseError, Leases};
+pub use seal::Seal;
 
 use crate::common::ServerClock;
 use crate::config::Settings;
@@ -34,6 +36,8 @@ pub struct Connected {
     /// For what it publishes.
     pub conn: ConnectionManager,
     pub prefix: String,
+    /// The key of what the instances tell each other.
+    pub seal: Seal,
 }
 
 /// This instance as `[cluster]` says (`None` when off), listening on `port`. Redis is
@@ -61,10 +65,13 @@ pub fn connect(settings: &Settings, port: u16) -> Result<Option<Connected>, redi
         cluster.lease_ms,
         ServerClock::System,
     );
+    // `auth.secret` is required with `[cluster]` on: every instance has the same.
+    let seal = Seal::derived(settings.auth.secret.as_bytes());
     Ok(Some(Connected {
         leases,
         client,
         conn,
         prefix,
+        seal,
     }))
 }
