@@ -141,7 +141,7 @@ export async function connect(room) {
   state.ws = ws;
   ws.onopen = () => {
     state.retries = 0;
-    send({ type: "enter", room });
+    enter(room);
   };
   // A socket this client has moved on from says nothing more. A frame holds one message, or
   // several sent together as a JSON array (oldest first).
@@ -160,6 +160,14 @@ export async function connect(room) {
 }
 
 function retry(room) {
+  if (state.closing) {
+    // A server restarting said so first: its rooms are already moving to another, and
+    // coming back at once (spread a little, not all in the same instant) finds them there.
+    state.closing = false;
+    clearTimeout(state.retryTimer);
+    state.retryTimer = setTimeout(() => { if (state.token) connect(room); }, 200 + Math.random() * 600);
+    return;
+  }
   const wait = Math.min(30000, 1500 * 2 ** state.retries);
   state.retries += 1;
   notice(`Connection lost; reconnecting in ${Math.round(wait / 1000)} s…`, { ms: wait });
@@ -176,5 +184,6 @@ export function send(message) {
 
 /// Goes to another room on the open socket (the room answers with its snapshot).
 export function enter(room) {
+  state.entering = room;
   send({ type: "enter", room });
 }

@@ -1,7 +1,7 @@
 // The room: what the server says (one handler per message), who is in it, its tables as
 // cards, its chat, and the hotel's rooms in the menu.
 
-import { $, state, LEVELS, CLOCKS, BEST_OF, VERSIONED, LOUNGE, noteServerTime, timeOf, seatAt, mySeat, matchInPlay } from "./state.js";
+import { $, state, LEVELS, CLOCKS, BEST_OF, VERSIONED, LOUNGE, noteServerTime, serverNow, timeOf, seatAt, mySeat, matchInPlay } from "./state.js";
 import { api, send, connect, enter } from "./connection.js";
 import { button, option, notice, moderation } from "./ui.js";
 import { showBoard, animate } from "./board.js";
@@ -43,6 +43,7 @@ const handlers = {
     }));
   },
   server_closing() {
+    state.closing = true;
     notice("The lounge is restarting; back in a moment…");
   },
   missed(m) {
@@ -61,6 +62,8 @@ const handlers = {
     state.user = m.user;
   },
   room(m) {
+    state.entering = null;
+    state.enterTries = 0;
     const again = state.room && state.room.id === m.room.id;
     // Table invitations belong to the room they were made in.
     if (!again) dropInvitationsOutside(m.room.id);
@@ -275,6 +278,16 @@ const handlers = {
     // Every refusal says why in words (bad_settings, not_between_games, time_out,
     // no_rematch, rematch_void, ...): shown as it comes.
     state.moving = false;
+    if (m.code === "unavailable" && state.entering && state.enterTries < 40) {
+      // The room is moving to another server: `enter` again when it says, where one was going.
+      const room = state.entering;
+      state.enterTries += 1;
+      notice("This room is moving to another server; back in a moment…");
+      const wait = Math.min(5000, Math.max(200, (m.until || 0) - serverNow()));
+      setTimeout(() => { if (state.entering === room) enter(room); }, wait);
+      return;
+    }
+    if (["door_closed", "no_such_room", "room_closing", "barred", "unavailable"].includes(m.code)) state.entering = null;
     notice(m.message);
     // In no room yet, and the room of last time is shut to us now: the lounge instead.
     if (!state.room && ["door_closed", "no_such_room", "room_closing", "barred"].includes(m.code) && state.lastRoom !== LOUNGE) {

@@ -36,6 +36,9 @@ export const state = {
   animation: null,     // {skip, then} while sowing is shown
   ref: 0,
   retries: 0,
+  entering: null,      // the room an `enter` was sent for, until the room or a refusal answers
+  enterTries: 0,       // `enter`s tried again after `unavailable` (a room between servers)
+  closing: false,      // told `server_closing`: the close that follows is no failure
   replaced: false,
   moving: false,       // a move sent, its answer not yet here
   choices: {},         // table id -> {level, invitee, clock, best_of, unsent}: kept across redraws
