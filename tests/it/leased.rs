@@ -500,3 +500,117 @@ fn a_resume_under_a_number_a_later_owner_overtook_writes_nothing() {
         assert_ne!(record.row.status, MatchStatus::Playing);
     }
 }
+
+#[actix_web::test]
+async fn a_ticket_issued_by_one_instance_opens_a_socket_on_another_once() {
+    let prefix = format!("test-{}:", lounge::store::new_id());
+    let a = instance(&prefix, "a").await;
+    let b = instance_on(a.db.again(), &prefix, "b").await;
+    let (token, id) = a.guest("Ade").await;
+    let ticket = a.a_ws_ticket(&token).await;
+    // Kept in Redis as its hash only.
+    let keys: Vec<String> = redis::cmd("KEYS")
+        .arg(format!("{prefix}ticket:*"))
+        .query_async(&mut redis().await)
+        .await
+        .unwrap();
+    assert_eq!(keys.len(), 1, "{keys:?}");
+    assert!(!keys[0].contains(&ticket));
+    let mut ws = b.ws_by_ticket(&ticket).await;
+    assert_eq!(ws.enter(LOUNGE).await["type"], "room");
+    let (status, body) = a.ws_ticket_refused(&ticket).await;
+    assert_eq!(
+        (status, &body["error"]["code"]),
+        (401, &json!("unauthorized"))
+    );
+    assert_eq!(b.ws_ticket_refused(&ticket).await.0, 401, "spent once");
+    assert_eq!(b.ws_ticket_refused("made-up").await.0, 401);
+    // A user holds a few at most, wherever they were issued: the oldest is evicted.
+    let first = b.a_ws_ticket(&token).await;
+    for _ in 0..4 {
+        a.a_ws_ticket(&token).await;
+    }
+    assert_eq!(a.ws_ticket_refused(&first).await.0, 401, "evicted");
+    let last = b.a_ws_ticket(&token).await;
+    let mut again = a.ws_by_ticket(&last).await;
+    again.send(json!({"type": "ping", "ref": 1})).await;
+    assert_eq!(again.next_of("pong").await["ref"], 1);
+    let _ = id;
+}
+
+#[actix_web::test]
+async fn entering_a_room_no_one_has_answers_no_such_room_and_leaves_nothing_in_redis() {
+    let prefix = format!("test-{}:", lounge::store::new_id());
+    let a = instance(&prefix, "a").await;
+    let (token, _) = a.guest("Ade").await;
+    let mut ws = a.ws(&token).await;
+    let made_up = "x".repeat(4_000);
+    for room in [made_up.as_str(), "no-such-room"] {
+        let answer = ws.enter(room).await;
+        assert_eq!(answer["code"], "no_such_room", "{answer}");
+    }
+    let keys: Vec<String> = redis::cmd("KEYS")
+        .arg(format!("{prefix}*"))
+        .query_async(&mut redis().await)
+        .await
+        .unwrap();
+    assert!(
+        keys.iter()
+            .all(|k| !k.contains("no-such-room") && !k.contains("xxxx")),
+        "{keys:?}"
+    );
+    // A room that exists is leased as before, its counter kept a day, not for ever.
+    assert_eq!(ws.enter(LOUNGE).await["type"], "room");
+    let fence = format!("{prefix}{{room:{LOUNGE}}}:fence");
+    let ttl: i64 = redis::cmd("PTTL")
+        .arg(&fence)
+        .query_async(&mut redis().await)
+        .await
+        .unwrap();
+    assert!(ttl > 0 && ttl <= 86_400_000, "{ttl}");
+}
+
+#[actix_web::test]
+async fn a_relayed_message_without_the_instances_mac_is_dropped_and_counted() {
+    let prefix = format!("test-{}:", lounge::store::new_id());
+    let a = instance(&prefix, "a").await;
+    let b = instance_on(a.db.again(), &prefix, "b").await;
+    let (ta, a_id) = a.guest("Ade").await;
+    let (tb, b_id) = b.guest("Bisi").await;
+    let mut wa = a.ws(&ta).await;
+    wa.enter(LOUNGE).await;
+    let mut wb = b.ws(&tb).await;
+    wb.enter(LOUNGE).await;
+    let refused = |m: &str| counter(m, "lounge_relay_refused_total");
+    let before = refused(&a.metrics().await.1);
+    // Ade's instance runs the lounge; whoever can publish on Redis makes Bisi "say" something,
+    // and asks for Ade's ban, with no MAC, a made-up one, and a real one over other text.
+    let chat = json!({"t": "act", "room": LOUNGE, "user_id": b_id,
+        "message": {"type": "chat", "text": "Baba Ayo: send me your password"}, "ref": null});
+    let ban = json!({"t": "notice", "from": "b",
+        "notice": {"kind": "banned", "user": a_id, "reason": "forged", "until": null}});
+    let channel = format!("{prefix}instance:a");
+    let hotel = format!("{prefix}hotel");
+    let mut conn = redis().await;
+    for (channel, text) in [
+        (&channel, chat.to_string()),
+        (&channel, format!("{} {chat}", "0".repeat(64))),
+        (&hotel, ban.to_string()),
+        (&hotel, format!("{} {ban}", "ab".repeat(32))),
+    ] {
+        let readers: i64 = redis::cmd("PUBLISH")
+            .arg(channel)
+            .arg(text)
+            .query_async(&mut conn)
+            .await
+            .unwrap();
+        assert!(readers >= 1);
+    }
+    let heard = wa.until_quiet(std::time::Duration::from_millis(300)).await;
+    assert!(heard.iter().all(|m| m["type"] != "chat"), "{heard:?}");
+    assert!(refused(&a.metrics().await.1) >= before + 4);
+    // Nobody was banned, and what the instances really say still goes through.
+    assert_eq!(a.me(&ta).await.0, 200);
+    wb.send(json!({"type": "chat", "text": "hello"})).await;
+    assert_eq!(wa.next_of("chat").await["text"], "hello");
+}

@@ -666,6 +666,19 @@ impl TestApp {
         .await
     }
 
+    /// A socket opened the web client's way: a ticket (`POST /api/v1/auth/ws-ticket`), then
+    /// `GET /ws?ticket=…` asking for batches; `None` when either is refused or the socket
+    /// closes before its `welcome` (the web client then tries again).
+    pub async fn try_web_socket(&self, token: &str) -> Option<Ws> {
+        let (status, body) = self.ws_ticket(Some(token)).await;
+        if status != 201 {
+            return None;
+        }
+        let ticket = body["ticket"].as_str()?;
+        let url = format!("ws://127.0.0.1:{}/ws?ticket={ticket}", self.port);
+        Ws::try_connect_batched(&self.client, &url).await
+    }
+
     /// `GET /ws?ticket=…`, upgraded; the `welcome` read.
     pub async fn ws_by_ticket(&self, ticket: &str) -> Ws {
         Ws::connect(

@@ -35,11 +35,25 @@ pub struct Hotel {
 impl Hotel {
     /// `n` instances and HAProxy in front of them, each with `extra` settings.
     pub fn start(n: usize, extra: &[(&str, &str)]) -> Hotel {
+        Hotel::start_on(n, extra, false)
+    }
+
+    /// `start`, on a Redis reached over TLS as an ACL user with a password.
+    pub fn start_secured(n: usize, extra: &[(&str, &str)]) -> Hotel {
+        Hotel::start_on(n, extra, true)
+    }
+
+    fn start_on(n: usize, extra: &[(&str, &str)], secured: bool) -> Hotel {
         let dir = std::env::temp_dir().join(format!("lounge-hotel-{}", lounge::store::new_id()));
         std::fs::create_dir_all(&dir).unwrap();
+        let redis = if secured {
+            OwnRedis::start_secured(free_port(), &dir)
+        } else {
+            OwnRedis::start(free_port())
+        };
         let mut hotel = Hotel {
             db: TestDb::postgres(),
-            redis: OwnRedis::start(free_port()),
+            redis,
             instances: Vec::new(),
             proxy_port: free_port(),
             proxy: None,
@@ -86,6 +100,7 @@ impl Hotel {
             .env("LOUNGE_CLUSTER__INSTANCE_ID", &id)
             .env("LOUNGE_CLUSTER__LEASE_MS", LEASE_MS.to_string())
             .envs(self.extra.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .envs(self.redis.secured.iter().map(|ca| ("SSL_CERT_FILE", ca)))
             .current_dir(&self.dir)
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -166,7 +181,7 @@ impl Hotel {
     /// Which instance holds `room`'s lease now, if any.
     pub async fn owner_of(&self, room: &str) -> Option<usize> {
         let leases = lounge::cluster::Leases::new(
-            redis::Client::open(self.redis.url())
+            redis::Client::open(self.redis.onlooker_url())
                 .unwrap()
                 .get_connection_manager()
                 .await
@@ -192,6 +207,22 @@ impl Hotel {
             let mut child = self.instances[i].child.take().unwrap();
             let _ = child.wait();
         }
+    }
+
+    /// Sends SIGTERM to instance `i` without waiting for it to stop (`reap` does).
+    pub fn terminate(&mut self, i: usize) {
+        let pid = self.instances[i].child.as_ref().expect("running").id();
+        let status = Command::new("kill")
+            .args(["-TERM", &pid.to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+
+    /// Waits for instance `i` to have stopped; whether it stopped cleanly (exit code 0).
+    pub fn reap(&mut self, i: usize) -> bool {
+        let mut child = self.instances[i].child.take().expect("started");
+        child.wait().is_ok_and(|s| s.success())
     }
 
     /// Whether instance `i`'s log has a line containing `text`.

@@ -52,13 +52,122 @@ impl TestApp {
 pub struct OwnRedis {
     pub port: u16,
     child: Option<std::process::Child>,
+    /// TLS and an ACL user: the CA that signed its certificate.
+    pub secured: Option<std::path::PathBuf>,
 }
+
+/// The ACL user and password of a secured Redis.
+pub const REDIS_USER: (&str, &str) = ("lounge", "a-redis-password");
 
 impl OwnRedis {
     pub fn start(port: u16) -> OwnRedis {
+        OwnRedis::launch(port, &[], None)
+    }
+
+    /// Redis speaking TLS only (a certificate for 127.0.0.1 signed by a CA of the test's own,
+    /// made in `dir` with the `openssl` command), with the default user off and one ACL user
+    /// with a password: as an operator runs it on a network.
+    pub fn start_secured(port: u16, dir: &std::path::Path) -> OwnRedis {
+        let run = |args: &[&str]| {
+            let status = std::process::Command::new("openssl")
+                .args(args)
+                .current_dir(dir)
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .status()
+                .expect("openssl");
+            assert!(status.success(), "openssl {args:?}");
+        };
+        let ec = [
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+            "-nodes",
+        ];
+        run(&[
+            &["req", "-x509"][..],
+            &ec,
+            &[
+                "-keyout",
+                "ca.key",
+                "-out",
+                "ca.crt",
+                "-days",
+                "2",
+                "-subj",
+                "/CN=lounge-test-ca",
+            ],
+        ]
+        .concat());
+        run(&[
+            &["req"][..],
+            &ec,
+            &[
+                "-keyout",
+                "redis.key",
+                "-out",
+                "redis.csr",
+                "-subj",
+                "/CN=127.0.0.1",
+            ],
+        ]
+        .concat());
+        std::fs::write(dir.join("san.ext"), "subjectAltName=IP:127.0.0.1\n").unwrap();
+        run(&[
+            "x509",
+            "-req",
+            "-in",
+            "redis.csr",
+            "-CA",
+            "ca.crt",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-out",
+            "redis.crt",
+            "-days",
+            "2",
+            "-extfile",
+            "san.ext",
+        ]);
+        let file = |name: &str| dir.join(name).to_string_lossy().into_owned();
+        let (cert, key, ca) = (file("redis.crt"), file("redis.key"), file("ca.crt"));
+        let password = format!(">{}", REDIS_USER.1);
+        let tls: Vec<&str> = vec![
+            "--port",
+            "0",
+            "--tls-cert-file",
+            &cert,
+            "--tls-key-file",
+            &key,
+            "--tls-ca-cert-file",
+            &ca,
+            "--tls-auth-clients",
+            "no",
+            "--user",
+            "default",
+            "off",
+            "--user",
+            REDIS_USER.0,
+            "on",
+            &password,
+            "~*",
+            "&*",
+            "+@all",
+        ];
+        OwnRedis::launch(port, &tls, Some(dir.join("ca.crt")))
+    }
+
+    fn launch(port: u16, more: &[&str], secured: Option<std::path::PathBuf>) -> OwnRedis {
+        let port_arg = if secured.is_some() {
+            "--tls-port"
+        } else {
+            "--port"
+        };
         let child = std::process::Command::new("redis-server")
             .args([
-                "--port",
+                port_arg,
                 &port.to_string(),
                 "--bind",
                 "127.0.0.1",
@@ -67,6 +176,7 @@ impl OwnRedis {
                 "--appendonly",
                 "no",
             ])
+            .args(more)
             .stdout(std::process::Stdio::null())
             .spawn()
             .expect("redis-server");
@@ -79,6 +189,7 @@ impl OwnRedis {
         OwnRedis {
             port,
             child: Some(child),
+            secured,
         }
     }
 
@@ -89,8 +200,24 @@ impl OwnRedis {
         }
     }
 
+    /// Its URL as the instances are given it (a secured one's certificate checked against
+    /// the CA in `SSL_CERT_FILE`).
     pub fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}", self.port)
+        match self.secured {
+            None => format!("redis://127.0.0.1:{}", self.port),
+            Some(_) => format!(
+                "rediss://{}:{}@127.0.0.1:{}",
+                REDIS_USER.0, REDIS_USER.1, self.port
+            ),
+        }
+    }
+
+    /// Its URL for the test itself, which trusts it without the CA.
+    pub fn onlooker_url(&self) -> String {
+        match self.secured {
+            None => self.url(),
+            Some(_) => format!("{}/#insecure", self.url()),
+        }
     }
 }
 

@@ -75,6 +75,33 @@ impl Ws {
         ws
     }
 
+    /// A socket opened as the web client opens it: asking for batches by the subprotocol;
+    /// `None` when it does not open, or closes before its `welcome` (a balancer's server
+    /// stopping just then): a client tries again.
+    pub async fn try_connect_batched(client: &awc::Client, url: &str) -> Option<Ws> {
+        let (_, socket) = client
+            .ws(url)
+            .protocols(["lounge.batch"])
+            .connect()
+            .await
+            .ok()?;
+        let mut ws = Ws {
+            socket,
+            batching: true,
+            pending: VecDeque::new(),
+            frames: 0,
+            batches: 0,
+        };
+        let (seen, closed) = ws.until_quiet_or_closed(Duration::from_secs(5), 1).await;
+        match seen.first() {
+            Some(m) if m["type"] == "welcome" && closed.is_none() => {
+                ws.pending.extend(seen.into_iter().skip(1));
+                Some(ws)
+            }
+            _ => None,
+        }
+    }
+
     /// A socket opened otherwise; reads the `welcome`.
     pub async fn from_socket(socket: Socket) -> Ws {
         let mut ws = Ws {
@@ -151,6 +178,42 @@ impl Ws {
             }
         }
         seen
+    }
+
+    /// The messages that come until none has for `quiet`, `enough` have come, or the
+    /// socket closes; with the close code when it closed (0: ended without a close frame).
+    pub async fn until_quiet_or_closed(
+        &mut self,
+        quiet: Duration,
+        enough: usize,
+    ) -> (Vec<Value>, Option<u16>) {
+        let mut seen: Vec<Value> = self.pending.drain(..).collect();
+        while seen.len() < enough {
+            match tokio::time::timeout(quiet, self.socket.next()).await {
+                Err(_) => break,
+                Ok(Some(Ok(Frame::Text(bytes)))) => {
+                    seen.extend(messages_of(&bytes, self.batching));
+                }
+                Ok(Some(Ok(Frame::Ping(b)))) => {
+                    if self.socket.send(Message::Pong(b)).await.is_err() {
+                        return (seen, Some(0));
+                    }
+                }
+                Ok(Some(Ok(Frame::Close(reason)))) => {
+                    return (seen, Some(reason.map_or(0, |r| u16::from(r.code))));
+                }
+                Ok(Some(Ok(_))) => {}
+                Ok(Some(Err(_)) | None) => return (seen, Some(0)),
+            }
+        }
+        (seen, None)
+    }
+
+    /// Puts `messages` back, to be read first, in order.
+    pub fn unread(&mut self, messages: Vec<Value>) {
+        for m in messages.into_iter().rev() {
+            self.pending.push_front(m);
+        }
     }
 
     /// Skips messages until one of `kind`.
