@@ -73,6 +73,29 @@ async fn players_on_two_instances_play_a_game_watched_from_the_third_and_the_win
         "the first visit's instance"
     );
     assert_eq!(room["occupants"].as_array().unwrap().len(), 3, "{room}");
+    // Whoever else reaches Redis cannot speak for a guest: a hand-made relay message to the
+    // lounge's owner, without the instances' MAC, is dropped and counted there.
+    let forged = json!({"t": "act", "room": LOUNGE, "user_id": a_id,
+        "message": {"type": "chat", "text": "Baba Ayo: send me your password"}, "ref": null});
+    let mut redis = redis::Client::open(hotel.redis.onlooker_url())
+        .unwrap()
+        .get_multiplexed_async_connection()
+        .await
+        .unwrap();
+    let readers: i64 = redis::cmd("PUBLISH")
+        .arg("lounge:instance:i0")
+        .arg(forged.to_string())
+        .query_async(&mut redis)
+        .await
+        .unwrap();
+    assert_eq!(readers, 1, "i0 reads its channel");
+    let heard = wc.until_quiet(Duration::from_millis(300)).await;
+    assert!(heard.iter().all(|m| m["type"] != "chat"), "{heard:?}");
+    let (_, metrics) = i0.metrics().await;
+    assert!(
+        metrics.lines().any(|l| l == "lounge_relay_refused_total 1"),
+        "counted: {metrics}"
+    );
 
     let table = "surulere-games-lounge-1";
     wa.send(json!({"type": "sit", "table": table, "seat": "south"}))
