@@ -96,6 +96,8 @@ impl Hotel {
             .env("LOUNGE_HOUSE__ENDGAME_SEEDS", "6")
             .env("LOUNGE_HOUSE__CHAMPION_MS", "50")
             .env("LOUNGE_CHAMPIONS__REDIS_URL", self.redis.url())
+            // As docs/deploy.md runs them behind HAProxy (`option forwardfor`).
+            .env("LOUNGE_SERVER__TRUSTED_PROXIES", "127.0.0.1")
             .env("LOUNGE_CLUSTER__ENABLED", "true")
             .env("LOUNGE_CLUSTER__INSTANCE_ID", &id)
             .env("LOUNGE_CLUSTER__LEASE_MS", LEASE_MS.to_string())
