@@ -132,11 +132,12 @@ impl Store {
             DatabaseUrl::Sqlite(_) => Some(game_moves::at_once_connection(url)?),
             DatabaseUrl::Postgres(_) => None,
         };
-        let store = Store {
+        let mut store = Store {
             pool,
             backend,
             writers: Default::default(),
             at_once,
+            groups: None,
             postgres_url: match url {
                 DatabaseUrl::Postgres(url) => Some(url.as_str().into()),
                 DatabaseUrl::Sqlite(_) => None,
@@ -145,6 +146,10 @@ impl Store {
         };
         if let DatabaseUrl::Sqlite(path) = url {
             checkpoint::start(path.clone(), std::sync::Arc::downgrade(&store.writers));
+        } else {
+            store.groups = Some(std::sync::Arc::new(super::grouped::Groups::start(
+                store.clone(),
+            )));
         }
         let renamed = store.preparing(|store| {
             store.migrate()?;

@@ -25,7 +25,7 @@ use crate::common::GameId;
 
 #[derive(Insertable)]
 #[diesel(table_name = moves)]
-struct NewMove<'a> {
+pub(super) struct NewMove<'a> {
     game_id: &'a str,
     ply: i32,
     pit: i32,
@@ -128,7 +128,7 @@ impl Store {
 }
 
 /// A ply as stored; one past i32 is refused as the same ply twice would be.
-fn column(ply: u32) -> Result<i32, StoreError> {
+pub(super) fn column(ply: u32) -> Result<i32, StoreError> {
     i32::try_from(ply).map_err(|_| StoreError::Conflict(format!("ply {ply}")))
 }
 
@@ -164,11 +164,29 @@ fn status(conn: &mut Db, game_id: &GameId) -> Result<Option<Status>, DieselError
         .optional()
 }
 
-fn in_play(status: Option<Status>, game_id: &GameId) -> Result<(), StoreError> {
+pub(super) fn in_play(status: Option<Status>, game_id: &GameId) -> Result<(), StoreError> {
     match status {
         None => Err(StoreError::NotFound(format!("game {game_id}"))),
         Some(Status::Playing) => Ok(()),
         Some(_) => Err(StoreError::Conflict(format!("game {game_id} is over"))),
+    }
+}
+
+/// A move's row, played now.
+pub(super) fn new_move(
+    game_id: &GameId,
+    ply: i32,
+    pit: u8,
+    clock: Option<MoveClock>,
+) -> NewMove<'_> {
+    NewMove {
+        game_id: game_id.as_str(),
+        ply,
+        pit: pit.into(),
+        played_at: now(),
+        at_ms: clock.map(|c| matches::ms(c.at_ms)),
+        south_ms: clock.map(|c| matches::ms(c.left[0])),
+        north_ms: clock.map(|c| matches::ms(c.left[1])),
     }
 }
 
@@ -179,15 +197,7 @@ fn insert(
     pit: u8,
     clock: Option<MoveClock>,
 ) -> Result<(), DieselError> {
-    let row = NewMove {
-        game_id: game_id.as_str(),
-        ply,
-        pit: pit.into(),
-        played_at: now(),
-        at_ms: clock.map(|c| matches::ms(c.at_ms)),
-        south_ms: clock.map(|c| matches::ms(c.left[0])),
-        north_ms: clock.map(|c| matches::ms(c.left[1])),
-    };
+    let row = new_move(game_id, ply, pit, clock);
     diesel::insert_into(moves::table)
         .values(&row)
         .execute(conn)?;

@@ -11,6 +11,7 @@ mod column;
 mod connection;
 mod fences;
 mod game_moves;
+mod grouped;
 mod hotel;
 mod matches;
 mod moderation;
@@ -27,6 +28,7 @@ pub use blocks::{BlockError, MAX_BLOCKS};
 pub use column::{status_word, MatchStatus, TextColumn, Unreadable};
 pub use connection::DatabaseUrl;
 use connection::Manager;
+pub use grouped::MoveToStore;
 pub use hotel::{apartment_id, Actor, AuditEntry, StoredRoom};
 pub use matches::{
     GameRecord, MatchInPlay, MatchRecord, MatchResult, MatchRow, MoveClock, Outage, StoredClock,
@@ -188,6 +190,8 @@ pub struct Store {
     /// SQLite only: the connection a room writes its moves on at once, on its own thread,
     /// when nothing would make it wait (`game_moves.rs`).
     at_once: Option<std::sync::Arc<std::sync::Mutex<Db>>>,
+    /// PostgreSQL only: where moves wait to be stored together (`grouped.rs`).
+    groups: Option<std::sync::Arc<grouped::Groups>>,
     /// PostgreSQL only: where to take the start lock (`Store::preparing`).
     postgres_url: Option<std::sync::Arc<str>>,
     /// The champions' outbox's turn among instances (`turns.rs`).

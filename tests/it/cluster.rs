@@ -397,3 +397,76 @@ fn a_rooms_writes_under_a_fence_land_together_or_not_at_all() {
         assert_eq!(store.moves(&g.id).unwrap(), vec![1, 8, 1, 2]);
     }
 }
+
+#[actix_web::test]
+async fn moves_waiting_together_on_postgres_go_in_one_group_each_answered_for_itself() {
+    use lounge::store::{MoveToStore, RoomWriter};
+    let db = crate::helpers::TestDb::postgres();
+    let store = db.store();
+    let (room, m, g) = a_match_in_play(&db);
+    store.take_room(&room, 1, "a").unwrap();
+    store
+        .room_writes(Some((&room, 1)), |w| {
+            w.insert_match(&m)?;
+            w.insert_game(&g)
+        })
+        .unwrap();
+    let a_move = |fence: Option<u64>, ply: u32, pit: u8| MoveToStore {
+        fence: fence.map(|f| (room.clone(), f)),
+        game: g.id.clone(),
+        ply,
+        pit,
+        clock: None,
+    };
+    // Sent at once: however they are grouped, each gets its own answer, and one that
+    // breaks the group (the same ply twice) fails alone.
+    let answers: Vec<_> = [
+        a_move(Some(1), 1, 3),
+        a_move(Some(1), 1, 4),
+        a_move(Some(7), 2, 5),
+        a_move(None, 2, 6),
+    ]
+    .into_iter()
+    .map(|m| {
+        store
+            .store_move_grouped(m)
+            .expect("PostgreSQL groups moves")
+    })
+    .collect();
+    let mut stored = Vec::new();
+    for answer in answers {
+        stored.push(answer.await.expect("answered"));
+    }
+    assert!(stored[0].is_ok(), "{stored:?}");
+    assert!(
+        matches!(stored[1], Err(StoreError::Conflict(_))),
+        "{stored:?}"
+    );
+    assert!(
+        matches!(
+            stored[2],
+            Err(StoreError::Fenced {
+                mine: 7,
+                latest: 1,
+                ..
+            })
+        ),
+        "{stored:?}"
+    );
+    assert!(stored[3].is_ok(), "{stored:?}");
+    assert_eq!(store.moves(&g.id).unwrap(), vec![3, 6]);
+    // A game over takes no more moves; SQLite stores moves as before, not in groups.
+    assert!(store
+        .finish_game(&g.id, lounge::ayo::Status::SouthWon, "resigned")
+        .unwrap());
+    let late = store
+        .store_move_grouped(a_move(Some(1), 3, 1))
+        .unwrap()
+        .await
+        .unwrap();
+    assert!(late.is_err(), "{late:?}");
+    assert!(crate::helpers::TestDb::sqlite()
+        .store()
+        .store_move_grouped(a_move(None, 1, 1))
+        .is_none());
+}

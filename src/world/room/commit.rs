@@ -42,14 +42,22 @@ impl Room {
             let writes = std::mem::take(&mut fx.writes);
             let timer = crate::metrics::METRICS.store_seconds.start_timer();
             let (store, results) = (self.store.clone(), self.config.results.clone());
-            let stored = match self.fence {
+            let grouped = lone_move(&writes, self.fence.map(|f| (self.info.id.clone(), f)))
+                .and_then(|m| self.store.store_move_grouped(m));
+            let stored = match (grouped, self.fence) {
+                // PostgreSQL: a move alone goes with the others waiting, one transaction
+                // (under each room's number) and one commit for them all.
+                (Some(answer), _) => match answer.await {
+                    Ok(stored) => stored.map(|()| Vec::new()),
+                    Err(_) => Err(StoreError::Task("the moves' writer stopped".into())),
+                },
                 // Leased: the whole decision in one transaction under the room's number.
-                Some(fence) => {
+                (None, Some(fence)) => {
                     let room = self.info.id.clone();
                     blocking(move || store_fenced(&store, &room, fence, &writes, &results, now))
                         .await
                 }
-                None => match at_once(&store, &writes) {
+                (None, None) => match at_once(&store, &writes) {
                     Some(stored) => {
                         if stored.is_ok() {
                             crate::metrics::METRICS.moves_at_once.inc();
@@ -266,6 +274,26 @@ fn moved_away() -> Refusal {
         ErrorCode::RoomMoved,
         "this room moved to another server: reconnecting brings you back to it",
     )
+}
+
+/// A decision that is a move alone, to store with the others waiting (PostgreSQL), under
+/// the room's fence when it is leased.
+fn lone_move(writes: &[Write], fence: Option<(RoomId, u64)>) -> Option<store::MoveToStore> {
+    match writes {
+        [Write::Move {
+            game,
+            ply,
+            pit,
+            clock,
+        }] => Some(store::MoveToStore {
+            fence,
+            game: game.clone(),
+            ply: *ply,
+            pit: pit.number(),
+            clock: clock.map(move_clock),
+        }),
+        _ => None,
+    }
 }
 
 /// A move alone stored at once on the room's thread where the store can without waiting

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# One load run of examples/loadtest.rs against N instances of a lounge binary, on loopback:
+#   bench/hotel-load.sh BUILD_DIR DB CLUSTER N USERS [SECONDS]
+#   bench/hotel-load.sh target/release pg on 1 19900 60     # the 20k run, fenced, one instance
+#   bench/hotel-load.sh target/release sqlite off 1 19900 60
+#   bench/hotel-load.sh target/release pg on 3 10000 60     # run A on three instances
+# BUILD_DIR holds `lounge` and `examples/loadtest` (cargo build --release --bin lounge
+# --example loadtest). DB: sqlite (a file in the scratch folder) or pg (a new database on
+# 127.0.0.1:5432, user postgres, dropped after). CLUSTER: on (Redis on 127.0.0.1:6379 under a
+# key prefix of the run's own) or off. 1,000 rooms of ten tables, 2,000 games, a move every
+# 2 s. LOADTEST=PATH runs another build's tool (one tool for a before/after pair).
+# Prints the tool's report, then each instance's store and cluster counters.
+set -euo pipefail
+
+die() { printf 'hotel-load.sh: %s\n' "$*" >&2; exit 2; }
+[ $# -ge 5 ] || die "usage: bench/hotel-load.sh BUILD_DIR sqlite|pg on|off N USERS [SECONDS]"
+build=$(realpath "$1"); db=$2; cluster=$3; n=$4; users=$5; seconds=${6:-60}
+bin=$build/lounge
+tool=${LOADTEST:-$build/examples/loadtest}
+[ -x "$bin" ] && [ -x "$tool" ] || die "no lounge or examples/loadtest in $build"
+label=bench_$(date +%s)_$$
+work=$(mktemp -d /tmp/hotel-load.XXXXXX)
+mkdir -p "$work/config" "$work/data"
+for r in $(seq 1000); do
+  printf '[[hotel.rooms]]\nid = "load-%s"\nname = "Load %s"\nkind = "lounge"\ntables = 10\n\n' "$r" "$r"
+done >"$work/config/local.toml"
+
+export LOUNGE_AUTH__SECRET=a-benchmark-secret-of-thirty-two-bytes-or-more
+export LOUNGE_SERVER__SIGNUPS_PER_MINUTE=10000000 LOUNGE_SERVER__SIGNUP_BURST=10000000 \
+  LOUNGE_SERVER__WS_CONNECTIONS_PER_ADDRESS=100000 LOUNGE_SERVER__WS_MESSAGES_PER_SEC=1000 \
+  LOUNGE_SERVER__CONNECTIONS_PER_ADDRESS=100000 LOUNGE_SERVER__REQUESTS_PER_SEC=1000000 \
+  LOUNGE_SERVER__REQUEST_BURST=1000000 LOUNGE_CIVILITY__TABLE_CHANGES_BURST=100000 \
+  LOUNGE_SERVER__WS_BURST=1000 LOUNGE_LOG=warn
+case $db in
+  pg)
+    psql -q -h 127.0.0.1 -U postgres -c "CREATE DATABASE $label" >/dev/null
+    export DATABASE_URL=postgres://postgres@127.0.0.1:5432/$label ;;
+  sqlite) export DATABASE_URL=sqlite://$work/data/lounge.db ;;
+  *) die "DB is sqlite or pg" ;;
+esac
+if [ "$cluster" = on ]; then
+  export LOUNGE_CLUSTER__ENABLED=true LOUNGE_CHAMPIONS__REDIS_URL=redis://127.0.0.1:6379 \
+    LOUNGE_CHAMPIONS__REDIS_KEY_PREFIX=$label:
+fi
+ulimit -n "$(ulimit -Hn)"
+
+pids=(); urls=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  [ "$db" = pg ] && psql -q -h 127.0.0.1 -U postgres -c "DROP DATABASE IF EXISTS $label" >/dev/null 2>&1
+  rm -rf "$work"
+}
+trap cleanup EXIT
+cd "$work"
+for i in $(seq 0 $((n - 1))); do
+  port=$((18080 + i))
+  LOUNGE_CLUSTER__INSTANCE_ID=i$i "$bin" serve --bind 127.0.0.1:$port >"$work/i$i.log" 2>&1 &
+  pids+=($!); urls+=("http://127.0.0.1:$port")
+done
+for u in "${urls[@]}"; do
+  for _ in $(seq 600); do curl -fs -m 1 "$u/readyz" >/dev/null 2>&1 && break; sleep 0.2; done
+done
+echo "load $(cut -d' ' -f1 /proc/loadavg) at $(date -u +%H:%M:%S) UTC: $db, cluster $cluster, $n instance(s), $users users"
+"$tool" --url "$(IFS=,; echo "${urls[*]}")" --server-pid "$(IFS=,; echo "${pids[*]}")" \
+  --users "$users" --games 2000 --think-ms 2000 --seconds "$seconds"
+for u in "${urls[@]}"; do
+  echo "$u:"
+  curl -s "$u/metrics" | grep -E '^lounge_(moves_total|store_seconds_(sum|count)|cluster_redis_round_trips_total|relayed_(commands|frames)_total|leases_lost_total|rooms_owned) ' || true
+done
