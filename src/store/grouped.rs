@@ -1,17 +1,22 @@
 //! Moves stored together on PostgreSQL: every room whose move waits to be stored when the
-//! last group is done goes in the next one, one transaction for all of them (their rooms'
-//! fences checked in one UPDATE, their games' states read in one SELECT, their rows added in
-//! one INSERT), so the round trips and the commit's flush are paid once a group, not once a
-//! move. A move alone costs what it did; at a thousand moves a second a group holds several.
+//! last group is done goes in the next one, one statement for all of them on a connection
+//! of this thread's own (`ONE_STATEMENT`: their rooms' fence rows held, their games checked,
+//! their rows added), so a group costs one round trip and one commit, not one a move. That
+//! connection commits without waiting for the log's flush, as SQLite's write-ahead log does
+//! (docs/operations.md).
 //!
-//! A group that fails as a whole (one of its rows breaking a key, the connection gone) is
-//! stored again one move at a time, each answered for itself. SQLite needs none of this: a
-//! move there is one INSERT on the rooms' own thread (`game_moves.rs`).
+//! A move the statement did not add (a later owner's room, a game over), and a group that
+//! failed as a whole (a row breaking a key, the connection gone), go through the pool in one
+//! transaction (`group_on`), then one at a time, each answered for itself. SQLite needs none
+//! of this: a move there is one INSERT on the rooms' own thread (`game_moves.rs`).
 
 use std::collections::HashMap;
 use std::sync::mpsc;
 
+use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
+use diesel::sql_types::{Array, BigInt, Integer, Nullable, Text, Timestamp};
+use diesel::PgConnection;
 use tokio::sync::oneshot;
 
 use super::game_moves::{column, in_play, new_move};
@@ -54,6 +59,7 @@ impl Groups {
 }
 
 fn run(store: &Store, jobs: &mpsc::Receiver<Job>) {
+    let mut own: Option<PgConnection> = None;
     while let Ok(first) = jobs.recv() {
         let mut group = vec![first];
         while group.len() < MOST {
@@ -63,7 +69,7 @@ fn run(store: &Store, jobs: &mpsc::Receiver<Job>) {
             }
         }
         let moves: Vec<MoveToStore> = group.iter().map(|(m, _)| m.clone()).collect();
-        let stored = store.store_group(&moves);
+        let stored = store.store_group(&mut own, &moves);
         for ((_, answer), stored) in group.into_iter().zip(stored) {
             let _ = answer.send(stored);
         }
@@ -83,9 +89,104 @@ impl Store {
         Some(answered)
     }
 
-    /// One transaction for all of `moves`; each answered for itself.
-    fn store_group(&self, moves: &[MoveToStore]) -> Vec<Result<(), StoreError>> {
+    /// All of `moves` in one statement on the thread's own connection (`own`, made again
+    /// when it is gone); what it did not add, and a group it failed on as a whole, through
+    /// the pool, where each is answered for itself.
+    fn store_group(
+        &self,
+        own: &mut Option<PgConnection>,
+        moves: &[MoveToStore],
+    ) -> Vec<Result<(), StoreError>> {
         debug_assert_eq!(self.backend, Backend::Postgres);
+        match self.one_statement(own, moves) {
+            Ok(added) if added.len() == moves.len() => {
+                return moves.iter().map(|_| Ok(())).collect()
+            }
+            Ok(added) => {
+                // Refused (a later owner's room, a game over): the pool's way says why.
+                let mut each: Vec<Option<Result<(), StoreError>>> =
+                    moves.iter().map(|_| None).collect();
+                for i in added {
+                    each[i] = Some(Ok(()));
+                }
+                let rest: Vec<MoveToStore> = (0..moves.len())
+                    .filter(|&i| each[i].is_none())
+                    .map(|i| moves[i].clone())
+                    .collect();
+                let mut why = self.through_pool(&rest).into_iter();
+                return each
+                    .into_iter()
+                    .map(|e| e.unwrap_or_else(|| why.next().unwrap_or(Ok(()))))
+                    .collect();
+            }
+            Err(e) => {
+                tracing::debug!(error = %e, "a group of moves in one statement");
+                // Made again for the next group, should the connection be what failed.
+                *own = None;
+            }
+        }
+        self.through_pool(moves)
+    }
+
+    /// `moves` in one statement: which of them it added (their places in `moves`).
+    fn one_statement(
+        &self,
+        own: &mut Option<PgConnection>,
+        moves: &[MoveToStore],
+    ) -> Result<Vec<usize>, StoreError> {
+        if own.is_none() {
+            let url = self.postgres_url.as_deref().unwrap_or_default();
+            let mut conn = PgConnection::establish(url)
+                .map_err(|e| StoreError::Conflict(format!("a connection for moves: {e}")))?;
+            // As SQLite's write-ahead log with synchronous=NORMAL: a commit does not wait
+            // for the log's flush to disk. PostgreSQL itself crashing (not this process) may
+            // lose the last fraction of a second of moves; the games then resume a move or
+            // two back. Nothing else is written on this connection.
+            conn.batch_execute("SET synchronous_commit TO off")?;
+            *own = Some(conn);
+        }
+        let conn = own.as_mut().expect("made above");
+        let column = |f: &dyn Fn(&MoveToStore) -> Option<i64>| -> Vec<Option<i64>> {
+            moves.iter().map(f).collect()
+        };
+        let idx: Vec<i32> = (0..moves.len()).map(|i| i as i32).collect();
+        let rooms: Vec<Option<String>> = moves
+            .iter()
+            .map(|m| m.fence.as_ref().map(|(r, _)| r.as_str().to_owned()))
+            .collect();
+        let fences = column(&|m| m.fence.as_ref().and_then(|(_, f)| i64::try_from(*f).ok()));
+        let games: Vec<String> = moves.iter().map(|m| m.game.as_str().to_owned()).collect();
+        let plies: Vec<i32> = moves
+            .iter()
+            .map(|m| column_ply(m.ply))
+            .collect::<Result<_, _>>()?;
+        let pits: Vec<i32> = moves.iter().map(|m| i32::from(m.pit)).collect();
+        let at = column(&|m| m.clock.map(|c| super::matches::ms(c.at_ms)));
+        let south = column(&|m| m.clock.map(|c| super::matches::ms(c.left[0])));
+        let north = column(&|m| m.clock.map(|c| super::matches::ms(c.left[1])));
+        let added: Vec<Added> = diesel::sql_query(ONE_STATEMENT)
+            .bind::<Array<Integer>, _>(idx)
+            .bind::<Array<Nullable<Text>>, _>(rooms)
+            .bind::<Array<Nullable<BigInt>>, _>(fences)
+            .bind::<Array<Text>, _>(games)
+            .bind::<Array<Integer>, _>(plies)
+            .bind::<Array<Integer>, _>(pits)
+            .bind::<Array<Nullable<BigInt>>, _>(at)
+            .bind::<Array<Nullable<BigInt>>, _>(south)
+            .bind::<Array<Nullable<BigInt>>, _>(north)
+            .bind::<Timestamp, _>(super::now())
+            .load(conn)?;
+        Ok(added
+            .into_iter()
+            .filter_map(|a| usize::try_from(a.idx).ok())
+            .collect())
+    }
+
+    /// One transaction for all of `moves` through the pool; each answered for itself.
+    fn through_pool(&self, moves: &[MoveToStore]) -> Vec<Result<(), StoreError>> {
+        if moves.is_empty() {
+            return Vec::new();
+        }
         match self.write(|conn| group_on(conn, moves)) {
             Ok(each) => each,
             Err(e) if moves.len() == 1 => vec![Err(e)],
@@ -99,6 +200,38 @@ impl Store {
                 .collect(),
         }
     }
+}
+
+/// A group of moves in one statement: the rooms' fence rows held (`UPDATE`) where the move
+/// carries one and its number is the room's, the games in play, and the rows of the moves
+/// that pass both added; answered with the places of those added.
+const ONE_STATEMENT: &str = "
+WITH input AS (
+  SELECT * FROM unnest($1::int[], $2::text[], $3::bigint[], $4::text[], $5::int[], $6::int[],
+                       $7::bigint[], $8::bigint[], $9::bigint[])
+    AS i(idx, room_id, fence, game_id, ply, pit, at_ms, south_ms, north_ms)
+), held AS (
+  UPDATE room_fences f SET fence = f.fence FROM input i
+  WHERE i.room_id IS NOT NULL AND f.room_id = i.room_id AND f.fence = i.fence
+  RETURNING f.room_id
+), passing AS (
+  SELECT i.* FROM input i JOIN games g ON g.id = i.game_id
+  WHERE g.status = 'playing' AND (i.room_id IS NULL OR i.room_id IN (SELECT room_id FROM held))
+), added AS (
+  INSERT INTO moves (game_id, ply, pit, played_at, at_ms, south_ms, north_ms)
+  SELECT game_id, ply, pit, $10, at_ms, south_ms, north_ms FROM passing
+  RETURNING game_id, ply
+)
+SELECT p.idx FROM passing p JOIN added a ON a.game_id = p.game_id AND a.ply = p.ply";
+
+#[derive(QueryableByName)]
+struct Added {
+    #[diesel(sql_type = Integer)]
+    idx: i32,
+}
+
+fn column_ply(ply: u32) -> Result<i32, StoreError> {
+    column(ply)
 }
 
 /// Checks the fences and the games of `moves`, and adds the rows of those that pass, on
