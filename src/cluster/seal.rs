@@ -1,12 +1,21 @@
 //! What the instances tell each other over Redis carries a MAC under a secret they share:
 //! Redis is reached by more than the instances (an operator's shell, a leaked password), and
 //! a message anyone could publish would speak for any guest, write to any socket or ban
-//! anyone. A message is `<64 hex digits> <text>`, the digits an HMAC-SHA256 of the channel
-//! it goes on and the text, so one sealed for one instance does not read on another's
-//! channel. What does not open is dropped, and counted.
+//! anyone. A message is `<64 hex digits> <ms> <nonce> <text>`: the digits an HMAC-SHA256 of
+//! the channel it goes on, the time it was sealed (ms since 1970), a number no other message
+//! of this process carries, and the text, so one sealed for one instance does not read on
+//! another's channel, and two alike sent in one millisecond are still two. A message is read once, and only within
+//! `WINDOW_MS` of its time (`Fresh`): one copied off Redis and published again says nothing.
+//! What does not open is dropped, and counted.
+
+use std::collections::HashSet;
 
 use hmac::{Hmac, KeyInit, Mac};
 use sha2::Sha256;
+
+/// How far a message's time may be from the reader's (ms): the instances' clocks and the
+/// way through Redis, with room to spare.
+pub const WINDOW_MS: u64 = 10_000;
 
 /// The instances' shared key for what crosses between them.
 #[derive(Clone)]
@@ -33,32 +42,80 @@ impl Seal {
         Seal::new(&mac.finalize().into_bytes())
     }
 
-    fn mac(&self, channel: &str, text: &str) -> Hmac<Sha256> {
+    fn mac(&self, channel: &str, at_ms: u64, nonce: u64, text: &str) -> Hmac<Sha256> {
         let mut mac = self.key.clone();
         mac.update(channel.as_bytes());
         mac.update(b"\n");
+        mac.update(&at_ms.to_be_bytes());
+        mac.update(&nonce.to_be_bytes());
         mac.update(text.as_bytes());
         mac
     }
 
-    /// `text` sealed for `channel`.
-    pub fn seal(&self, channel: &str, text: &str) -> String {
-        let tag = self.mac(channel, text).finalize().into_bytes();
-        let mut sealed = String::with_capacity(MAC_HEX + 1 + text.len());
-        sealed.push_str(&hex::encode(tag));
-        sealed.push(' ');
-        sealed.push_str(text);
-        sealed
+    /// `text` sealed for `channel` at `at_ms`.
+    pub fn seal(&self, channel: &str, at_ms: u64, text: &str) -> String {
+        static NEXT: std::sync::LazyLock<std::sync::atomic::AtomicU64> =
+            std::sync::LazyLock::new(|| {
+                std::sync::atomic::AtomicU64::new(getrandom::u64().unwrap_or_default())
+            });
+        let nonce = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let tag = self
+            .mac(channel, at_ms, nonce, text)
+            .finalize()
+            .into_bytes();
+        format!("{} {at_ms} {nonce} {text}", hex::encode(tag))
     }
 
-    /// The text of `payload` read on `channel`, if its MAC holds (compared in constant time).
-    pub fn open<'a>(&self, channel: &str, payload: &'a str) -> Option<&'a str> {
-        let (tag, text) = payload.split_at_checked(MAC_HEX)?;
-        let text = text.strip_prefix(' ')?;
-        let tag = hex::decode(tag).ok()?;
-        self.mac(channel, text).verify_slice(&tag).ok()?;
-        Some(text)
+    /// The text of `payload` read on `channel` at `now_ms`, if its MAC holds (compared in
+    /// constant time), it is within `WINDOW_MS` of now, and `fresh` has not seen it.
+    pub fn open<'a>(
+        &self,
+        channel: &str,
+        payload: &'a str,
+        now_ms: u64,
+        fresh: &mut Fresh,
+    ) -> Option<&'a str> {
+        let (tag, rest) = payload.split_at_checked(MAC_HEX)?;
+        let (at, rest) = rest.strip_prefix(' ')?.split_once(' ')?;
+        let (nonce, text) = rest.split_once(' ')?;
+        let (at_ms, nonce): (u64, u64) = (at.parse().ok()?, nonce.parse().ok()?);
+        if at_ms.abs_diff(now_ms) > WINDOW_MS {
+            return None;
+        }
+        let tag: [u8; 32] = hex::decode(tag).ok()?.try_into().ok()?;
+        self.mac(channel, at_ms, nonce, text)
+            .verify_slice(&tag)
+            .ok()?;
+        fresh.first_time(tag, now_ms).then_some(text)
     }
+}
+
+/// The MACs of the messages read lately: a message is read once. Two sets of `WINDOW_MS`
+/// each, the older dropped as a newer fills, so what is kept is bounded by the messages of
+/// two windows.
+#[derive(Default)]
+pub struct Fresh {
+    now: HashSet<[u8; 32]>,
+    before: HashSet<[u8; 32]>,
+    since_ms: u64,
+}
+
+impl Fresh {
+    /// Whether `tag` is new, at `now_ms`; it is remembered.
+    fn first_time(&mut self, tag: [u8; 32], now_ms: u64) -> bool {
+        if now_ms.saturating_sub(self.since_ms) > WINDOW_MS {
+            self.before = std::mem::take(&mut self.now);
+            self.since_ms = now_ms;
+        }
+        !self.before.contains(&tag) && self.now.insert(tag)
+    }
+}
+
+/// Now, as the relay's messages are timed (ms since 1970, the system's clock).
+pub fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 #[cfg(test)]
@@ -66,22 +123,47 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_sealed_message_opens_on_its_channel_only_and_any_change_to_it_is_refused() {
+    fn a_sealed_message_opens_once_on_its_channel_in_its_time_and_any_change_is_refused() {
         let seal = Seal::derived(b"the hotel's secret");
-        let sealed = seal.seal("lounge:instance:i1", r#"{"t":"act"}"#);
+        let (channel, t) = ("lounge:instance:i1", 1_000_000);
+        let sealed = seal.seal(channel, t, r#"{"t":"act"}"#);
+        let mut fresh = Fresh::default();
+        let twin = seal.seal(channel, t, r#"{"t":"act"}"#);
+        assert_ne!(twin, sealed, "two alike in one millisecond are two");
+        assert!(seal.open(channel, &twin, t, &mut fresh).is_some());
         assert_eq!(
-            seal.open("lounge:instance:i1", &sealed),
+            seal.open(channel, &sealed, t + 5, &mut fresh),
             Some(r#"{"t":"act"}"#)
         );
         assert_eq!(
-            seal.open("lounge:instance:i2", &sealed),
+            seal.open(channel, &sealed, t + 6, &mut fresh),
             None,
-            "another channel"
+            "published again: read once"
+        );
+        let mut other_reader = Fresh::default();
+        let open = |at: u64, fresh: &mut Fresh| seal.open(channel, &sealed, at, fresh);
+        assert_eq!(open(t + WINDOW_MS + 1, &mut other_reader), None, "too old");
+        assert_eq!(
+            open(t - WINDOW_MS - 1, &mut other_reader),
+            None,
+            "from the future"
+        );
+        assert!(open(t + WINDOW_MS, &mut other_reader).is_some());
+        let mut fresh = Fresh::default();
+        assert_eq!(
+            seal.open("lounge:instance:i2", &sealed, t, &mut fresh),
+            None
         );
         let changed = sealed.replace("act", "ban");
-        assert_eq!(seal.open("lounge:instance:i1", &changed), None);
+        assert_eq!(seal.open(channel, &changed, t, &mut fresh), None);
+        let later = sealed.replacen(&t.to_string(), &(t + 1).to_string(), 1);
+        assert_eq!(
+            seal.open(channel, &later, t, &mut fresh),
+            None,
+            "its time is sealed"
+        );
         let other = Seal::derived(b"another secret");
-        assert_eq!(other.open("lounge:instance:i1", &sealed), None);
+        assert_eq!(other.open(channel, &sealed, t, &mut fresh), None);
         for forged in [
             "",
             "{}",
@@ -89,7 +171,24 @@ mod tests {
             &"0".repeat(64),
             "é".repeat(40).as_str(),
         ] {
-            assert_eq!(seal.open("lounge:instance:i1", forged), None, "{forged}");
+            assert_eq!(seal.open(channel, forged, t, &mut fresh), None, "{forged}");
         }
+    }
+
+    #[test]
+    fn what_is_remembered_is_bounded_by_two_windows() {
+        let mut fresh = Fresh::default();
+        assert!(fresh.first_time([1; 32], 0));
+        assert!(!fresh.first_time([1; 32], WINDOW_MS));
+        assert!(fresh.first_time([2; 32], WINDOW_MS + 1));
+        assert!(
+            !fresh.first_time([1; 32], WINDOW_MS + 2),
+            "still in the window before"
+        );
+        fresh.first_time([3; 32], 3 * WINDOW_MS);
+        assert!(
+            fresh.now.len() + fresh.before.len() <= 2,
+            "the oldest let go"
+        );
     }
 }

@@ -26,13 +26,13 @@ impl Store {
         Ok(row.map_or(0, |(f, _)| f.max(0) as u64))
     }
 
-    /// `fence_of` a room the store has; `None` when it has no such room (nothing is to be
-    /// leased for it, nor any key written for it in Redis).
+    /// `fence_of` a room the store has (closed ones too: one closing opens while a match it
+    /// let finish is in play, `open_room` decides); `None` when it has no such room (nothing
+    /// is to be leased for it, nor any key written for it in Redis).
     pub fn fence_of_room(&self, room: &RoomId) -> Result<Option<u64>, StoreError> {
         let mut conn = self.conn()?;
         let exists: Option<RoomId> = rooms::table
             .find(room)
-            .filter(rooms::closed_at.is_null())
             .select(rooms::id)
             .first(&mut *conn)
             .optional()?;

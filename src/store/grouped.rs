@@ -1,9 +1,8 @@
 //! Moves stored together on PostgreSQL: every room whose move waits to be stored when the
 //! last group is done goes in the next one, one statement for all of them on a connection
 //! of this thread's own (`ONE_STATEMENT`: their rooms' fence rows held, their games checked,
-//! their rows added), so a group costs one round trip and one commit, not one a move. That
-//! connection commits without waiting for the log's flush, as SQLite's write-ahead log does
-//! (docs/operations.md).
+//! their rows added), so a group costs one round trip and one commit (one flush of the log),
+//! not one a move.
 //!
 //! A move the statement did not add (a later owner's room, a game over), and a group that
 //! failed as a whole (a row breaking a key, the connection gone), go through the pool in one
@@ -116,7 +115,13 @@ impl Store {
                 let mut why = self.through_pool(&rest).into_iter();
                 return each
                     .into_iter()
-                    .map(|e| e.unwrap_or_else(|| why.next().unwrap_or(Ok(()))))
+                    .map(|e| {
+                        e.unwrap_or_else(|| {
+                            why.next().unwrap_or_else(|| {
+                                Err(StoreError::Conflict("a move left unanswered".into()))
+                            })
+                        })
+                    })
                     .collect();
             }
             Err(e) => {
@@ -138,11 +143,8 @@ impl Store {
             let url = self.postgres_url.as_deref().unwrap_or_default();
             let mut conn = PgConnection::establish(url)
                 .map_err(|e| StoreError::Conflict(format!("a connection for moves: {e}")))?;
-            // As SQLite's write-ahead log with synchronous=NORMAL: a commit does not wait
-            // for the log's flush to disk. PostgreSQL itself crashing (not this process) may
-            // lose the last fraction of a second of moves; the games then resume a move or
-            // two back. Nothing else is written on this connection.
-            conn.batch_execute("SET synchronous_commit TO off")?;
+            // A hung statement is an error, not every room's moves waiting for ever.
+            conn.batch_execute("SET statement_timeout TO '10s'")?;
             *own = Some(conn);
         }
         let conn = own.as_mut().expect("made above");
@@ -195,7 +197,11 @@ impl Store {
                 .iter()
                 .map(|m| {
                     self.write(|conn| group_on(conn, std::slice::from_ref(m)))
-                        .and_then(|mut each| each.pop().unwrap_or(Ok(())))
+                        .and_then(|mut each| {
+                            each.pop().unwrap_or_else(|| {
+                                Err(StoreError::Conflict("a move left unanswered".into()))
+                            })
+                        })
                 })
                 .collect(),
         }
@@ -213,10 +219,11 @@ WITH input AS (
 ), held AS (
   UPDATE room_fences f SET fence = f.fence FROM input i
   WHERE i.room_id IS NOT NULL AND f.room_id = i.room_id AND f.fence = i.fence
-  RETURNING f.room_id
+  RETURNING f.room_id, f.fence
 ), passing AS (
   SELECT i.* FROM input i JOIN games g ON g.id = i.game_id
-  WHERE g.status = 'playing' AND (i.room_id IS NULL OR i.room_id IN (SELECT room_id FROM held))
+  WHERE g.status = 'playing'
+    AND (i.room_id IS NULL OR (i.room_id, i.fence) IN (SELECT room_id, fence FROM held))
 ), added AS (
   INSERT INTO moves (game_id, ply, pit, played_at, at_ms, south_ms, north_ms)
   SELECT game_id, ply, pit, $10, at_ms, south_ms, north_ms FROM passing
@@ -262,9 +269,23 @@ fn group_on(
         .load::<(GameId, Status)>(conn)?
         .into_iter()
         .collect();
+    // A move already stored as sent is done: a statement whose answer was lost may have
+    // committed it (the same ply with another pit is refused below, on the key).
+    let stored: HashMap<(GameId, i32), i32> = moves::table
+        .filter(moves::game_id.eq_any(&ids))
+        .select((moves::game_id, moves::ply, moves::pit))
+        .load::<(GameId, i32, i32)>(conn)?
+        .into_iter()
+        .map(|(game, ply, pit)| ((game, ply), pit))
+        .collect();
     let mut each = Vec::with_capacity(moves.len());
     let mut rows = Vec::with_capacity(moves.len());
     for m in moves {
+        let ply = i32::try_from(m.ply).unwrap_or(i32::MAX);
+        if stored.get(&(m.game.clone(), ply)) == Some(&i32::from(m.pit)) {
+            each.push(fenced_in(m, &fences));
+            continue;
+        }
         let ok = fenced_in(m, &fences)
             .and_then(|()| in_play(states.get(&m.game).copied(), &m.game))
             .and_then(|()| column(m.ply));

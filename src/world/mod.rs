@@ -440,6 +440,9 @@ impl World {
     /// the last heartbeat is then the moment every clock stopped.
     pub async fn close(&self) {
         self.stopped.store(true, Ordering::SeqCst);
+        // A room being opened as the stop began is in the registry (and its lease kept)
+        // before the rooms are gone through; none opens here after it.
+        drop(self.opening.lock().await);
         // The heartbeat ends first, with any beat it is writing: a beat taken before the stop
         // and stored after the last one would charge the side to move for less than it ran.
         self.stop_beating.notify_one();

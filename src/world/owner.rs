@@ -121,18 +121,22 @@ impl Owner {
     /// the leases go, so the next owner takes each room at once instead of when it runs out.
     /// The rooms let go.
     pub async fn let_go(&self) -> Vec<RoomId> {
-        let keepers = std::mem::take(&mut *self.keepers());
-        let all = futures_util::future::join_all(keepers);
-        match tokio::time::timeout(Duration::from_secs(2), all).await {
-            Ok(released) => released
-                .into_iter()
-                .filter_map(|r| r.ok().flatten())
-                .collect(),
-            Err(_) => {
-                tracing::warn!("some leases were not let go in time: they run out by themselves");
-                Vec::new()
+        let mut keepers = std::mem::take(&mut *self.keepers());
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(2);
+        let mut released = Vec::new();
+        for keeper in &mut keepers {
+            match tokio::time::timeout_at(deadline, keeper).await {
+                Ok(Ok(Some(room))) => released.push(room),
+                Ok(_) => {}
+                Err(_) => {
+                    tracing::warn!(
+                        "some leases were not let go in time: they run out by themselves"
+                    );
+                    break;
+                }
             }
         }
+        released
     }
 
     fn keepers(&self) -> std::sync::MutexGuard<'_, Vec<JoinHandle<Option<RoomId>>>> {

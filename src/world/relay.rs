@@ -153,7 +153,10 @@ impl Relay {
         crate::metrics::METRICS.redis_round_trips.inc();
         let readers: Result<i64, _> = redis::cmd("PUBLISH")
             .arg(&channel)
-            .arg(self.seal.seal(&channel, text))
+            .arg(
+                self.seal
+                    .seal(&channel, crate::cluster::seal::now_ms(), text),
+            )
             .query_async(&mut self.conn.clone())
             .await;
         readers
@@ -219,6 +222,8 @@ impl Relay {
         let relay = self.clone();
         tokio::spawn(async move {
             let channels = [relay.channel(&relay.instance), relay.hotel_channel()];
+            // Kept across subscriptions: a message is read once, whenever it comes again.
+            let mut fresh = crate::cluster::seal::Fresh::default();
             loop {
                 match client.get_async_pubsub().await {
                     Ok(mut pubsub) => match pubsub.subscribe(&channels).await {
@@ -229,10 +234,13 @@ impl Relay {
                                 let Ok(payload) = message.get_payload::<String>() else {
                                     continue;
                                 };
+                                let now = crate::cluster::seal::now_ms();
+                                let channel = message.get_channel_name();
                                 let Some(text) =
-                                    relay.seal.open(message.get_channel_name(), &payload)
+                                    relay.seal.open(channel, &payload, now, &mut fresh)
                                 else {
-                                    // Not from an instance of this hotel: counted, not read.
+                                    // Not from an instance of this hotel (or read already, or
+                                    // too old): counted, not read.
                                     crate::metrics::METRICS.relay_refused.inc();
                                     tracing::debug!(
                                         "a relayed message without a good MAC: dropped"

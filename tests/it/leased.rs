@@ -609,8 +609,36 @@ async fn a_relayed_message_without_the_instances_mac_is_dropped_and_counted() {
     let heard = wa.until_quiet(std::time::Duration::from_millis(300)).await;
     assert!(heard.iter().all(|m| m["type"] != "chat"), "{heard:?}");
     assert!(refused(&a.metrics().await.1) >= before + 4);
-    // Nobody was banned, and what the instances really say still goes through.
+    // Nobody was banned, and what the instances really say still goes through...
     assert_eq!(a.me(&ta).await.0, 200);
+    let mut listening = redis::Client::open("redis://127.0.0.1:6379")
+        .unwrap()
+        .get_async_pubsub()
+        .await
+        .unwrap();
+    listening.subscribe(&channel).await.unwrap();
     wb.send(json!({"type": "chat", "text": "hello"})).await;
     assert_eq!(wa.next_of("chat").await["text"], "hello");
+    // ...once: the very message, copied off Redis and published again, is not read again.
+    let copied: String = {
+        use futures_util::StreamExt;
+        let mut messages = listening.on_message();
+        loop {
+            let m = messages.next().await.unwrap();
+            let text: String = m.get_payload().unwrap();
+            if text.contains("hello") {
+                break text;
+            }
+        }
+    };
+    let before = refused(&a.metrics().await.1);
+    let _: i64 = redis::cmd("PUBLISH")
+        .arg(&channel)
+        .arg(&copied)
+        .query_async(&mut conn)
+        .await
+        .unwrap();
+    let heard = wa.until_quiet(std::time::Duration::from_millis(300)).await;
+    assert!(heard.iter().all(|m| m["type"] != "chat"), "{heard:?}");
+    assert!(refused(&a.metrics().await.1) > before);
 }

@@ -141,6 +141,9 @@ export async function connect(room) {
   state.ws = ws;
   ws.onopen = () => {
     state.retries = 0;
+    // A new socket: tries of `enter` on the old one are over.
+    clearTimeout(state.enterTimer);
+    state.enterTries = 0;
     enter(room);
   };
   // A socket this client has moved on from says nothing more. A frame holds one message, or

@@ -284,10 +284,14 @@ const handlers = {
       state.enterTries += 1;
       notice("This room is moving to another server; back in a moment…");
       const wait = Math.min(5000, Math.max(200, (m.until || 0) - serverNow()));
-      setTimeout(() => { if (state.entering === room) enter(room); }, wait);
+      clearTimeout(state.enterTimer);
+      state.enterTimer = setTimeout(() => { if (state.entering === room) enter(room); }, wait);
       return;
     }
-    if (["door_closed", "no_such_room", "room_closing", "barred", "unavailable"].includes(m.code)) state.entering = null;
+    if (["door_closed", "no_such_room", "room_closing", "barred", "unavailable"].includes(m.code)) {
+      state.entering = null;
+      state.enterTries = 0;
+    }
     notice(m.message);
     // In no room yet, and the room of last time is shut to us now: the lounge instead.
     if (!state.room && ["door_closed", "no_such_room", "room_closing", "barred"].includes(m.code) && state.lastRoom !== LOUNGE) {

@@ -38,6 +38,7 @@ export const state = {
   retries: 0,
   entering: null,      // the room an `enter` was sent for, until the room or a refusal answers
   enterTries: 0,       // `enter`s tried again after `unavailable` (a room between servers)
+  enterTimer: null,    // the next of those tries
   closing: false,      // told `server_closing`: the close that follows is no failure
   replaced: false,
   moving: false,       // a move sent, its answer not yet here
