@@ -299,15 +299,8 @@ fn lone_move(writes: &[Write], fence: Option<(RoomId, u64)>) -> Option<store::Mo
 /// A move alone stored at once on the room's thread where the store can without waiting
 /// (`Store::record_move_at_once`); `None` for anything else.
 fn at_once(store: &Store, writes: &[Write]) -> Option<Result<(), StoreError>> {
-    match writes {
-        [Write::Move {
-            game,
-            ply,
-            pit,
-            clock,
-        }] => store.record_move_at_once(game, *ply, pit.number(), clock.map(move_clock)),
-        _ => None,
-    }
+    let m = lone_move(writes, None)?;
+    store.record_move_at_once(&m.game, m.ply, m.pit, m.clock)
 }
 
 fn move_clock(c: super::super::table::MoveClock) -> store::MoveClock {
