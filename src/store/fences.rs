@@ -22,8 +22,7 @@ impl Store {
     /// The room's fencing number as the database has it: the floor of its next lease (0
     /// when no owner has taken it by lease).
     pub fn fence_of(&self, room: &RoomId) -> Result<u64, StoreError> {
-        let row = taken(&mut *self.conn()?, room)?;
-        Ok(row.map_or(0, |(f, _)| f.max(0) as u64))
+        Ok(self.fence_of_room(room)?.unwrap_or(0))
     }
 
     /// `fence_of` a room the store has (closed ones too: one closing opens while a match it

@@ -27,15 +27,15 @@ use crate::common::{GameId, RoomId};
 /// The most moves one group holds: a bound on one transaction's size, far above what waits.
 const MOST: usize = 256;
 
-/// A move to store: the game, its ply and pit, the clocks after it, and the room's fence
-/// when its room is leased (its owner's fencing number, checked in the same transaction).
+/// A move waiting to be stored: the game, its ply and pit, the clocks after it, and the
+/// room's fence when its room is leased (its owner's fencing number, checked with it).
 #[derive(Debug, Clone)]
-pub struct MoveToStore {
-    pub fence: Option<(RoomId, u64)>,
-    pub game: GameId,
-    pub ply: u32,
-    pub pit: u8,
-    pub clock: Option<MoveClock>,
+struct MoveToStore {
+    fence: Option<(RoomId, u64)>,
+    game: GameId,
+    ply: u32,
+    pit: u8,
+    clock: Option<MoveClock>,
 }
 
 type Job = (MoveToStore, oneshot::Sender<Result<(), StoreError>>);
@@ -67,22 +67,35 @@ fn run(store: &Store, jobs: &mpsc::Receiver<Job>) {
                 Err(_) => break,
             }
         }
-        let moves: Vec<MoveToStore> = group.iter().map(|(m, _)| m.clone()).collect();
+        let (moves, answers): (Vec<MoveToStore>, Vec<_>) = group.into_iter().unzip();
         let stored = store.store_group(&mut own, &moves);
-        for ((_, answer), stored) in group.into_iter().zip(stored) {
+        for (answer, stored) in answers.into_iter().zip(stored) {
             let _ = answer.send(stored);
         }
     }
 }
 
 impl Store {
-    /// Stores `m` with whatever other moves wait (PostgreSQL): answered once its group is
-    /// committed, `Fenced` when its room is a later owner's. `None` on SQLite.
+    /// Stores the move `ply` (`pit`, the clocks after it) of `game` with whatever other
+    /// moves wait (PostgreSQL), under its room's `fence` when leased: answered once its
+    /// group is committed, `Fenced` when its room is a later owner's. `None` on SQLite,
+    /// having copied nothing.
     pub fn store_move_grouped(
         &self,
-        m: MoveToStore,
+        fence: Option<(&RoomId, u64)>,
+        game: &GameId,
+        ply: u32,
+        pit: u8,
+        clock: Option<MoveClock>,
     ) -> Option<oneshot::Receiver<Result<(), StoreError>>> {
         let groups = self.groups.as_ref()?;
+        let m = MoveToStore {
+            fence: fence.map(|(room, number)| (room.clone(), number)),
+            game: game.clone(),
+            ply,
+            pit,
+            clock,
+        };
         let (answer, answered) = oneshot::channel();
         groups.waiting.send((m, answer)).ok()?;
         Some(answered)
@@ -148,7 +161,7 @@ impl Store {
             *own = Some(conn);
         }
         let conn = own.as_mut().expect("made above");
-        let column = |f: &dyn Fn(&MoveToStore) -> Option<i64>| -> Vec<Option<i64>> {
+        let each_of = |f: &dyn Fn(&MoveToStore) -> Option<i64>| -> Vec<Option<i64>> {
             moves.iter().map(f).collect()
         };
         let idx: Vec<i32> = (0..moves.len()).map(|i| i as i32).collect();
@@ -156,16 +169,16 @@ impl Store {
             .iter()
             .map(|m| m.fence.as_ref().map(|(r, _)| r.as_str().to_owned()))
             .collect();
-        let fences = column(&|m| m.fence.as_ref().and_then(|(_, f)| i64::try_from(*f).ok()));
+        let fences = each_of(&|m| m.fence.as_ref().and_then(|(_, f)| i64::try_from(*f).ok()));
         let games: Vec<String> = moves.iter().map(|m| m.game.as_str().to_owned()).collect();
         let plies: Vec<i32> = moves
             .iter()
-            .map(|m| column_ply(m.ply))
+            .map(|m| column(m.ply))
             .collect::<Result<_, _>>()?;
         let pits: Vec<i32> = moves.iter().map(|m| i32::from(m.pit)).collect();
-        let at = column(&|m| m.clock.map(|c| super::matches::ms(c.at_ms)));
-        let south = column(&|m| m.clock.map(|c| super::matches::ms(c.left[0])));
-        let north = column(&|m| m.clock.map(|c| super::matches::ms(c.left[1])));
+        let at = each_of(&|m| m.clock.map(|c| super::matches::ms(c.at_ms)));
+        let south = each_of(&|m| m.clock.map(|c| super::matches::ms(c.left[0])));
+        let north = each_of(&|m| m.clock.map(|c| super::matches::ms(c.left[1])));
         let added: Vec<Added> = diesel::sql_query(ONE_STATEMENT)
             .bind::<Array<Integer>, _>(idx)
             .bind::<Array<Nullable<Text>>, _>(rooms)
@@ -235,10 +248,6 @@ SELECT p.idx FROM passing p JOIN added a ON a.game_id = p.game_id AND a.ply = p.
 struct Added {
     #[diesel(sql_type = Integer)]
     idx: i32,
-}
-
-fn column_ply(ply: u32) -> Result<i32, StoreError> {
-    column(ply)
 }
 
 /// Checks the fences and the games of `moves`, and adds the rows of those that pass, on

@@ -28,7 +28,6 @@ pub use blocks::{BlockError, MAX_BLOCKS};
 pub use column::{status_word, MatchStatus, TextColumn, Unreadable};
 pub use connection::DatabaseUrl;
 use connection::Manager;
-pub use grouped::MoveToStore;
 pub use hotel::{apartment_id, Actor, AuditEntry, StoredRoom};
 pub use matches::{
     GameRecord, MatchInPlay, MatchRecord, MatchResult, MatchRow, MoveClock, Outage, StoredClock,

@@ -400,7 +400,7 @@ fn a_rooms_writes_under_a_fence_land_together_or_not_at_all() {
 
 #[actix_web::test]
 async fn moves_waiting_together_on_postgres_go_in_one_group_each_answered_for_itself() {
-    use lounge::store::{MoveToStore, RoomWriter};
+    use lounge::store::RoomWriter;
     let db = crate::helpers::TestDb::postgres();
     let store = db.store();
     let (room, m, g) = a_match_in_play(&db);
@@ -411,27 +411,19 @@ async fn moves_waiting_together_on_postgres_go_in_one_group_each_answered_for_it
             w.insert_game(&g)
         })
         .unwrap();
-    let a_move = |fence: Option<u64>, ply: u32, pit: u8| MoveToStore {
-        fence: fence.map(|f| (room.clone(), f)),
-        game: g.id.clone(),
-        ply,
-        pit,
-        clock: None,
+    let a_move = |store: &lounge::store::Store, fence: Option<u64>, ply: u32, pit: u8| {
+        store.store_move_grouped(fence.map(|f| (&room, f)), &g.id, ply, pit, None)
     };
     // Sent at once: however they are grouped, each gets its own answer, and one that
     // breaks the group (the same ply twice) fails alone.
     let answers: Vec<_> = [
-        a_move(Some(1), 1, 3),
-        a_move(Some(1), 1, 4),
-        a_move(Some(7), 2, 5),
-        a_move(None, 2, 6),
+        (Some(1), 1, 3),
+        (Some(1), 1, 4),
+        (Some(7), 2, 5),
+        (None, 2, 6),
     ]
     .into_iter()
-    .map(|m| {
-        store
-            .store_move_grouped(m)
-            .expect("PostgreSQL groups moves")
-    })
+    .map(|(fence, ply, pit)| a_move(store, fence, ply, pit).expect("PostgreSQL groups moves"))
     .collect();
     let mut stored = Vec::new();
     for answer in answers {
@@ -459,14 +451,7 @@ async fn moves_waiting_together_on_postgres_go_in_one_group_each_answered_for_it
     assert!(store
         .finish_game(&g.id, lounge::ayo::Status::SouthWon, "resigned")
         .unwrap());
-    let late = store
-        .store_move_grouped(a_move(Some(1), 3, 1))
-        .unwrap()
-        .await
-        .unwrap();
+    let late = a_move(store, Some(1), 3, 1).unwrap().await.unwrap();
     assert!(late.is_err(), "{late:?}");
-    assert!(crate::helpers::TestDb::sqlite()
-        .store()
-        .store_move_grouped(a_move(None, 1, 1))
-        .is_none());
+    assert!(a_move(crate::helpers::TestDb::sqlite().store(), None, 1, 1).is_none());
 }

@@ -93,11 +93,11 @@ impl Connection {
                 match entered {
                     Some(Ok(())) => None,
                     Some(Err(refusal)) => Some(refusal),
-                    None => last.refusal(),
+                    None => Some(last.refusal()),
                 }
             }
             Some(Err(refusal)) => Some(refusal),
-            None => last.refusal(),
+            None => Some(last.refusal()),
         };
         match refusal {
             Some(refusal) if refusal.code == ErrorCode::Unavailable => self.moving(r#ref).await,
@@ -209,14 +209,14 @@ enum Reopened {
 
 impl Reopened {
     /// The refusal when the room could not be entered after all.
-    fn refusal(&self) -> Option<Refusal> {
-        Some(match self {
+    fn refusal(&self) -> Refusal {
+        match self {
             Reopened::NoRoom => Refusal::new(ErrorCode::NoSuchRoom, "that room is closed"),
             // A room that exists and did not let us in (its task gone as we came) is moving.
             Reopened::Open(_) | Reopened::Spent => {
                 Refusal::new(ErrorCode::Unavailable, "that room is moving")
             }
-        })
+        }
     }
 }
 

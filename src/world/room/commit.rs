@@ -42,8 +42,10 @@ impl Room {
             let writes = std::mem::take(&mut fx.writes);
             let timer = crate::metrics::METRICS.store_seconds.start_timer();
             let (store, results) = (self.store.clone(), self.config.results.clone());
-            let grouped = lone_move(&writes, self.fence.map(|f| (self.info.id.clone(), f)))
-                .and_then(|m| self.store.store_move_grouped(m));
+            let fence = self.fence.map(|number| (&self.info.id, number));
+            let grouped = lone_move(&writes).and_then(|(game, ply, pit, clock)| {
+                self.store.store_move_grouped(fence, game, ply, pit, clock)
+            });
             let stored = match (grouped, self.fence) {
                 // PostgreSQL: a move alone goes with the others waiting, one transaction
                 // (under each room's number) and one commit for them all.
@@ -276,22 +278,15 @@ fn moved_away() -> Refusal {
     )
 }
 
-/// A decision that is a move alone, to store with the others waiting (PostgreSQL), under
-/// the room's fence when it is leased.
-fn lone_move(writes: &[Write], fence: Option<(RoomId, u64)>) -> Option<store::MoveToStore> {
+/// A decision that is a move alone: its game, ply, pit and the clocks after it.
+fn lone_move(writes: &[Write]) -> Option<(&GameId, u32, u8, Option<store::MoveClock>)> {
     match writes {
         [Write::Move {
             game,
             ply,
             pit,
             clock,
-        }] => Some(store::MoveToStore {
-            fence,
-            game: game.clone(),
-            ply: *ply,
-            pit: pit.number(),
-            clock: clock.map(move_clock),
-        }),
+        }] => Some((game, *ply, pit.number(), clock.map(move_clock))),
         _ => None,
     }
 }
@@ -299,8 +294,8 @@ fn lone_move(writes: &[Write], fence: Option<(RoomId, u64)>) -> Option<store::Mo
 /// A move alone stored at once on the room's thread where the store can without waiting
 /// (`Store::record_move_at_once`); `None` for anything else.
 fn at_once(store: &Store, writes: &[Write]) -> Option<Result<(), StoreError>> {
-    let m = lone_move(writes, None)?;
-    store.record_move_at_once(&m.game, m.ply, m.pit, m.clock)
+    let (game, ply, pit, clock) = lone_move(writes)?;
+    store.record_move_at_once(game, ply, pit, clock)
 }
 
 fn move_clock(c: super::super::table::MoveClock) -> store::MoveClock {
