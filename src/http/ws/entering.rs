@@ -35,7 +35,8 @@ impl Connection {
             Err(e @ (OpenError::Elsewhere(_) | OpenError::Lease(_))) => {
                 // Between owners (one died, its lease runs out) or Redis away.
                 tracing::info!(error = %e, %room, "a room between owners");
-                self.moving(r#ref).await;
+                let moving = moving(self.clock.now_ms());
+                self.send(&ServerMessage::refusal(&moving, r#ref)).await;
                 return;
             }
             Err(e) => {
@@ -93,31 +94,15 @@ impl Connection {
                 match entered {
                     Some(Ok(())) => None,
                     Some(Err(refusal)) => Some(refusal),
-                    None => Some(last.refusal()),
+                    None => Some(last.refusal(self.clock.now_ms())),
                 }
             }
             Some(Err(refusal)) => Some(refusal),
-            None => Some(last.refusal()),
+            None => Some(last.refusal(self.clock.now_ms())),
         };
-        match refusal {
-            Some(refusal) if refusal.code == ErrorCode::Unavailable => self.moving(r#ref).await,
-            Some(refusal) => {
-                self.send(&ServerMessage::refusal(&refusal, r#ref)).await;
-            }
-            None => {}
+        if let Some(refusal) = refusal {
+            self.send(&ServerMessage::refusal(&refusal, r#ref)).await;
         }
-    }
-
-    /// `unavailable`: the room exists but is between owners (or Redis is away); `until` says
-    /// when to try `enter` again.
-    async fn moving(&mut self, r#ref: Option<serde_json::Value>) {
-        let until = self.clock.now_ms().saturating_add(RETRY_AFTER_MS);
-        let refusal = Refusal::until(
-            ErrorCode::Unavailable,
-            "that room is moving to another server; try again in a moment",
-            until,
-        );
-        self.send(&ServerMessage::refusal(&refusal, r#ref)).await;
     }
 
     /// The room opened again after its handle went (an idle apartment that closed just then,
@@ -197,6 +182,16 @@ impl Connection {
 /// takes it within a few round trips of the old one letting it go.
 const RETRY_AFTER_MS: u64 = 500;
 
+/// `unavailable` at `now`: the room exists but is between owners (or Redis is away);
+/// `until` says when to try `enter` again.
+fn moving(now: u64) -> Refusal {
+    Refusal::until(
+        ErrorCode::Unavailable,
+        "that room is moving to another server; try again in a moment",
+        now.saturating_add(RETRY_AFTER_MS),
+    )
+}
+
 /// What trying a room again found.
 #[derive(Clone)]
 enum Reopened {
@@ -209,13 +204,11 @@ enum Reopened {
 
 impl Reopened {
     /// The refusal when the room could not be entered after all.
-    fn refusal(&self) -> Refusal {
+    fn refusal(&self, now: u64) -> Refusal {
         match self {
             Reopened::NoRoom => Refusal::new(ErrorCode::NoSuchRoom, "that room is closed"),
             // A room that exists and did not let us in (its task gone as we came) is moving.
-            Reopened::Open(_) | Reopened::Spent => {
-                Refusal::new(ErrorCode::Unavailable, "that room is moving")
-            }
+            Reopened::Open(_) | Reopened::Spent => moving(now),
         }
     }
 }
