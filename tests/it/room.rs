@@ -133,11 +133,14 @@ async fn a_command_from_a_replaced_connection_changes_nothing() {
 #[actix_web::test]
 async fn a_ref_from_the_last_game_is_a_new_move_in_the_next() {
     let db = TestDb::sqlite();
-    // Up to 30 invitations within the minute: more than the hotel's default of 5 allows
-    // (after 5 lots that went the other way, the invitation was refused and never came).
+    // Up to 30 invitations (and sittings) within the minute: more than the hotel's defaults
+    // allow (after 5 lots that went the other way the invitation was refused, after 6 the
+    // sitting, and the invitation never came).
     let mut config = config();
     config.civility = lounge::world::Civility::new(lounge::world::CivilityLimits {
         invitations_per_minute: 30,
+        table_changes_per_minute: 120,
+        table_changes_burst: 120,
         ..Default::default()
     });
     let world = lounge_world(&db, config);
