@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use actix_web::{get, web, HttpResponse};
 use futures_util::stream;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use utoipa::IntoParams;
 
 use super::error::{ApiError, ErrorBody};
@@ -198,6 +198,33 @@ pub async fn uncounted_of(
     let limit = query.get()?;
     let view = state.champions.uncounted(day, limit).await?;
     Ok(HttpResponse::Ok().json(view))
+}
+
+/// What makes a win count for the wall, as the hotel is configured: the client and the
+/// display say the rule where it applies.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct RulesView {
+    /// Counted wins over one opponent a day.
+    pub per_opponent_cap: u32,
+    /// Moves each side must have made.
+    pub min_moves: u32,
+    /// An account is new until it is this old (seconds)...
+    pub new_account_secs: u64,
+    /// ...or has played this many games against people.
+    pub new_account_games: u32,
+}
+
+/// The wall's rules.
+#[utoipa::path(tag = "champions", responses((status = 200, body = RulesView)))]
+#[get("/champions/rules")]
+pub async fn rules(state: web::Data<AppState>) -> HttpResponse {
+    let rules = state.champions.rules();
+    HttpResponse::Ok().json(RulesView {
+        per_opponent_cap: rules.cap,
+        min_moves: rules.min_moves,
+        new_account_secs: rules.new_account_secs,
+        new_account_games: rules.new_account_games,
+    })
 }
 
 /// The house board: today's wins against Baba Ayo, one board a level, scored by the seeds

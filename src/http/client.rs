@@ -23,6 +23,7 @@ const MODULES: &[(&str, &str)] = &[
     ("match.js", include_str!("../../web/js/match.js")),
     ("home.js", include_str!("../../web/js/home.js")),
     ("shop.js", include_str!("../../web/js/shop.js")),
+    ("me.js", include_str!("../../web/js/me.js")),
     ("rules.js", include_str!("../../web/js/rules.js")),
     ("ui.js", include_str!("../../web/js/ui.js")),
 ];

@@ -128,6 +128,8 @@ pub struct MeBody {
     pub coins: i64,
     pub inventory: Vec<OwnedView>,
     pub apartment: ApartmentView,
+    /// Whether a password is set: without one, a guest who signs out cannot come back.
+    pub password: bool,
 }
 
 #[derive(Serialize, ToSchema)]
@@ -187,6 +189,7 @@ pub async fn me(
             .collect();
         let room = store.ensure_apartment(&user)?;
         let apartment = apartment_view(apartment::apartment(&store, &room)?, max_boards);
+        let password = store.password_of(&user.id)?.is_some();
         Ok(MeBody {
             user: User {
                 id: user.id,
@@ -196,6 +199,7 @@ pub async fn me(
             coins,
             inventory,
             apartment,
+            password,
         })
     })
     .await??;

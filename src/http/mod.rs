@@ -14,6 +14,7 @@ pub mod connections;
 pub mod error;
 pub mod gate;
 pub mod history;
+pub mod apartments;
 pub mod home;
 pub mod hotel_idp;
 pub mod input;
@@ -162,6 +163,8 @@ pub fn routes(cfg: &mut ServiceConfig<'_>) {
             .service(champions::uncounted_today)
             .service(champions::live)
             .service(champions::uncounted_of)
+            // Before `/champions/{date}`, which would take `rules` for a date.
+            .service(champions::rules)
             .service(champions::past_day)
             .service(champions::house_board)
             .service(history::matches_of)
@@ -170,6 +173,7 @@ pub fn routes(cfg: &mut ServiceConfig<'_>) {
             .service(home::shop_items)
             .service(home::purchase)
             .service(home::me)
+            .service(apartments::furnishings)
             .service(home::set_door)
             .service(home::add_guest)
             .service(home::remove_guest)

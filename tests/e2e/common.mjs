@@ -37,9 +37,11 @@ export function clean(seen) {
   check(seen.leaks.length === 0, `a token in a URL or the console: ${seen.leaks.join("; ")}`);
 }
 
-/// A new browser context (a device) signed in as a new guest `name`, in the lounge.
-export async function signIn(browser, base, name, seen, viewport = { width: 1280, height: 900 }) {
-  const context = await browser.newContext({ viewport });
+/// A new browser context (a device) signed in as a new guest `name`, in the lounge. `device`:
+/// a viewport, or a context's options (`PHONE`); `prepare(context)` runs before the page opens.
+export async function signIn(browser, base, name, seen, device = { width: 1280, height: 900 }, prepare = null) {
+  const context = await browser.newContext(device.width ? { viewport: device } : device);
+  if (prepare) await prepare(context);
   const page = await context.newPage();
   watchPage(page, name, seen);
   await page.goto(base + "/");
@@ -92,3 +94,24 @@ export async function playOne(pages) {
   }
   throw new Error("nobody could move");
 }
+
+/// axe-core's checks of labels and contrast on what `page` shows now: fails on any violation.
+export async function accessible(page, what) {
+  const axe = new URL("./node_modules/axe-core/axe.min.js", import.meta.url).pathname;
+  if (!(await page.evaluate(() => typeof window.axe !== "undefined"))) await page.addScriptTag({ path: axe });
+  const result = await page.evaluate(() => window.axe.run(document, {
+    runOnly: { type: "rule", values: ["label", "select-name", "button-name", "label-title-only", "color-contrast", "aria-input-field-name"] },
+  }));
+  const found = result.violations.map((v) => `${v.id}: ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")}`);
+  check(found.length === 0, `${what}: axe finds ${found.join("; ")}`);
+}
+
+/// Whether `locator`'s box is inside the viewport of its page, wholly.
+export async function inView(page, locator) {
+  const box = await locator.boundingBox();
+  const { height, width } = page.viewportSize();
+  return !!box && box.y >= 0 && box.y + box.height <= height + 1 && box.x >= 0 && box.x + box.width <= width + 1;
+}
+
+/// A phone, as a guest holds one: 390x844, touch, no hover.
+export const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true };

@@ -62,12 +62,12 @@ try {
   check(back.refresh !== first.refresh, "the credential was refreshed at start");
   step("the browser opened again: the same avatar, the same coins, a new credential");
 
-  // A password, set in the client, then signing out.
-  await page.getByRole("button", { name: "Furniture shop" }).click();
+  // A password, set in the client (on the Me page), then signing out: not asked, with one.
+  await page.getByTestId("go-me").click();
   await page.getByLabel("New password").fill("moonlight on the lagoon");
   await page.getByRole("button", { name: "Set password" }).click();
   await page.locator("#password-result", { hasText: "Password set" }).waitFor();
-  await page.getByRole("button", { name: "Sign out" }).click();
+  await page.getByTestId("me-sign-out").click();
   await page.getByRole("button", { name: "Walk in" }).waitFor();
   const revoked = await fetch(base + "/api/v1/auth/refresh", {
     method: "POST",

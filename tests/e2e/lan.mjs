@@ -34,8 +34,10 @@ try {
   await table.getByTestId("play-house").click();
   await kemi.locator("#opponent", { hasText: "Baba Ayo" }).waitFor();
 
-  step("she signs out of the lobby computer");
+  step("she signs out of the lobby computer, told first that without a password she is gone");
   await kemi.getByTestId("sign-out").click();
+  await kemi.getByTestId("ask").filter({ hasText: "You have no password" }).waitFor();
+  await kemi.getByTestId("ask-anyway").click();
   await kemi.getByRole("button", { name: "Walk in" }).waitFor();
   const kept = await kemi.evaluate(() => Object.keys(localStorage).filter((k) => /token|refresh|user/.test(k)));
   check(kept.length === 0, `still in the browser: ${kept.join(", ")}`);

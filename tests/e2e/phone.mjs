@@ -56,7 +56,7 @@ try {
   // The second press counts a moment after the first (a double click is one press).
   await chidi.waitForTimeout(300);
   await chidi.locator("#resign", { hasText: "Really resign?" }).click();
-  await chidi.getByTestId("result").filter({ hasText: "Ade wins (resigned)" }).waitFor();
+  await chidi.getByTestId("result").filter({ hasText: "Ade wins: you resigned" }).waitFor();
   w = await widths(chidi);
   check(w.scroll <= PHONE.width, `after the game the phone's page is ${w.scroll} px wide`);
   clean(seen);

@@ -84,8 +84,8 @@ try {
   await bisi.waitForTimeout(300);
   check(!(await bisi.getByTestId("result").textContent()).trim(), "one press resigned the game");
   await bisi.locator("#resign").click();
-  await ade.getByTestId("result").filter({ hasText: "You win (resigned)" }).waitFor();
-  await bisi.getByTestId("result").filter({ hasText: "Ade wins (resigned)" }).waitFor();
+  await ade.getByTestId("result").filter({ hasText: "You win: Bisi resigned" }).waitFor();
+  await bisi.getByTestId("result").filter({ hasText: "Ade wins: you resigned" }).waitFor();
   await bisi.locator("#resign").waitFor({ state: "hidden" });
 
   step("every socket was opened with a ticket");

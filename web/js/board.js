@@ -4,8 +4,8 @@
 
 import { $, state, mySeat } from "./state.js";
 import { send } from "./connection.js";
-import { sow, landing, replay } from "./sowing.js";
-import { turnTitle, turnSound } from "./ui.js";
+import { sow, landing, replay, sideOf } from "./sowing.js";
+import { turnTitle, turnSound, notice } from "./ui.js";
 import { showMatch, tick } from "./match.js";
 
 const STEP_MS = 110;
@@ -16,7 +16,7 @@ const other = (side) => (side === "south" ? "north" : "south");
 /// worked out from the moves after a reload.
 function lastMove(table) {
   const game = table.game;
-  if (!game.last && game.moves && game.moves.length) game.last = replay(table.rules, game.moves).last;
+  if (!game.last && game.moves && game.moves.length) game.last = replay(table.rules, game.moves, undefined, game.first).last;
   return game.last;
 }
 
@@ -31,6 +31,7 @@ export function showBoard(pits) {
     return;
   }
   $("game").dataset.table = table.id;
+  $("game").classList.toggle("mine", !!mySeat(table));
   $("game").dataset.game = game.id;
   const s = game.state;
   const animating = !!pits;
@@ -41,7 +42,9 @@ export function showBoard(pits) {
   const mine = me === "south" ? 0 : 6;
   const theirs = me === "south" ? 6 : 0;
   const turn = !!seat && s.status === "playing" && s.to_move === seat;
-  const canPlay = turn && !state.animation && !state.moving;
+  // No move is taken while the socket is down: it would go nowhere.
+  const canPlay = turn && !state.animation && !state.moving && state.online;
+  showOffline(seat, s.status === "playing");
   const board = $("board");
   const focused = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.pit : undefined;
   const players = game.players;
@@ -79,16 +82,23 @@ export function showBoard(pits) {
     const again = board.querySelector(`[data-pit="${focused}"]:not(:disabled)`);
     (again || board).focus();
   }
-  $("opponent").textContent = `${players[them].name}${players[them].house ? " (house)" : ""}`;
-  $("myself").textContent = seat ? `You (${seat})` : `${players[me].name} (watching)`;
+  $("opponent").textContent = `${players[them].name}${players[them].house ? " (house)" : ""} (${them})`;
+  $("myself").textContent = seat ? `You (${seat})` : `${players[me].name} (${me})`;
   // The score as the viewer sits: "you 26 – 8 Kemi", or the two names for an onlooker.
   const [mineStore, theirStoreCount] = [s.stores[me === "south" ? 0 : 1], s.stores[them === "south" ? 0 : 1]];
   $("score").textContent = `${seat ? "you" : players[me].name} ${mineStore} – ${theirStoreCount} ${players[them].name}`;
   // Whose turn it is, as soon as it is: the opponent's sowing may still be being shown.
+  const onlooker = seat ? "" : "Watching · ";
   $("turn").textContent = s.status === "playing"
-    ? (turn ? (canPlay ? "Your turn: pick a glowing pit or press 1–6" : "Your turn") : `${players[s.to_move].name} to sow`)
-    : "";
+    ? (turn ? (canPlay ? yourTurnText() : "Your turn") : `${onlooker}${players[s.to_move].name} to sow`)
+    : (seat ? "" : "Watching");
   turnTitle(turn);
+  // Who started, when lots decided it (the first game of a match).
+  $("lots").hidden = !game.lots;
+  if (game.lots) {
+    const starts = game.lots.starts;
+    $("lots").textContent = `Lots drawn: ${starts.id === state.user.id ? "you start" : `${starts.name} starts`}`;
+  }
   $("clock-me").dataset.side = me;
   $("clock-them").dataset.side = them;
   showMoves(table);
@@ -96,7 +106,33 @@ export function showBoard(pits) {
   tick();
 }
 
-/// The moves of the game beside the board: "1. 3 5×4" (South's pit, North's pit, seeds taken).
+/// How to play a move on this device: keys only where there is a keyboard to press them.
+function yourTurnText() {
+  const touch = navigator.maxTouchPoints > 0 && !matchMedia("(any-hover: hover)").matches;
+  return touch ? "Your turn: tap a glowing pit" : "Your turn: pick a glowing pit or press 1–6";
+}
+
+/// While the socket is down the board says so, plainly, above it.
+function showOffline(seat, playing) {
+  const offline = !state.online && !!state.token;
+  $("offline").hidden = !offline;
+  $("game").classList.toggle("offline-board", offline);
+  if (!offline) return;
+  const again = Math.max(0, Math.round((state.retryAt - Date.now()) / 1000));
+  const when = again ? `trying again in ${again} s` : "reconnecting";
+  $("offline").textContent = seat && playing
+    ? `Connection lost (${when}). No move can be sent until you are back; the clocks shown are not running for you.`
+    : `Connection lost (${when}).`;
+}
+
+// The seconds to the next try, counting down while offline.
+setInterval(() => {
+  const table = state.tables.get(state.watching);
+  if (!state.online && table && table.game) showOffline(mySeat(table), table.game.state.status === "playing");
+}, 500);
+
+/// The moves of the game beside the board: "1. 3 5×4" (the first mover's pit, the other's,
+/// seeds taken).
 function showMoves(table) {
   const game = table.game;
   const moves = game.moves || [];
@@ -108,11 +144,11 @@ function showMoves(table) {
   let pits = Array(12).fill(4);
   let row = null;
   moves.forEach((number, ply) => {
-    const side = ply % 2 === 0 ? "south" : "north";
+    const side = sideOf(ply, game.first);
     const move = sow(table.rules, pits, side, number);
     pits = move.pits;
     const text = `${number}${move.taken ? "×" + move.taken : ""}`;
-    if (side === "south") {
+    if (ply % 2 === 0) {
       row = document.createElement("li");
       row.textContent = text;
       items.push(row);
@@ -167,9 +203,34 @@ function clearPreview() {
 function play(number) {
   const table = state.tables.get(state.watching);
   if (state.moving) return;
+  const move = { table: table.id, game: table.game.id, pit: number, version: table.version };
+  if (!state.online || !send({ type: "move", table: move.table, pit: number, version: move.version })) {
+    notice("You are offline: that move was not sent. Play it again when you are back.");
+    return;
+  }
+  state.sent = move;
   state.moving = true;
-  send({ type: "move", table: table.id, pit: number, version: table.version });
   showBoard();
+}
+
+/// Back in the room after the socket went down with a move unanswered: the snapshot says
+/// whether it arrived (the table moved on) or not (the same version, still our turn: it is
+/// sent again with that version, which the server plays once at most).
+export function resendPending() {
+  const p = state.pending;
+  state.pending = null;
+  const table = p && state.tables.get(p.table);
+  if (!table || !table.game || table.game.id !== p.game) return;
+  const s = table.game.state;
+  if (table.version === p.version && s.status === "playing" && s.to_move === mySeat(table)) {
+    if (send({ type: "move", table: p.table, pit: p.pit, version: p.version })) {
+      state.sent = p;
+      state.moving = true;
+      notice(`Your move (pit ${p.pit}) had not reached the server: it was sent again now that you are back.`);
+    }
+  } else if (table.version > p.version) {
+    notice(`Your move (pit ${p.pit}) reached the server before the connection dropped.`);
+  }
 }
 
 document.addEventListener("keydown", (event) => {
@@ -182,6 +243,10 @@ document.addEventListener("keydown", (event) => {
   const seat = table && mySeat(table);
   if (s && seat && s.status === "playing" && s.to_move === seat && s.legal.includes(n) && !state.moving) {
     event.preventDefault();
+    if (!state.online) {
+      notice("You are offline: that move was not sent. Play it again when you are back.");
+      return;
+    }
     if (state.animation) state.animation.skip();
     play(n);
   }

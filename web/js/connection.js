@@ -3,28 +3,39 @@
 // so no token ever sits in a URL (Chromium prints a failed socket's URL in the console).
 
 import { $, state } from "./state.js";
-import { notice } from "./ui.js";
+import { notice, sentence } from "./ui.js";
 
 // What the other modules do with what arrives; set by main.js (no import cycle).
-export const hooks = { receive: () => {}, signedOut: () => {} };
+export const hooks = { receive: () => {}, signedOut: () => {}, connection: () => {} };
+
+/// A request that never got an answer (the network, the server down): said for a guest, not
+/// as the browser's "Failed to fetch".
+export const UNREACHABLE = "The hotel cannot be reached just now. Check your connection and try again.";
 
 export async function api(method, path, body, headers = {}, retried = false) {
-  const response = await fetch("/api/v1" + path, {
-    method,
-    headers: {
-      ...(body ? { "Content-Type": "application/json" } : {}),
-      ...(state.token ? { Authorization: "Bearer " + state.token } : {}),
-      ...headers,
-    },
-    body: body ? JSON.stringify(body) : undefined,
-  });
+  let response;
+  try {
+    response = await fetch("/api/v1" + path, {
+      method,
+      headers: {
+        ...(body ? { "Content-Type": "application/json" } : {}),
+        ...(state.token ? { Authorization: "Bearer " + state.token } : {}),
+        ...headers,
+      },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+  } catch (e) {
+    const error = new Error(UNREACHABLE);
+    error.status = 0;
+    throw error;
+  }
   const data = response.status === 204 ? null : await response.json().catch(() => null);
   if (response.status === 401 && data && data.error && data.error.code === "token_expired" && !retried && state.refresh) {
     // The short-lived token ran out: refresh it once and ask again.
     if (await refreshToken()) return api(method, path, body, headers, true);
   }
   if (!response.ok) {
-    const error = new Error((data && data.error && data.error.message) || response.statusText);
+    const error = new Error(sentence((data && data.error && data.error.message) || `The hotel answered ${response.status} ${response.statusText}`));
     error.code = data && data.error && data.error.code;
     error.status = response.status;
     throw error;
@@ -115,6 +126,8 @@ export function signOut(text) {
   state.refresh = null;
   state.token = null;
   state.replaced = false;
+  state.online = false;
+  state.pending = null;
   const ws = state.ws;
   state.ws = null;
   if (ws) ws.close();
@@ -155,7 +168,15 @@ export async function connect(room) {
     }
   };
   ws.onclose = (event) => {
-    if (state.ws !== ws || state.replaced) return;
+    if (state.ws !== ws) return;
+    if (state.online) state.offlineAt = Date.now() + state.offset;
+    state.online = false;
+    // A move sent and not answered may or may not have arrived: kept, to be sent again with
+    // the version it was made at once the room's snapshot says it did not.
+    if (state.moving && state.sent) state.pending = state.sent;
+    state.moving = false;
+    hooks.connection();
+    if (state.replaced) return;
     // Closed on purpose (flooding, a ban): the reason says which, and no retry helps.
     if (event.code === 1008) return notice(`Disconnected: ${event.reason || "too many messages"}.`, { ms: 0 });
     retry(state.room ? state.room.id : room);
@@ -173,16 +194,21 @@ function retry(room) {
   }
   const wait = Math.min(30000, 1500 * 2 ** state.retries);
   state.retries += 1;
+  state.retryAt = Date.now() + wait;
   notice(`Connection lost; reconnecting in ${Math.round(wait / 1000)} s…`, { ms: wait });
   clearTimeout(state.retryTimer);
   state.retryTimer = setTimeout(() => { if (state.token) connect(room); }, wait);
+  hooks.connection();
 }
 
+/// Sends `message` on the open socket; false (nothing sent) while there is none.
 export function send(message) {
   if (state.ws && state.ws.readyState === WebSocket.OPEN) {
     message.ref = ++state.ref;
     state.ws.send(JSON.stringify(message));
+    return true;
   }
+  return false;
 }
 
 /// Goes to another room on the open socket (the room answers with its snapshot).

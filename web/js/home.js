@@ -15,7 +15,9 @@ export function renderOccupant(u) {
   li.appendChild(name);
   if (u.id === state.user.id || u.house) return li;
   li.appendChild(button("Invite home", () => inviteHome(u), "invite-home"));
-  li.appendChild(button("Visit", () => enter("apartment-" + u.id), "visit"));
+  // No visiting the owner's apartment from inside it.
+  const atTheirs = state.room && state.room.kind === "apartment" && state.room.owner === u.id;
+  if (!atTheirs) li.appendChild(button("Visit", () => enter("apartment-" + u.id), "visit"));
   const blocked = state.blocked.has(u.id);
   li.appendChild(button(blocked ? "Unblock" : "Block", async () => {
     try {
@@ -28,11 +30,17 @@ export function renderOccupant(u) {
   return li;
 }
 
+// Someone met is offered for an invitation home for this long after they were last seen.
+const MET_FOR_MS = 30 * 60 * 1000;
+
 /// People met this visit (in any room) may be invited home from anywhere: the list under the
-/// room's, of those not in this room.
+/// room's ("Met earlier, not here now"), of those not in this room and seen in the last half
+/// hour; who is here now is the room's own list above it.
 export function meet(users) {
-  for (const u of users) if (u.id !== state.user.id && !u.house) state.met.set(u.id, u);
-  const away = [...state.met.values()].filter((u) => !state.occupants.has(u.id));
+  const now = Date.now();
+  for (const u of users) if (u.id !== state.user.id && !u.house) state.met.set(u.id, { ...u, seen: now });
+  for (const [id, u] of state.met) if (state.occupants.has(id)) u.seen = now;
+  const away = [...state.met.values()].filter((u) => !state.occupants.has(u.id) && now - u.seen < MET_FOR_MS);
   $("invite-home").hidden = away.length === 0;
   const pick = $("invite-home-who");
   const chosen = pick.value;

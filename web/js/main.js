@@ -7,18 +7,23 @@
 //   sowing.js      what a move does under every rule (pure; checked against the engine)
 //   match.js       the match, clocks, results, invitations, draws
 //   home.js        invitations home, visits, blocks
-//   shop.js        the shop, the apartment's door, the account
+//   shop.js        the shop, the apartment's door, what stands at home
+//   me.js          the guest's own place: password, devices, blocks, signing out
 //   rules.js       how to play at a table
 //   ui.js          buttons, notices, the tab title, sound
 
 import { $, state, LOUNGE } from "./state.js";
-import { api, adopt, refreshToken, signOut, connect, hooks, enter } from "./connection.js";
+import { api, adopt, refreshToken, connect, hooks, enter } from "./connection.js";
 import { receive, loadRooms, watch } from "./room.js";
 import { loadBlocks } from "./home.js";
 import { showShop } from "./shop.js";
+import { showMe, signOutAsked } from "./me.js";
+import { showBoard } from "./board.js";
 import { showSoundSetting, moderation } from "./ui.js";
 
 hooks.receive = receive;
+// The socket went down or is being tried again: the board says so.
+hooks.connection = () => { if (state.watching && !state.animation) showBoard(); };
 // Signed out (on a shared lobby computer, say): nothing of this guest stays for the next.
 hooks.signedOut = () => {
   localStorage.removeItem("lounge.room");
@@ -38,6 +43,7 @@ hooks.signedOut = () => {
   $("account").hidden = true;
   $("lounge").hidden = true;
   $("shop").hidden = true;
+  $("me-page").hidden = true;
   $("signin").hidden = false;
   document.title = "Lagos Hotel · Surulere Games Lounge";
 };
@@ -49,6 +55,8 @@ async function start() {
   $("lounge").hidden = false;
   $("me").textContent = state.user.name;
   showSoundSetting();
+  // What keeps a win off the wall, to say so beside a result.
+  api("GET", "/champions/rules").then((rules) => { state.wallRules = rules; }, () => {});
   await loadBlocks();
   loadRooms();
   connect(state.lastRoom);
@@ -79,14 +87,12 @@ $("password-signin-form").addEventListener("submit", async (event) => {
 
 $("go-home").addEventListener("click", () => enter("apartment-" + state.user.id));
 $("go-shop").addEventListener("click", showShop);
+$("go-me").addEventListener("click", showMe);
 
-// Signing out on a shared lobby computer: this device's refresh credential stops working on
-// the server too, and nothing of the guest stays in the browser.
-$("nav-sign-out").addEventListener("click", async () => {
-  try { await api("POST", "/auth/sign-out"); } catch (e) { /* signed out here either way */ }
-  watch(null);
-  signOut("You are signed out.");
-});
+// Signing out on a shared lobby computer: asked first when it would lose the guest.
+for (const id of ["nav-sign-out", "me-sign-out"]) {
+  $(id).addEventListener("click", () => signOutAsked(() => watch(null)));
+}
 
 // At start: a new token from the refresh credential (the old one may have expired while the
 // browser was closed), then in, back in the room (and at the board) one was in.

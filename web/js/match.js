@@ -68,43 +68,75 @@ const MATCH_ENDS = {
   called_off: "called off",
 };
 
-/// "Match: Baba Ayo wins 2–0 (resigned)", "Match drawn 1½–1½ (agreed draw)".
+/// "Baba Ayo wins the match 2–0", "You win the match: Bisi resigned it at 1–1 in games",
+/// "Match drawn 1½–1½ (agreed draw)".
 function matchResultText(m) {
   const why = MATCH_ENDS[m.end_reason] ?? String(m.end_reason || "").replace(/_/g, " ");
-  const tail = why ? ` (${why})` : "";
-  if (!m.winner) return `Match drawn ${points(m.points[0])}–${points(m.points[1])}${tail}`;
+  if (!m.winner) return `Match drawn ${points(m.points[0])}–${points(m.points[1])}${why ? ` (${why})` : ""}`;
   const w = m.players.findIndex((p) => p.id === m.winner.id);
   const score = `${points(m.points[w])}–${points(m.points[1 - w])}`;
   const who = m.winner.id === state.user.id ? "You win the match" : `${m.winner.name} wins the match`;
-  return `${who} ${score}${tail}`;
+  if (!why) return `${who} ${score}`;
+  // Not won on the games' score: the score is where it stood when the match ended.
+  const loser = m.players[1 - w];
+  const them = loser.id === state.user.id ? "you" : loser.name;
+  if (m.end_reason === "resigned") return `${who}: ${them} resigned it at ${score} in games`;
+  if (m.end_reason === "abandoned") return `${who}: ${them} left it at ${score} in games`;
+  return `${who} (${why}) at ${score} in games`;
 }
 
-// Why a win is not on today's champions wall, in the guest's words.
+/// The rule behind a reason, from the hotel's settings (`GET /champions/rules`, read once).
+function accountRule() {
+  const r = state.wallRules;
+  if (!r || !r.new_account_secs) return "";
+  const hours = Math.round(r.new_account_secs / 3600);
+  const age = hours >= 1 ? `${hours} hour${hours === 1 ? "" : "s"}` : `${Math.round(r.new_account_secs / 60)} minutes`;
+  return ` (an account counts once it is ${age} old or has played ${r.new_account_games} games against people)`;
+}
+
+// Why a win is not on today's champions wall, in the guest's words, with the rule.
 const NOT_ON_THE_WALL = {
-  house: "games against Baba Ayo go on the house board",
-  too_few_moves: "too few moves were played",
-  new_account: "the winner's account is too new",
-  new_opponent: "the loser's account is too new",
-  per_opponent_cap: "enough wins over this opponent today",
+  house: () => "games against Baba Ayo go on the house board (see Champions)",
+  too_few_moves: () => `too few moves were played${state.wallRules ? ` (each side must make ${state.wallRules.min_moves})` : ""}`,
+  new_account: () => `the winner's account is too new${accountRule()}`,
+  new_opponent: () => `the loser's account is too new${accountRule()}`,
+  per_opponent_cap: () => `enough wins over this opponent today${state.wallRules ? ` (${state.wallRules.per_opponent_cap} a day count)` : ""}`,
 };
 
 function wallText(wall) {
   if (!wall) return "";
-  if (wall.counts) return " · counts for today's champions";
+  if (wall.counts) return ". It counts for today's champions wall.";
   const why = NOT_ON_THE_WALL[wall.reason];
-  return why ? ` · not on the champions wall: ${why}` : "";
+  return why ? `. Not on the champions wall: ${why()}.` : "";
 }
 
-/// A game's end in words, the winner's store first, as people say a result: "You win
-/// (majority) 26–8", "Ade wins (majority) 26–8" (the score line beside the board is the one
-/// in the viewer's order).
+// How a game ended, said of its loser (or of the board).
+const GAME_ENDS = {
+  majority: () => "more than half the seeds",
+  no_legal_move: () => "no move was left",
+  no_capture_limit: () => "too long without a capture",
+  repetition: () => "the position came round again",
+  resigned: (loser) => `${loser} resigned`,
+  timeout: (loser) => `${loser === "you" ? "your" : loser + "'s"} time ran out`,
+  abandoned: (loser) => `${loser} left the game`,
+  agreed_draw: () => "agreed",
+};
+
+/// A game's end in words, as people say a result: "You win: more than half the seeds, 26–8",
+/// "Baba Ayo wins: you resigned", "Draw: agreed, 20–20".
 export function resultText(m) {
   const game = state.tables.get(m.table)?.game;
-  if (m.result === "draw") return `Draw (${m.reason.replace(/_/g, " ")})`;
-  const winner = m.result === "south_won" ? game?.players.south : game?.players.north;
+  const reason = (GAME_ENDS[m.reason] || (() => String(m.reason || "").replace(/_/g, " ")));
+  if (m.result === "draw") return `Draw: ${reason("")}, ${m.state.stores[0]}–${m.state.stores[1]}`;
+  const [winner, loser] = m.result === "south_won"
+    ? [game?.players.south, game?.players.north]
+    : [game?.players.north, game?.players.south];
   const [a, b] = m.result === "north_won" ? [m.state.stores[1], m.state.stores[0]] : m.state.stores;
   const who = winner && winner.id === state.user.id ? "You win" : `${winner ? winner.name : "?"} wins`;
-  return `${who} (${m.reason.replace(/_/g, " ")}) ${a}–${b}${wallText(m.wall)}`;
+  const them = loser && loser.id === state.user.id ? "you" : (loser ? loser.name : "?");
+  // Seeds matter when the board decided; a resignation at 0–0 says nothing of them.
+  const seeds = ["resigned", "timeout", "abandoned"].includes(m.reason) ? "" : `, ${a}–${b}`;
+  return `${who}: ${reason(them)}${seeds}${wallText(m.wall)}`;
 }
 
 // ---- The match bar and buttons ------------------------------------------------------------------
@@ -244,10 +276,10 @@ $("rematch").addEventListener("click", () => {
 
 /// Milliseconds left on `side`'s clock now: its running clock counts down from the server's
 /// reading, and stops at 0 (the server decides when the flag falls).
-function clockLeft(clock, side) {
+function clockLeft(clock, side, now) {
   const ms = side === "south" ? clock.south_ms : clock.north_ms;
   if (clock.running !== side) return ms;
-  return Math.max(0, ms - Math.max(0, serverNow() - clock.server_time));
+  return Math.max(0, ms - Math.max(0, now - clock.server_time));
 }
 
 /// m:ss, h:mm:ss for long ones, tenths under 10 s.
@@ -278,13 +310,15 @@ export function tick() {
     el.hidden = !clock;
     if (!clock) continue;
     const side = el.dataset.side;
-    const left = clockLeft(clock, side);
+    // Offline, the server's clocks are not known here: shown stopped where they were.
+    const offline = !state.online;
+    const left = clockLeft(clock, side, offline ? state.offlineAt : serverNow());
     const text = formatClock(left);
-    if (el.textContent !== text) {
-      el.textContent = text;
-      el.setAttribute("aria-label", `${side}'s clock: ${text}`);
-    }
-    el.classList.toggle("running", clock.running === side);
+    const label = `${side}'s clock: ${text}${offline ? " (not running while you are offline)" : ""}`;
+    if (el.textContent !== text) el.textContent = text;
+    if (el.getAttribute("aria-label") !== label) el.setAttribute("aria-label", label);
+    el.classList.toggle("stopped", offline);
+    el.classList.toggle("running", !offline && clock.running === side);
     el.classList.toggle("low", left < 10000);
   }
   if (!table || !game) return;

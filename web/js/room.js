@@ -4,7 +4,7 @@
 import { $, state, LEVELS, CLOCKS, BEST_OF, VERSIONED, LOUNGE, noteServerTime, serverNow, timeOf, seatAt, mySeat, matchInPlay } from "./state.js";
 import { api, send, connect, enter } from "./connection.js";
 import { button, option, notice, moderation } from "./ui.js";
-import { showBoard, animate } from "./board.js";
+import { showBoard, animate, resendPending } from "./board.js";
 import {
   parseClock, controlText, bestOfText, scoreText, resultText,
   showInvitation, dropInvitation, dropInvitationsOutside, showDrawOffer, dropDrawOffer,
@@ -78,10 +78,14 @@ const handlers = {
     // A sowing being shown ends at once (a result waiting for it is shown).
     if (state.animation) state.animation.skip();
     $("room-name").textContent = m.room.name;
+    showHome(again);
     showSlowMode(m.slow_mode);
     showChat(m.chat);
-    $("shop").hidden = true;
-    $("lounge").hidden = false;
+    if (!again) {
+      $("shop").hidden = true;
+      $("me-page").hidden = true;
+      $("lounge").hidden = false;
+    }
     // Back in the room (a reload, a new tab, a reconnect): at one's own board first.
     const own = [...state.tables.values()].find((t) => seatAt(t) && (matchInPlay(t) || (t.game && t.game.state.status === "playing")));
     const watching = own ? own.id : (state.tables.has(state.watching) ? state.watching : null);
@@ -90,6 +94,8 @@ const handlers = {
     // The server holds no watch for a connection new to the room: asked again, with the
     // version the snapshot gave (the answer is what came after it, usually nothing).
     if (watching) send({ type: "watch", table: watching, since: state.tables.get(watching).version });
+    state.online = true;
+    resendPending();
     renderRoom();
     renderRooms();
   },
@@ -114,11 +120,13 @@ const handlers = {
     state.occupants.set(m.user.id, m.user);
     renderOccupants();
     renderTables();
+    renderHome();
   },
   occupant_left(m) {
     state.occupants.delete(m.user.id);
     renderOccupants();
     renderTables();
+    renderHome();
   },
   away(m) {
     state.away.set(m.user.id, m);
@@ -143,7 +151,10 @@ const handlers = {
   game_started(m) {
     const table = state.tables.get(m.table);
     if (table) {
-      table.game = { id: m.game_id, players: m.players, state: m.state, clock: m.clock, number: m.match ? m.match.game : 1, moves: [] };
+      table.game = {
+        id: m.game_id, players: m.players, state: m.state, clock: m.clock, number: m.match ? m.match.game : 1, moves: [],
+        first: m.first || "south", lots: m.lots || null,
+      };
       table.match = m.match || table.match;
       table.version = m.version;
       // A new game from its start: nothing of it was missed yet.
@@ -157,6 +168,8 @@ const handlers = {
       $("result").textContent = "";
       showBoard();
     }
+    // One's own game begins: the board comes into view (on a phone it is below the tables).
+    if (mine) boardIntoView();
   },
   game_state(m) {
     const table = state.tables.get(m.table);
@@ -312,6 +325,14 @@ export function receive(m) {
   if (handle) handle(m);
 }
 
+function boardIntoView() {
+  // After the redraws this message starts (cards change height), on the next frame.
+  requestAnimationFrame(() => {
+    const box = $("game").getBoundingClientRect();
+    if (box.top < 0 || box.bottom > window.innerHeight) $("game").scrollIntoView({ block: "start" });
+  });
+}
+
 function tickBoard() {
   if (state.watching && !state.animation) showBoard();
 }
@@ -320,6 +341,46 @@ function renderRoom() {
   renderOccupants();
   renderTables();
   showBoard();
+}
+
+// ---- An apartment --------------------------------------------------------------------------------
+
+/// In an apartment: what its owner placed there and whether they are home (read from the
+/// server once a visit; the owner's coming and going from the room's list).
+async function showHome(again) {
+  const room = state.room;
+  if (room.kind !== "apartment") {
+    state.home = null;
+    renderHome();
+    return;
+  }
+  if (again && state.home && state.home.room === room.id) return renderHome();
+  try {
+    state.home = await api("GET", "/apartments/" + encodeURIComponent(room.id));
+  } catch (e) {
+    state.home = null;
+  }
+  renderHome();
+  renderTables();
+}
+
+function renderHome() {
+  const home = state.room && state.room.kind === "apartment" ? state.home : null;
+  $("home-line").hidden = !home;
+  if (!home) return;
+  const mine = home.owner.id === state.user.id;
+  const here = state.occupants.has(home.owner.id);
+  const who = mine ? "Your apartment" : `${home.owner.name}'s apartment`;
+  const presence = mine ? "" : here ? ` · ${home.owner.name} is home` : ` · ${home.owner.name} is out`;
+  const things = home.things.map(thingName);
+  $("home-line").textContent = `${who}${presence} · ${things.length ? things.join(", ") : "nothing placed yet"}`;
+}
+
+/// "Iroko Ayo board (oiled)": a thing as the shop names it, with its wood and finish when
+/// the name does not say them.
+function thingName(t) {
+  const extra = [t.wood, t.finish].filter((w) => w && !t.name.toLowerCase().includes(w.toLowerCase()));
+  return extra.length ? `${t.name} (${extra.join(", ")})` : t.name;
 }
 
 function renderOccupants() {
@@ -417,7 +478,9 @@ function renderTables() {
     div.className = "table" + (t.id === state.watching ? " watching" : "");
     div.dataset.table = t.id;
     const h = document.createElement("h4");
-    h.textContent = `Table ${i + 1} · ${presetName(t.rules)} `;
+    // At home a table is the board its owner placed.
+    const board = state.home && state.home.room === t.room && state.home.things.find((x) => x.table === t.id);
+    h.textContent = `${board ? thingName(board) : `Table ${i + 1}`} · ${presetName(t.rules)} `;
     const help = button("How to play", () => showRules(t), "how-to-play");
     help.className = "link";
     h.appendChild(help);
@@ -446,6 +509,8 @@ function renderTables() {
       label.textContent = `${side}: ${who ? who.name + away : "free"}`;
       row.appendChild(label);
       if (!who && !seat && !inPlay) row.appendChild(button("Sit", () => send({ type: "sit", table: t.id, seat: side }), `sit-${side}`));
+      // Standing up is beside one's own name, apart from the match's choices.
+      if (who && who.id === state.user.id && !inPlay) row.appendChild(button("Stand up", () => send({ type: "stand", table: t.id }), "stand"));
       div.appendChild(row);
     }
     div.appendChild(tableControls(t, seat, inPlay));
@@ -466,30 +531,27 @@ function tableControls(t, seat, inPlay) {
     [clock, bestOf] = matchChoice(t, host);
     const form = document.createElement("div");
     form.className = "match-form";
-    form.append(clock, bestOf);
+    form.append(field("Clock", clock), field("Games", bestOf));
     controls.appendChild(form);
   }
   if (seat && !inPlay) {
     if (!other) {
       const pick = document.createElement("select");
-      pick.setAttribute("aria-label", "Invite someone in the room");
       pick.dataset.testid = "invite-who";
       for (const u of state.occupants.values()) {
-        if (u.id !== state.user.id) pick.appendChild(option(u.id, u.name));
+        if (u.id !== state.user.id && !u.house) pick.appendChild(option(u.id, u.name));
       }
       remember(pick, t.id, "invitee");
-      controls.appendChild(pick);
+      controls.appendChild(field("Opponent (in the room)", pick));
       controls.appendChild(button("Invite", () => pick.value && send({ type: "invite", table: t.id, user: pick.value }), "invite"));
     }
-    controls.appendChild(button("Stand up", () => send({ type: "stand", table: t.id })));
   }
   if (house) {
     const level = document.createElement("select");
-    level.setAttribute("aria-label", "Baba Ayo's level");
     level.dataset.testid = "house-level";
     for (const l of LEVELS) level.appendChild(option(l, l));
     remember(level, t.id, "level");
-    controls.appendChild(level);
+    controls.appendChild(field("Baba Ayo's level", level));
     controls.appendChild(button("Play Baba Ayo", () => send({
       type: "play_house", table: t.id, level: level.value, clock: clock.value, best_of: Number(bestOf.value),
     }), "play-house"));
@@ -503,11 +565,9 @@ function tableControls(t, seat, inPlay) {
 function matchChoice(t, host) {
   const choices = (state.choices[t.id] = state.choices[t.id] || {});
   const clock = document.createElement("select");
-  clock.setAttribute("aria-label", "Clock");
   clock.dataset.testid = "match-clock";
   for (const [value, label] of CLOCKS) clock.appendChild(option(value, label));
   const bestOf = document.createElement("select");
-  bestOf.setAttribute("aria-label", "Games in the match");
   bestOf.dataset.testid = "match-best-of";
   for (const n of BEST_OF) bestOf.appendChild(option(String(n), n === 1 ? "one game" : `best of ${n}`));
   let [clockValue, bestOfValue] = [choices.clock || "none", choices.best_of || "1"];
@@ -567,6 +627,16 @@ function tableGameText(t) {
   const s = t.game.state;
   const mover = s.to_move && t.game.players[s.to_move];
   return `Seeds ${s.stores[0]} – ${s.stores[1]}${mover ? ` · ${mover.name} to move` : ""}`;
+}
+
+/// A select with its word beside it, in sight (not only for a screen reader).
+function field(text, select) {
+  const label = document.createElement("label");
+  label.className = "field";
+  const word = document.createElement("span");
+  word.textContent = text;
+  label.append(word, select);
+  return label;
 }
 
 /// Keeps a select's choice across redraws.

@@ -1,5 +1,5 @@
-// The furniture shop, what the guest owns, their apartment's door, and their account
-// (a password for other devices, signing out on a shared computer).
+// The furniture shop, what the guest owns, and their apartment: its door, who may come, and
+// what stands in it.
 
 import { $, randomKey } from "./state.js";
 import { api } from "./connection.js";
@@ -7,6 +7,7 @@ import { button, notice } from "./ui.js";
 
 export async function showShop() {
   $("lounge").hidden = true;
+  $("me-page").hidden = true;
   $("shop").hidden = false;
   try {
     const [shop, me] = await Promise.all([api("GET", "/shop/items"), api("GET", "/me")]);
@@ -33,6 +34,10 @@ export async function showShop() {
       }
       return li;
     }));
+    const home = me.inventory.filter((o) => o.table || o.item.kind !== "ayo_board");
+    $("placed").textContent = home.length
+      ? `Visitors see: ${home.map((o) => o.item.name).join(", ")}.`
+      : "Nothing yet: buy furniture or an Ayo board and place the board at home.";
     $("door").value = me.apartment.door;
     $("guests").textContent = me.apartment.guests.length
       ? "Guests: " + me.apartment.guests.map((g) => g.name).join(", ")
@@ -71,17 +76,4 @@ $("shop-back").addEventListener("click", () => { $("shop").hidden = true; $("lou
 
 $("door").addEventListener("change", async () => {
   try { await api("PUT", "/me/apartment/door", { door: $("door").value }); } catch (e) { shopError(e.message); }
-});
-
-$("password-form").addEventListener("submit", async (event) => {
-  event.preventDefault();
-  const current = $("password-current").value;
-  try {
-    await api("PUT", "/me/password", { password: $("password-new").value, ...(current ? { current } : {}) });
-    $("password-result").textContent = "Password set: sign in with your name and it on any device.";
-    $("password-current").value = "";
-    $("password-new").value = "";
-  } catch (e) {
-    $("password-result").textContent = e.message;
-  }
 });

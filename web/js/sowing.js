@@ -93,14 +93,20 @@ export function landing(rules, pits, side, number) {
   return drops.length ? drops[drops.length - 1].at : null;
 }
 
-/// The position of a game from the start after `moves` (pit numbers, South first), with what
-/// the last move did: for the move list and the last move's marks after a reload.
-export function replay(rules, moves, start = { pits: Array(12).fill(4), stores: [0, 0] }) {
+/// The side that makes move `ply` (from 0) of a game `first` began.
+export function sideOf(ply, first = "south") {
+  const second = first === "south" ? "north" : "south";
+  return ply % 2 === 0 ? first : second;
+}
+
+/// The position of a game from the start after `moves` (pit numbers, `first`'s first), with
+/// what the last move did: for the move list and the last move's marks after a reload.
+export function replay(rules, moves, start = { pits: Array(12).fill(4), stores: [0, 0] }, first = "south") {
   let pits = start.pits.slice();
   const stores = start.stores.slice();
   let last = null;
   moves.forEach((number, ply) => {
-    const side = ply % 2 === 0 ? "south" : "north";
+    const side = sideOf(ply, first);
     const move = sow(rules, pits, side, number);
     stores[side === "south" ? 0 : 1] += move.taken;
     pits = move.pits;

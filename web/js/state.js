@@ -42,6 +42,11 @@ export const state = {
   closing: false,      // told `server_closing`: the close that follows is no failure
   replaced: false,
   moving: false,       // a move sent, its answer not yet here
+  sent: null,          // that move: {table, game, pit, version}
+  pending: null,       // a move sent as the socket went down, unanswered: sent again if it did not arrive
+  online: false,       // in a room on an open socket (the room's snapshot came)
+  offlineAt: 0,        // the server's time (as far as we can tell) when the socket went down
+  retryAt: 0,          // when the next reconnection is tried (local ms), while offline
   choices: {},         // table id -> {level, invitee, clock, best_of, unsent}: kept across redraws
   offsets: [],         // recent (server_time - local time) samples
   offset: 0,           // the server's clock minus ours: the largest recent sample (the least delayed)
@@ -49,6 +54,8 @@ export const state = {
   blocked: new Set(),  // user ids this guest blocks (civility)
   met: new Map(),      // user id -> user: people seen in a room this visit, to invite home
   invitations: new Map(), // invitation id -> {expires_at (server ms), element}
+  home: null,          // in an apartment: {room, owner, things} (GET /apartments/{room})
+  wallRules: null,     // what makes a win count (GET /champions/rules)
 };
 
 /// The server's clock now, in milliseconds since 1970, as far as we can tell.

@@ -24,8 +24,34 @@ let noticeTimer = null;
 /// a notice about something long past only confuses. `ms: 0` keeps it until the next one.
 export function notice(text, { ms = 8000 } = {}) {
   clearTimeout(noticeTimer);
-  $("notice").textContent = text;
+  $("notice").textContent = sentence(text);
   if (text && ms) noticeTimer = setTimeout(() => { $("notice").textContent = ""; }, ms);
+}
+
+/// What the server or the browser said, as a sentence for a guest: a capital first, no
+/// code-like quotes, a full stop at the end ("too many changes at the tables: 30 a minute
+/// at most; again in 5 s" reads "Too many changes at the tables: 30 a minute at most; again
+/// in 5 s.").
+export function sentence(text) {
+  let s = String(text || "").replace(/`([^`]*)`/g, (_, code) => code.replace(/_/g, " ")).trim();
+  if (!s) return "";
+  s = s[0].toUpperCase() + s.slice(1);
+  return /[.!?…]$/.test(s) ? s : s + ".";
+}
+
+/// Asks the guest to choose (an in-page dialog, not the browser's): resolves with the value
+/// of the button pressed, or null when they close it.
+export function ask(text, choices) {
+  const dialog = $("ask");
+  $("ask-text").textContent = text;
+  return new Promise((done) => {
+    $("ask-buttons").replaceChildren(...choices.map(([value, label]) => button(label, () => {
+      dialog.close();
+      done(value);
+    }, "ask-" + value)));
+    dialog.addEventListener("cancel", () => done(null), { once: true });
+    dialog.showModal();
+  });
 }
 
 /// A moderation notice stays until the next one (room changes do not clear it).
