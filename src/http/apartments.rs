@@ -39,7 +39,7 @@ pub struct Thing {
     params(("room" = String, Path, description = "an apartment's room id")),
     responses(
         (status = 200, body = Furnishings),
-        (status = 404, description = "no_such_room: no such apartment", body = ErrorBody),
+        (status = 404, description = "not_found: no such apartment", body = ErrorBody),
     )
 )]
 #[get("/apartments/{room}")]

@@ -3,6 +3,7 @@
 
 pub mod account;
 pub mod admin;
+pub mod apartments;
 pub mod auth;
 pub mod banlist;
 mod batch;
@@ -14,7 +15,6 @@ pub mod connections;
 pub mod error;
 pub mod gate;
 pub mod history;
-pub mod apartments;
 pub mod home;
 pub mod hotel_idp;
 pub mod input;

@@ -93,3 +93,56 @@ fn every_module_uses_only_the_layers_below_it() {
     }
     assert!(wrong.is_empty(), "arrows back up: {wrong:#?}");
 }
+
+/// Every file or folder `ARCHITECTURE.md` names in code quotes exists: under the repository,
+/// `src/`, a module of `src/`, `web/` or `tests/` (a name in a list under its folder's
+/// heading). A file still to be made is named after the word "new".
+#[test]
+fn every_path_the_architecture_names_exists() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("ARCHITECTURE.md")).unwrap();
+    let mut bases = vec![
+        root.to_path_buf(),
+        root.join("src"),
+        root.join("web"),
+        root.join("web/js"),
+        root.join("tests"),
+        root.join("tests/it"),
+    ];
+    for dir in ["src", "src/world", "src/http", "src/ayo", "src/store"] {
+        for entry in std::fs::read_dir(root.join(dir)).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                bases.push(path);
+            }
+        }
+    }
+    let looks_like_a_path = |name: &str| {
+        let known = [
+            ".rs", ".md", ".js", ".mjs", ".toml", ".sh", ".html", ".css", ".txt", ".cfg", "/",
+        ];
+        !name.starts_with('/')
+            && !name.contains("://")
+            && !name.contains(['*', '{', '<', ' '])
+            && known.iter().any(|end| name.ends_with(end))
+    };
+    let mut missing = Vec::new();
+    for line in text.lines() {
+        for (i, quoted) in line.split('`').enumerate() {
+            if i % 2 == 0 || !looks_like_a_path(quoted) {
+                continue;
+            }
+            let before: String = line.split('`').take(i).collect::<Vec<_>>().join("`");
+            if before.trim_end().ends_with("new") {
+                continue;
+            }
+            if !bases.iter().any(|base| base.join(quoted).exists()) {
+                missing.push(quoted.to_owned());
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "ARCHITECTURE.md names what is not there: {missing:?}"
+    );
+}

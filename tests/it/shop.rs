@@ -470,3 +470,69 @@ async fn an_idle_apartment_closes_and_opens_again_at_the_next_visit() {
     assert_eq!(room["type"], "room", "{room}");
     assert_eq!(room["tables"][0]["id"], table.as_str());
 }
+
+/// What a visitor sees of an apartment: the boards placed (each with its table) before the
+/// furniture, never a board still in its box; `GET /me` says whether a password is set, and
+/// a room that is no apartment is not found.
+#[actix_web::test]
+async fn a_visitor_sees_what_stands_in_an_apartment() {
+    on_both(|app| async move {
+        let (token, owner) = app.guest("Funmi").await;
+        let (visitor, _) = app.guest("Kunle").await;
+        let home = format!("apartment-{owner}");
+        let (_, me) = app.me(&token).await;
+        assert_eq!(me["password"], false, "{me}");
+        let (status, empty) = app.apartment(&visitor, &home).await;
+        assert_eq!(
+            (status, empty["things"].clone()),
+            (200, json!([])),
+            "{empty}"
+        );
+        app.buy(&token, "rattan-chair", None).await;
+        app.buy(&token, "ayo-board-iroko-oiled", None).await;
+        let table = app.place_a_board(&token).await;
+        let (status, seen) = app.apartment(&visitor, &home).await;
+        assert_eq!(status, 200, "{seen}");
+        assert_eq!(seen["owner"]["name"], "Funmi");
+        let things = seen["things"].as_array().unwrap();
+        assert_eq!(things.len(), 2, "the boxed board is not shown: {seen}");
+        assert_eq!(things[0]["table"], table.as_str());
+        assert_eq!(things[0]["kind"], "ayo_board");
+        assert_eq!(things[0]["wood"], "iroko");
+        assert_eq!(things[1]["kind"], "furniture");
+        assert_eq!(things[1]["table"], Value::Null);
+        for room in ["surulere-games-lounge", "apartment-nobody"] {
+            let (status, body) = app.apartment(&visitor, room).await;
+            assert_eq!(
+                (status, body["error"]["code"].clone()),
+                (404, json!("not_found")),
+                "{room}: {body}"
+            );
+        }
+        let (status, _) = app
+            .set_password(&token, json!({"password": "moonlight on the lagoon"}))
+            .await;
+        assert_eq!(status, 204);
+        assert_eq!(app.me(&token).await.1["password"], true);
+    })
+    .await;
+}
+
+/// The wall's rule as configured, for the client and the display to say.
+#[actix_web::test]
+async fn the_walls_rule_is_read_as_configured() {
+    let app = TestApp::spawn_with(
+        TestDb::sqlite(),
+        &[
+            ("LOUNGE_CHAMPIONS__MIN_MOVES", "7"),
+            ("LOUNGE_CHAMPIONS__NEW_ACCOUNT_SECS", "3600"),
+        ],
+    )
+    .await;
+    let (status, rules) = app.champions_rules().await;
+    assert_eq!(status, 200, "{rules}");
+    assert_eq!(
+        rules,
+        json!({"per_opponent_cap": 3, "min_moves": 7, "new_account_secs": 3600, "new_account_games": 10})
+    );
+}

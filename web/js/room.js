@@ -355,11 +355,13 @@ async function showHome(again) {
     return;
   }
   if (again && state.home && state.home.room === room.id) return renderHome();
+  let home = null;
   try {
-    state.home = await api("GET", "/apartments/" + encodeURIComponent(room.id));
-  } catch (e) {
-    state.home = null;
-  }
+    home = await api("GET", "/apartments/" + encodeURIComponent(room.id));
+  } catch (e) { /* the apartment shows without the line */ }
+  // Gone elsewhere meanwhile: this answer is of no use.
+  if (!state.room || state.room.id !== room.id) return;
+  state.home = home;
   renderHome();
   renderTables();
 }

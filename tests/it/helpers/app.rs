@@ -437,6 +437,18 @@ impl TestApp {
         self.json("DELETE", &path, Some(token), &[], None).await
     }
 
+    /// `GET /api/v1/apartments/{room}`: what stands in an apartment.
+    pub async fn apartment(&self, token: &str, room: &str) -> (u16, Value) {
+        let path = format!("/api/v1/apartments/{room}");
+        self.json("GET", &path, Some(token), &[], None).await
+    }
+
+    /// `GET /api/v1/champions/rules`
+    pub async fn champions_rules(&self) -> (u16, Value) {
+        self.json("GET", "/api/v1/champions/rules", None, &[], None)
+            .await
+    }
+
     /// `POST /api/v1/me/apartment/boards` with a body such as `{"board": id, "rules": …}`.
     pub async fn place_board(&self, token: &str, body: Value) -> (u16, Value) {
         self.json(
