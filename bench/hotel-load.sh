@@ -9,19 +9,24 @@
 # 127.0.0.1:5432, user postgres, dropped after). CLUSTER: on (Redis on 127.0.0.1:6379 under a
 # key prefix of the run's own) or off. 1,000 rooms of ten tables, 2,000 games, a move every
 # 2 s. LOADTEST=PATH runs another build's tool (one tool for a before/after pair).
+# Other loads, by environment: THINK_MS (2000; 0 = move as fast as the server answers),
+# GAMES (2000), ROOMS (1000, of ten tables each), CLOCK (the tool's --clock, e.g. 10+5;
+# none by default). LOUNGE_* settings already in the environment reach the server too.
 # Prints the tool's report, then each instance's store and cluster counters.
 set -euo pipefail
 
 die() { printf 'hotel-load.sh: %s\n' "$*" >&2; exit 2; }
 [ $# -ge 5 ] || die "usage: bench/hotel-load.sh BUILD_DIR sqlite|pg on|off N USERS [SECONDS]"
 build=$(realpath "$1"); db=$2; cluster=$3; n=$4; users=$5; seconds=${6:-60}
+think_ms=${THINK_MS:-2000}; games=${GAMES:-2000}; rooms=${ROOMS:-1000}
+clock=(); if [ -n "${CLOCK:-}" ]; then clock=(--clock "$CLOCK"); fi
 bin=$build/lounge
 tool=${LOADTEST:-$build/examples/loadtest}
 [ -x "$bin" ] && [ -x "$tool" ] || die "no lounge or examples/loadtest in $build"
 label=bench_$(date +%s)_$$
 work=$(mktemp -d /tmp/hotel-load.XXXXXX)
 mkdir -p "$work/config" "$work/data"
-for r in $(seq 1000); do
+for r in $(seq "$rooms"); do
   printf '[[hotel.rooms]]\nid = "load-%s"\nname = "Load %s"\nkind = "lounge"\ntables = 10\n\n' "$r" "$r"
 done >"$work/config/local.toml"
 
@@ -61,9 +66,10 @@ done
 for u in "${urls[@]}"; do
   for _ in $(seq 600); do curl -fs -m 1 "$u/readyz" >/dev/null 2>&1 && break; sleep 0.2; done
 done
-echo "load $(cut -d' ' -f1 /proc/loadavg) at $(date -u +%H:%M:%S) UTC: $db, cluster $cluster, $n instance(s), $users users"
+echo "load $(cut -d' ' -f1 /proc/loadavg) at $(date -u +%H:%M:%S) UTC: $db, cluster $cluster, $n instance(s), $users users, $games games, think $think_ms ms, $rooms rooms${CLOCK:+, clock $CLOCK}"
 "$tool" --url "$(IFS=,; echo "${urls[*]}")" --server-pid "$(IFS=,; echo "${pids[*]}")" \
-  --users "$users" --games 2000 --think-ms 2000 --seconds "$seconds"
+  --users "$users" --games "$games" --think-ms "$think_ms" --seconds "$seconds" \
+  ${clock[@]+"${clock[@]}"}
 for u in "${urls[@]}"; do
   echo "$u:"
   curl -s "$u/metrics" | grep -E '^lounge_(moves_total|store_seconds_(sum|count)|cluster_redis_round_trips_total|relayed_(commands|frames)_total|leases_lost_total|rooms_owned) ' || true

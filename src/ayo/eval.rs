@@ -77,7 +77,7 @@ impl Terms {
     }
 }
 
-/// The terms Baba Ayo played with before the pit tables were fitted (issue 17): a pit to move
+/// The terms Baba Ayo played with before the pit tables were fitted: a pit to move
 /// from about two seeds, a capturable pit about one and a half, a kroo about one.
 pub const HAND_SET: Terms = Terms {
     target: 370,

@@ -239,7 +239,7 @@ fn swindle(
 /// good at a glance (within seven seeds a ply ahead, by the evaluation), and one in five of
 /// those any move at all. Seven, not three: the fitted evaluation spreads moves wider than the
 /// one this level was first tuned with, and with three `easy` beat `greedy` 86% of the time
-/// instead of the 63% a beginner can still beat (BENCHMARKS.md, issue 17).
+/// instead of the 63% a beginner can still beat (BENCHMARKS.md).
 fn slip(searcher: &mut Searcher, game: &Game, seed: u64, thought: &mut Thought) {
     let mut rng = seed | 1;
     let mut next = move || {

@@ -1,4 +1,4 @@
-//! Several instances, one hotel (issue 19), on the engines already in the stack: Redis
+//! Several instances, one hotel, on the engines already in the stack: Redis
 //! decides which instance runs a room, PostgreSQL refuses the writes of one that no longer
 //! does. What is here so far:
 //!

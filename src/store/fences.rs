@@ -1,4 +1,4 @@
-//! Rooms' fencing numbers (issue 19): the database's half of a room's lease. A new owner
+//! Rooms' fencing numbers: the database's half of a room's lease. A new owner
 //! takes the room under its lease's number (`take_room`), refused if a later owner already
 //! did; each of its writes runs in a transaction that first checks the number is still its
 //! own (`fenced`), so the writes of an owner paused past its lease are refused once its

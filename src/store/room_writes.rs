@@ -2,7 +2,7 @@
 //! end, a match's score and end), said once (`RoomWriter`) for both ways of storing it:
 //! straight on the store, each write by itself, as one instance does; or all of one
 //! decision in one transaction under the room's fencing number (`Store::room_writes`), as a
-//! room leased by one of several instances must (issue 19): a later owner's number in the
+//! room leased by one of several instances must: a later owner's number in the
 //! room's row and nothing of it lands.
 
 use chrono::{NaiveDate, NaiveDateTime};

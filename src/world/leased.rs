@@ -1,4 +1,4 @@
-//! The world as one instance of several (issue 19): the sweeper that opens rooms with games
+//! The world as one instance of several: the sweeper that opens rooms with games
 //! in play nobody runs, the handles of rooms run by another instance, and whether this
 //! instance reaches Redis. One instance alone has no owner and none of this runs.
 

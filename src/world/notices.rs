@@ -1,4 +1,4 @@
-//! News for the whole hotel (issue 19): what one instance learns that every other must know
+//! News for the whole hotel: what one instance learns that every other must know
 //! at once, not at its next start. Published on one channel every instance reads
 //! (`{prefix}hotel`, `relay.rs`); a room's own news goes to its owner instead (`Wire`).
 //!

@@ -1,4 +1,4 @@
-//! Which instance runs a room when several do (issue 19, `crate::cluster`): a room opens
+//! Which instance runs a room when several do (`crate::cluster`): a room opens
 //! here only under its lease in Redis, taken in the database under the lease's fencing
 //! number (`Store::take_room`), so that its writes are refused once a later owner takes it.
 //! A keeper renews the lease while the room runs, drops the room when it cannot renew in

@@ -1,4 +1,4 @@
-//! Between instances (issue 19): a session's commands go to the instance running its room,
+//! Between instances: a session's commands go to the instance running its room,
 //! and the room's frames come back, through Redis pub/sub. Each instance reads one channel
 //! of its own (`{prefix}instance:{id}`) and publishes to the others'. Pub/sub rather than
 //! streams: nothing here needs to outlive its reader (an instance that is gone has no

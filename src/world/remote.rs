@@ -1,4 +1,4 @@
-//! A room run by another instance, seen from this one (issue 19): a handle like a room's
+//! A room run by another instance, seen from this one: a handle like a room's
 //! own, whose task relays what the sessions here ask to the room's owner (`relay.rs`) and
 //! hands the frames that come back to their sessions, so `http/ws.rs` cannot tell it from a
 //! room run here. It ends, as a failed room does (its sessions reconnect and find the room

@@ -1,4 +1,4 @@
-//! A room's lease in Redis (issue 19): one holder at a time, a fencing number that grows with
+//! A room's lease in Redis: one holder at a time, a fencing number that grows with
 //! every grant, renewed and let go only by its holder. On the Redis at 127.0.0.1:6379, under
 //! a key prefix of the test's own; a lease running out is its key going, as Redis would do
 //! at the end of its time to live (no test sleeps through one).

@@ -1,4 +1,4 @@
-//! Three instances, one hotel (issue 19): real `lounge serve` processes sharing one
+//! Three instances, one hotel: real `lounge serve` processes sharing one
 //! PostgreSQL database and one Redis, HAProxy in front (`helpers/hotel.rs`). A takeover waits
 //! for the dead owner's lease to run out in Redis (1.5 s here): the tests poll for it.
 

@@ -1,4 +1,4 @@
-//! Lasting identity (issue 15): refresh credentials that rotate and betray reuse, devices,
+//! Lasting identity: refresh credentials that rotate and betray reuse, devices,
 //! passwords for a new device, the hotel's own accounts, no known signing secret, and tokens
 //! whose user does not exist.
 

@@ -1,4 +1,4 @@
-//! One instance of several (issue 19), in this process: a room opens under its lease, and
+//! One instance of several, in this process: a room opens under its lease, and
 //! drops itself when a later owner took it; its sessions find it again. On PostgreSQL and
 //! the Redis at 127.0.0.1:6379, under a key prefix of the test's own.
 

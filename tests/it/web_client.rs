@@ -1,4 +1,4 @@
-//! The web client as players use it (issue 16): its sowing agrees with the engine under every
+//! The web client as players use it: its sowing agrees with the engine under every
 //! rule set, and in headless Chromium (`tests/e2e/*.mjs`) it survives a reload mid-game, works
 //! from a LAN address over plain http, keeps a phone's page its width whatever is said in chat,
 //! takes an invitation home to wherever the guest is, lists the rooms an operator made, and
