@@ -12,7 +12,7 @@ use super::AppState;
 use crate::common::{RoomId, TableId, UserId};
 use crate::store::{self, Actor, RoomRow, ShopItem};
 use crate::world::apartment::{self, Apartment};
-use crate::world::{Door, HotelError, RoomCommand, TableChange, User};
+use crate::world::{Door, HotelError, TableChange, User};
 
 #[derive(Serialize, ToSchema)]
 pub struct ItemList {
@@ -388,18 +388,7 @@ pub(super) async fn change_tables(
         .open(room)
         .await?
         .ok_or_else(|| HotelError::NoSuchRoom(room.to_owned()))?;
-    let (reply, answer) = tokio::sync::oneshot::channel();
-    if !handle
-        .send(RoomCommand::Tables {
-            actor,
-            change,
-            reply,
-        })
-        .await
-    {
-        return Err(HotelError::Gone.into());
-    }
-    Ok(answer.await.map_err(|_| HotelError::Gone)??)
+    Ok(handle.change_tables(actor, change).await?)
 }
 
 /// The player's apartment, made on first need.

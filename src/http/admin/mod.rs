@@ -213,11 +213,7 @@ pub async fn close_room(
     hotel::operator_may_close(handle.info.kind)?;
     let (store, room) = (state.store.clone(), RoomId::from(id.as_str()));
     web::block(move || store.close_room(&claims.sub, &room, games.as_str())).await??;
-    let (reply, answer) = tokio::sync::oneshot::channel();
-    if !handle.send(RoomCommand::Shut { games, reply }).await {
-        return Err(HotelError::Gone.into());
-    }
-    let games_in_play = answer.await.map_err(|_| HotelError::Gone)?;
+    let games_in_play = handle.shut(games).await?;
     Ok(HttpResponse::Ok().json(ClosedBody {
         room: id,
         status: if games_in_play == 0 {

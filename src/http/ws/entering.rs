@@ -215,14 +215,5 @@ impl Reopened {
 
 /// Whether a room lets `user_id` in; `None` when the room is gone.
 async fn may_enter(handle: &RoomHandle, user_id: &UserId) -> Option<Result<(), Refusal>> {
-    let (reply, answer) = oneshot::channel();
-    let asked = RoomCommand::MayEnter {
-        user_id: user_id.clone(),
-        reply,
-    };
-    if handle.send(asked).await {
-        answer.await.ok()
-    } else {
-        None
-    }
+    handle.may_enter(user_id).await.ok()
 }

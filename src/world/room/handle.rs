@@ -7,7 +7,11 @@ use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
 use super::RoomCommand;
+use crate::common::UserId;
+use crate::store::Actor;
+use crate::world::hotel::{CloseGames, HotelError, TableChange};
 use crate::world::protocol::RoomInfo;
+use crate::world::Refusal;
 
 /// A room as `GET /api/v1/rooms` shows it; its tables as they are sent (`TableView`), so
 /// that one can cross from another instance.
@@ -40,12 +44,49 @@ impl RoomHandle {
         self.occupants.load(Ordering::Relaxed)
     }
 
-    pub async fn summary(&self) -> Option<RoomSummary> {
+    /// Asks the room and waits for its answer, of the type the command's reply carries;
+    /// `Gone` when the room's task ended before answering.
+    pub async fn ask<T>(
+        &self,
+        command: impl FnOnce(oneshot::Sender<T>) -> RoomCommand,
+    ) -> Result<T, HotelError> {
         let (reply, answer) = oneshot::channel();
-        if !self.send(RoomCommand::Summary { reply }).await {
-            return None;
+        if !self.send(command(reply)).await {
+            return Err(HotelError::Gone);
         }
-        answer.await.ok()
+        answer.await.map_err(|_| HotelError::Gone)
+    }
+
+    pub async fn summary(&self) -> Option<RoomSummary> {
+        self.ask(|reply| RoomCommand::Summary { reply }).await.ok()
+    }
+
+    /// Whether `user_id` may come in now (its door, a put-out, closing).
+    pub async fn may_enter(&self, user_id: &UserId) -> Result<Result<(), Refusal>, HotelError> {
+        let user_id = user_id.clone();
+        self.ask(|reply| RoomCommand::MayEnter { user_id, reply })
+            .await
+    }
+
+    /// An operator closes the room: how many matches are still in play (it closes after
+    /// them with `CloseGames::Finish`, at once otherwise).
+    pub async fn shut(&self, games: CloseGames) -> Result<usize, HotelError> {
+        self.ask(|reply| RoomCommand::Shut { games, reply }).await
+    }
+
+    /// An operator or the owner changes the tables: the table as it is now, as the `table`
+    /// message shows it (`None` when taken away).
+    pub async fn change_tables(
+        &self,
+        actor: Actor,
+        change: TableChange,
+    ) -> Result<Option<Value>, HotelError> {
+        self.ask(|reply| RoomCommand::Tables {
+            actor,
+            change,
+            reply,
+        })
+        .await?
     }
 
     /// A handle whose commands go to a task of the world's own (a room run by another
