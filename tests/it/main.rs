@@ -33,6 +33,7 @@ mod replay;
 mod restart;
 mod room;
 mod rules;
+mod seats;
 mod series;
 mod server;
 mod shop;
