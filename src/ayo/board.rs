@@ -23,7 +23,8 @@ pub const PITS: usize = 12;
 /// More than this many seeds in a store wins at once.
 pub const HALF: u8 = SEEDS / 2;
 
-/// A seat at the board; South moves first.
+/// A seat at the board. South moves first unless a game is started otherwise
+/// ([`Position::opening`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Side {
@@ -252,6 +253,15 @@ impl Position {
         }
     }
 
+    /// Four seeds in every pit, `first` to move: who starts is decided outside the board
+    /// (lots, or a match's turn).
+    pub const fn opening(first: Side) -> Position {
+        Position {
+            to_move: first,
+            ..Position::start()
+        }
+    }
+
     /// Any position whose pits and stores hold the game's 48 seeds.
     pub fn new(
         pits: [u8; PITS],
@@ -273,6 +283,20 @@ impl Position {
 
     pub fn pits(&self) -> [u8; PITS] {
         self.pits
+    }
+
+    /// The same position seen from the other side: the rows, the stores and the side to move
+    /// swapped. Every rule is the same for both sides, so it plays the same.
+    pub fn mirrored(&self) -> Position {
+        let mut pits = [0; PITS];
+        pits[..6].copy_from_slice(&self.pits[6..]);
+        pits[6..].copy_from_slice(&self.pits[..6]);
+        Position {
+            pits,
+            stores: [self.stores[1], self.stores[0]],
+            to_move: self.to_move.opponent(),
+            since_capture: self.since_capture,
+        }
     }
 
     pub fn stores(&self) -> [u8; 2] {

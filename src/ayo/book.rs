@@ -21,7 +21,7 @@ use std::sync::LazyLock;
 
 use thiserror::Error;
 
-use super::board::{Pit, Position};
+use super::board::{Pit, Position, Side};
 use super::game::Game;
 use super::rules::{Capture, Preset, Rules, Sowing};
 
@@ -72,8 +72,14 @@ impl Book {
         if !Book::applies_to(game.rules()) || game.is_over() {
             return None;
         }
+        // The book's lines start with South; a game North began is the same game mirrored,
+        // and a pit's number is along the mover's own row, so the move is the same.
+        let position = match game.first() {
+            Side::South => *game.position(),
+            Side::North => game.position().mirrored(),
+        };
         self.moves
-            .get(&key(game.position()))
+            .get(&key(&position))
             .copied()
             .filter(|e| game.legal_moves().contains(e.best))
     }
@@ -187,6 +193,13 @@ mod tests {
         let game = replay(&pits("316")).unwrap();
         assert_eq!(book.get(&game), Some(later));
         assert_eq!(book.get(&Game::new(Preset::Lagos.rules())), Some(start));
+        // A game North begins is the same game mirrored: the same move.
+        let mut north = Game::starting(Preset::Lagos.rules(), crate::ayo::Side::North);
+        assert_eq!(book.get(&north), Some(start));
+        for p in pits("316") {
+            north.play(p).unwrap();
+        }
+        assert_eq!(book.get(&north), Some(later));
         // Another rule set whose openings are the same game finds it too; collecting fours does not.
         let mut oware = Game::new(Preset::Oware.rules());
         for p in pits("316") {

@@ -59,9 +59,14 @@ pub struct Game {
 }
 
 impl Game {
-    /// A new game from the start position.
+    /// A new game from the start position, South to move.
     pub fn new(rules: Rules) -> Game {
-        Game::from_position(rules, Position::start())
+        Game::starting(rules, Side::South)
+    }
+
+    /// A new game from the start position with `first` to move.
+    pub fn starting(rules: Rules, first: Side) -> Game {
+        Game::from_position(rules, Position::opening(first))
     }
 
     /// A game from any position (puzzles, tests, analysis).
@@ -79,12 +84,23 @@ impl Game {
         game
     }
 
-    /// Plays `moves` from the start; on the first refused move, says which (from 0) and why.
+    /// Plays `moves` from the start, South first; on the first refused move, says which (from
+    /// 0) and why.
     pub fn replay(
         rules: Rules,
         moves: impl IntoIterator<Item = Pit>,
     ) -> Result<Game, (usize, MoveError)> {
-        let mut game = Game::new(rules);
+        Game::replay_from(rules, Side::South, moves)
+    }
+
+    /// Plays `moves` from the start with `first` to move: a stored game is replayed from the
+    /// side that began it, or every pit number names the other row.
+    pub fn replay_from(
+        rules: Rules,
+        first: Side,
+        moves: impl IntoIterator<Item = Pit>,
+    ) -> Result<Game, (usize, MoveError)> {
+        let mut game = Game::starting(rules, first);
         for (i, pit) in moves.into_iter().enumerate() {
             game.play(pit).map_err(|e| (i, e))?;
         }
@@ -102,6 +118,11 @@ impl Game {
     /// The position the game started from.
     pub fn start(&self) -> &Position {
         &self.start
+    }
+
+    /// The side that moved first.
+    pub fn first(&self) -> Side {
+        self.start.to_move()
     }
 
     /// Repetition keys of the positions since the last capture, this one last; kept only
@@ -256,5 +277,60 @@ impl Game {
             status: self.status(),
             end_reason: self.end_reason(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ayo::Preset;
+
+    /// The board seen from the other side: North's row where South's was, stores swapped.
+    fn mirrored(state: &State) -> ([u8; PITS], [u8; 2]) {
+        let mut pits = [0; PITS];
+        pits[..6].copy_from_slice(&state.pits[6..]);
+        pits[6..].copy_from_slice(&state.pits[..6]);
+        (pits, [state.stores[1], state.stores[0]])
+    }
+
+    #[test]
+    fn a_game_north_starts_plays_as_the_mirror_of_south_starting_and_replays_the_same() {
+        let rules = Preset::Lagos.rules();
+        let mut north = Game::starting(rules, Side::North);
+        let mut south = Game::new(rules);
+        assert_eq!(north.first(), Side::North);
+        assert_eq!(north.to_move(), Some(Side::North));
+        assert_eq!(south.first(), Side::South);
+        // The same pit numbers, each side's own row: a spread of choices, to the end.
+        let mut i = 0usize;
+        while !north.is_over() {
+            let legal = north.legal_moves();
+            let pit = legal.nth((i * 7 + 3) % legal.len()).unwrap();
+            let played = north.play(pit).unwrap();
+            let mirror = south.play(pit).unwrap();
+            assert_eq!(played.side, mirror.side.opponent());
+            assert_eq!(played.captured, mirror.captured);
+            assert_eq!(mirrored(&north.state()), {
+                let s = south.state();
+                (s.pits, s.stores)
+            });
+            i += 1;
+        }
+        assert!(south.is_over());
+        assert_eq!(
+            north.status().winner(),
+            south.status().winner().map(Side::opponent)
+        );
+        assert!(
+            north.ply() > 10,
+            "a real game was played: {} plies",
+            north.ply()
+        );
+        let again = Game::replay_from(rules, Side::North, north.moves().to_vec()).unwrap();
+        assert_eq!(again.state(), north.state());
+        assert_eq!(again.first(), Side::North);
+        // From the wrong side the same pits are another game.
+        let wrong = Game::replay(rules, north.moves().to_vec());
+        assert!(wrong.map_or(true, |g| g.state() != north.state()));
     }
 }

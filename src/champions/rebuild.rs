@@ -43,8 +43,9 @@ impl Champions {
             if moves.is_empty() {
                 continue;
             }
-            let replayed = Game::replay(game.rules, moves.iter().filter_map(|&n| Pit::new(n)))
-                .map_err(|(ply, e)| {
+            let moves = moves.iter().filter_map(|&n| Pit::new(n));
+            let replayed =
+                Game::replay_from(game.rules, game.first_side, moves).map_err(|(ply, e)| {
                     RebuildError::Replay(game.id.to_string(), format!("ply {ply}: {e}"))
                 })?;
             let (winner, loser) = match game.status {

@@ -20,7 +20,7 @@ use crate::config::{ConfigError, Settings};
 
 pub use external::{parse_pit, pit_letter, position_line, External, ExternalError};
 pub use matches::{play_match, MatchError, MatchPlan, MatchResult, Openings, Player, Tally};
-pub use replay::{replay, ReplayReport, MAX_LINE};
+pub use replay::{replay, replay_from, ReplayReport, MAX_LINE};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -101,16 +101,29 @@ pub fn parse_ttl(raw: &str) -> Result<std::time::Duration, String> {
     Ok(std::time::Duration::from_secs(seconds))
 }
 
+/// A side of the board as `--first` takes it.
+fn parse_side(raw: &str) -> Result<crate::ayo::Side, String> {
+    match raw {
+        "south" => Ok(crate::ayo::Side::South),
+        "north" => Ok(crate::ayo::Side::North),
+        _ => Err(format!("`{raw}` is not a side: south or north")),
+    }
+}
+
 #[derive(Debug, Subcommand)]
 pub enum AyoCommand {
-    /// Replays games read one a line from standard input (pit numbers 1-6, South first) and
-    /// writes each game's last state, or every state with --trace, as JSON lines.
+    /// Replays games read one a line from standard input (pit numbers 1-6, South first
+    /// unless --first north) and writes each game's last state, or every state with --trace,
+    /// as JSON lines.
     Replay {
         #[command(flatten)]
         rules: RulesArgs,
         /// Write the state after every ply, ply 0 included, not just the last.
         #[arg(long)]
         trace: bool,
+        /// The side that moves first in every game: south, or north (a game's `first`).
+        #[arg(long, default_value = "south", value_parser = parse_side)]
+        first: crate::ayo::Side,
     },
     /// Counts the positions reachable from the start in exactly DEPTH plies.
     Perft {
@@ -321,11 +334,15 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
             writeln!(io::stdout().lock(), "{token}")?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Ayo(AyoCommand::Replay { rules, trace }) => {
+        Command::Ayo(AyoCommand::Replay {
+            rules,
+            trace,
+            first,
+        }) => {
             let rules = rules.resolve(&settings)?;
             let stdin = io::stdin().lock();
             let stdout = BufWriter::new(io::stdout().lock());
-            let report = replay(&rules, trace, stdin, stdout)?;
+            let report = replay_from(&rules, first, trace, stdin, stdout)?;
             Ok(if report.failed == 0 {
                 ExitCode::SUCCESS
             } else {

@@ -4,7 +4,7 @@ use std::io::{self, BufRead, Read, Write};
 
 use serde::Serialize;
 
-use crate::ayo::{Game, Pit, PitError, Rules, State};
+use crate::ayo::{Game, Pit, PitError, Rules, Side, State};
 
 /// The longest line read as one game: far more plies than any game lasts.
 pub const MAX_LINE: usize = 1 << 20;
@@ -41,6 +41,18 @@ struct ErrorLine<'a> {
 pub fn replay(
     rules: &Rules,
     trace: bool,
+    input: impl BufRead,
+    output: impl Write,
+) -> io::Result<ReplayReport> {
+    replay_from(rules, Side::South, trace, input, output)
+}
+
+/// [`replay`], every game begun by `first`: games of a match whose seats were kept may have
+/// been begun by North.
+pub fn replay_from(
+    rules: &Rules,
+    first: Side,
+    trace: bool,
     mut input: impl BufRead,
     mut output: impl Write,
 ) -> io::Result<ReplayReport> {
@@ -70,7 +82,7 @@ pub fn replay(
             continue;
         }
         let text = String::from_utf8_lossy(&line);
-        if !replay_game(rules, trace, report.games, &text, &mut output)? {
+        if !replay_game((rules, first), trace, report.games, &text, &mut output)? {
             report.failed += 1;
         }
         report.games += 1;
@@ -82,13 +94,13 @@ pub fn replay(
 
 /// Replays one game; false when a move stopped it.
 fn replay_game(
-    rules: &Rules,
+    (rules, first): (&Rules, Side),
     trace: bool,
     index: usize,
     text: &str,
     out: &mut impl Write,
 ) -> io::Result<bool> {
-    let mut game = Game::new(*rules);
+    let mut game = Game::starting(*rules, first);
     if trace {
         write_state(out, index, &game.state())?;
     }

@@ -15,5 +15,5 @@ pub use clock::ServerClock;
 pub use codes::ErrorCode;
 pub use day::HotelDay;
 pub use ids::{GameId, InvitationId, ItemId, MatchId, RoomId, TableId, UserId};
-pub use kinds::{Door, RoomKind};
+pub use kinds::{Door, RoomKind, Seating, UnknownSeating};
 pub use user::{name_key, NameError, User, UserName};

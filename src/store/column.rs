@@ -16,8 +16,8 @@ use diesel::sqlite::Sqlite;
 
 use super::MultiBackend;
 use crate::ayo::clock::TimeControl;
-use crate::ayo::{Rules, Status};
-use crate::common::{Door, RoomKind};
+use crate::ayo::{Rules, Side, Status};
+use crate::common::{Door, RoomKind, Seating};
 
 /// A stored value that does not read as its type.
 #[derive(Debug)]
@@ -307,11 +307,43 @@ impl TextColumn for Door {
     }
 }
 
+/// A side of the board: `south` or `north` (who moved first in a game).
+impl TextColumn for Side {
+    const WHAT: &'static str = "side";
+
+    fn to_text(&self) -> Cow<'_, str> {
+        Cow::Borrowed(self.name())
+    }
+
+    fn from_text(s: &str) -> Result<Self, String> {
+        match s {
+            "south" => Ok(Side::South),
+            "north" => Ok(Side::North),
+            other => Err(format!("`{other}` is not a side: south or north")),
+        }
+    }
+}
+
+/// A match's seating: `lots` or `kept`.
+impl TextColumn for Seating {
+    const WHAT: &'static str = "seating";
+
+    fn to_text(&self) -> Cow<'_, str> {
+        Cow::Borrowed(self.as_str())
+    }
+
+    fn from_text(s: &str) -> Result<Self, String> {
+        Seating::from_str(s).map_err(|e| e.to_string())
+    }
+}
+
 text_column!(
     Rules,
     RoomKind,
     Door,
     Status,
+    Side,
+    Seating,
     TimeControl,
     MatchStatus,
     super::ItemKind

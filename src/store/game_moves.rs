@@ -256,6 +256,7 @@ mod tests {
             match_id: None,
             number: None,
             clock_started_ms: None,
+            first_side: crate::ayo::Side::South,
         };
         store.insert_game(&game).unwrap();
         (store, game.id, dir)

@@ -13,7 +13,7 @@ use super::schema::{ayo_tables, clock_pauses, games, heartbeats, matches, moves,
 use super::{now, Db, GameRow, Store, StoreError, UserRow};
 use crate::ayo::clock::TimeControl;
 use crate::ayo::{Rules, Status};
-use crate::common::{GameId, MatchId, RoomId, TableId, UserId};
+use crate::common::{GameId, MatchId, RoomId, Seating, TableId, UserId};
 
 /// A match row.
 #[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable)]
@@ -34,6 +34,8 @@ pub struct MatchRow {
     pub second_halves: i32,
     pub started_at: NaiveDateTime,
     pub ended_at: Option<NaiveDateTime>,
+    /// Who sits where and moves first: `lots` (the original way) or `kept`.
+    pub seats: Seating,
 }
 
 /// How a match ended, as stored.

@@ -46,7 +46,7 @@ use diesel::r2d2::{self, Pool};
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use thiserror::Error;
 
-use crate::ayo::{Rules, Status};
+use crate::ayo::{Rules, Side, Status};
 use crate::common::{GameId, MatchId, RoomId, RoomKind, TableId, UserId};
 use schema::{ayo_tables, games, moves, rooms, users};
 
@@ -160,6 +160,8 @@ pub struct GameRow {
     pub number: Option<i32>,
     /// When its first clock started (server milliseconds), without a clock `None`.
     pub clock_started_ms: Option<i64>,
+    /// The side that moved first: its moves replay from it.
+    pub first_side: Side,
 }
 
 /// A game still in play with its moves in order: what a restart replays.

@@ -49,6 +49,7 @@ diesel::table! {
         match_id -> Nullable<Text>,
         number -> Nullable<Integer>,
         clock_started_ms -> Nullable<BigInt>,
+        first_side -> Text,
     }
 }
 
@@ -81,6 +82,7 @@ diesel::table! {
         second_halves -> Integer,
         started_at -> Timestamp,
         ended_at -> Nullable<Timestamp>,
+        seats -> Text,
     }
 }
 

@@ -8,13 +8,16 @@ use crate::ayo::clock::{ClockError, TimeControl};
 use crate::ayo::{Side, Status};
 
 use super::series::{BestOf, BestOfError, GameOutcome, Series};
-use crate::common::{GameId, MatchId, User, UserId};
+use crate::common::{GameId, MatchId, Seating, UnknownSeating, User, UserId};
 
 /// How a table's matches are played: the host's choice.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MatchSettings {
     pub clock: TimeControl,
     pub best_of: BestOf,
+    /// Who sits where and moves first (an addition; `lots` where not said).
+    #[serde(default)]
+    pub seats: Seating,
 }
 
 /// Why settings a client sent cannot be played.
@@ -24,17 +27,26 @@ pub enum SettingsError {
     Clock(#[from] ClockError),
     #[error(transparent)]
     BestOf(#[from] BestOfError),
+    #[error(transparent)]
+    Seats(#[from] UnknownSeating),
 }
 
 impl MatchSettings {
-    /// These settings with a clock (`"3+2"`, `"5m"`, `"none"`) and a best-of given, where given.
-    pub fn with(self, clock: Option<&str>, best_of: Option<u8>) -> Result<Self, SettingsError> {
+    /// These settings with a clock (`"3+2"`, `"5m"`, `"none"`), a best-of and seats (`"lots"`,
+    /// `"kept"`) given, where given.
+    pub fn with(
+        self,
+        clock: Option<&str>,
+        best_of: Option<u8>,
+        seats: Option<&str>,
+    ) -> Result<Self, SettingsError> {
         Ok(MatchSettings {
             clock: clock.map(str::parse).transpose()?.unwrap_or(self.clock),
             best_of: best_of
                 .map(BestOf::try_from)
                 .transpose()?
                 .unwrap_or(self.best_of),
+            seats: seats.map(str::parse).transpose()?.unwrap_or(self.seats),
         })
     }
 
@@ -120,8 +132,11 @@ pub struct DrawOffer {
 pub struct LiveMatch {
     pub id: MatchId,
     pub settings: MatchSettings,
-    /// The match's first player (South in its first game) and second.
+    /// The match's first player (who moves first in its first game) and second.
     pub players: [User; 2],
+    /// The seat of the first player in the first game: South under `lots`; under `kept`
+    /// theirs for the whole match.
+    pub first_seat: Side,
     pub series: Series,
     pub games: Vec<PlayedGame>,
     pub between: Option<Between>,
@@ -142,6 +157,7 @@ impl LiveMatch {
             series: Series::new(settings.best_of),
             settings,
             players,
+            first_seat: Side::South,
             games: Vec::new(),
             between: None,
             draw_offer: None,
@@ -156,13 +172,35 @@ impl LiveMatch {
         self.players.iter().position(|p| p.id == *user_id)
     }
 
-    /// The players as they sit in the next game (or the one in play): South, North. The
-    /// first move swaps every game.
+    /// The match under `kept`, its first player sitting at `first_seat` throughout.
+    pub fn seated(mut self, first_seat: Side) -> LiveMatch {
+        self.first_seat = first_seat;
+        self
+    }
+
+    /// The players as they sit in the next game (or the one in play): South, North. Under
+    /// `lots` they swap seats every game, so that South, who moves first, swaps; under
+    /// `kept` they never move.
     pub fn seats(&self) -> [User; 2] {
         let [first, second] = self.players.clone();
-        match self.series.first_player_side() {
+        let first_side = match self.settings.seats {
+            Seating::Lots if self.series.first_player_starts() => Side::South,
+            Seating::Lots => Side::North,
+            Seating::Kept => self.first_seat,
+        };
+        match first_side {
             Side::South => [first, second],
             Side::North => [second, first],
+        }
+    }
+
+    /// The side that moves first in the next game (or the one in play): South under `lots`;
+    /// under `kept` the first player's in odd games, the other's in even ones.
+    pub fn first_mover(&self) -> Side {
+        match self.settings.seats {
+            Seating::Lots => Side::South,
+            Seating::Kept if self.series.first_player_starts() => self.first_seat,
+            Seating::Kept => self.first_seat.opponent(),
         }
     }
 
@@ -291,7 +329,7 @@ pub struct MatchView {
     pub id: MatchId,
     pub best_of: BestOf,
     pub clock: TimeControl,
-    /// The match's first player (South in game 1) and second.
+    /// The match's first player (who moves first in game 1) and second.
     pub players: [User; 2],
     /// Their points, in the same order: a win 1, a draw 0.5.
     pub points: [f32; 2],
@@ -322,6 +360,9 @@ pub struct DrawOfferView {
 pub struct Rematch {
     /// The new match's first player and second.
     pub players: [User; 2],
+    /// Where its first player sits under `kept`: the seat they had (not shown).
+    #[serde(skip)]
+    pub first_seat: Side,
     pub settings: MatchSettings,
     /// Who pressed rematch, in the same order.
     pub pressed: [bool; 2],
@@ -330,13 +371,21 @@ pub struct Rematch {
 }
 
 impl Rematch {
-    /// The rematch of `finished`, whose last game had `last_south` moving first.
-    pub fn of(finished: &LiveMatch, last_south: &UserId, deadline_ms: u64) -> Rematch {
+    /// The rematch of `finished`.
+    pub fn of(finished: &LiveMatch, deadline_ms: u64) -> Rematch {
         let [a, b] = finished.players.clone();
-        let players = if &a.id == last_south { [b, a] } else { [a, b] };
+        // The first player moves first in the odd games, the last one included when odd (and
+        // when none was played, had one been).
+        let first_had_it = finished.games.len() % 2 == 1 || finished.games.is_empty();
+        let (players, first_seat) = if first_had_it {
+            ([b, a], finished.first_seat.opponent())
+        } else {
+            ([a, b], finished.first_seat)
+        };
         Rematch {
             pressed: players.clone().map(|p| p.house),
             players,
+            first_seat,
             settings: finished.settings,
             deadline_ms,
         }

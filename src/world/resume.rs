@@ -5,14 +5,14 @@
 use std::collections::HashMap;
 
 use crate::ayo::clock::{Clocks, TimeControl};
-use crate::ayo::{Game, Pit, Status};
+use crate::ayo::{Game, Pit, Side, Status};
 use crate::store::{self, GameRow, MatchRow, RoomWriter, RoomWrites, Store, StoreError};
 
 use super::matches::{LiveMatch, MatchSettings, PlayedGame};
 use super::room::{ResultsConfig, ResumedGame, ResumedMatch};
 use super::series::BestOf;
 use super::table::{json_word, result_of, win_of};
-use crate::common::{MatchId, RoomId, ServerClock, TableId, User, UserId};
+use crate::common::{MatchId, RoomId, Seating, ServerClock, TableId, User, UserId};
 
 /// Every match in play, ready for its room (one instance alone, at its start).
 pub fn resumable(
@@ -88,9 +88,15 @@ fn resume(
         let settings = MatchSettings {
             clock: row.clock,
             best_of,
+            seats: row.seats,
         };
         let players = [people.get(&row.first_id)?, people.get(&row.second_id)?];
-        let mut m = LiveMatch::new(row.id.clone(), settings, players);
+        // Where the first player sat in the first game: under `kept`, all match long.
+        let first_seat = match in_play.games.first() {
+            Some(g) if g.north_id == row.first_id => Side::North,
+            _ => Side::South,
+        };
+        let mut m = LiveMatch::new(row.id.clone(), settings, players).seated(first_seat);
         let mut game = None;
         for g in in_play.games {
             if g.status != Status::Playing {
@@ -174,7 +180,7 @@ enum Replayed {
 fn replay(writes: &Writes<'_>, g: &GameRow) -> Result<Replayed, StoreError> {
     let stored = writes.store.moves(&g.id)?;
     let moves = stored.iter().filter_map(|&n| Pit::new(n));
-    match Game::replay(g.rules, moves) {
+    match Game::replay_from(g.rules, g.first_side, moves) {
         Ok(game) if game.moves().len() == stored.len() && game.is_over() => {
             Ok(Replayed::Over(game))
         }
@@ -261,6 +267,7 @@ fn adopt_lone_games(store: &Store, people: &mut People<'_>) -> Result<(), StoreE
             second_halves: 0,
             started_at: g.started_at,
             ended_at: None,
+            seats: Seating::Lots,
         };
         store.insert_match(&row)?;
         store.adopt_game(&g.id, &row.id)?;

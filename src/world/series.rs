@@ -5,8 +5,6 @@
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::ayo::Side;
-
 /// Games a match is played over at most.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(try_from = "u8", into = "u8")]
@@ -75,14 +73,10 @@ impl Series {
         self.halves.map(|h| h as f32 / 2.0)
     }
 
-    /// The side the match's first player takes in the next game: South in the first game,
+    /// Whether the match's first player moves first in the next game: in the first game,
     /// then every other game, so the first move swaps every game.
-    pub fn first_player_side(&self) -> Side {
-        if self.played.is_multiple_of(2) {
-            Side::South
-        } else {
-            Side::North
-        }
+    pub fn first_player_starts(&self) -> bool {
+        self.played.is_multiple_of(2)
     }
 
     /// Counts a game; the match is decided when someone is past half the games, or when

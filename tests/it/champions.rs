@@ -696,6 +696,7 @@ async fn wins_against_baba_ayo_go_on_the_house_board_by_level_never_on_the_wall(
             match_id: None,
             number: None,
             clock_started_ms: None,
+            first_side: lounge::ayo::Side::South,
         };
         store.insert_game(&game).unwrap();
         let won = lounge::store::Win {

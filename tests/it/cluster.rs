@@ -302,6 +302,7 @@ fn a_match_in_play(
         second_halves: 0,
         started_at: now(),
         ended_at: None,
+        seats: Default::default(),
     };
     let g = GameRow {
         id: lounge::store::new_id().into(),
@@ -317,6 +318,7 @@ fn a_match_in_play(
         match_id: Some(m.id.clone()),
         number: Some(1),
         clock_started_ms: None,
+        first_side: lounge::ayo::Side::South,
     };
     (room, m, g)
 }

@@ -34,6 +34,7 @@ mod replay;
 mod restart;
 mod room;
 mod rules;
+mod seats;
 mod series;
 mod server;
 mod shop;

@@ -785,6 +785,7 @@ pub fn a_match_its_last_stored_move_ended(
         second_halves: 0,
         started_at: now(),
         ended_at: None,
+        seats: Default::default(),
     };
     store.insert_match(&m).unwrap();
     let g = GameRow {
@@ -801,6 +802,7 @@ pub fn a_match_its_last_stored_move_ended(
         match_id: Some(m.id.clone()),
         number: Some(1),
         clock_started_ms: None,
+        first_side: lounge::ayo::Side::South,
     };
     store.insert_game(&g).unwrap();
     store.record_move(&g.id, 1, 1).unwrap();
@@ -844,6 +846,7 @@ fn an_outage_recorded_again_by_a_start_that_failed_is_not_refunded_twice() {
         match_id: None,
         number: None,
         clock_started_ms: Some(1_000),
+        first_side: lounge::ayo::Side::South,
     };
     store.insert_game(&g).unwrap();
     // South's clock ran from 1 s; the heartbeat stopped at 11 s. A start at 100 s recorded

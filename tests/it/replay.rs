@@ -233,3 +233,27 @@ fn replay_refuses_a_line_too_long_to_be_a_game_and_goes_on() {
     assert_eq!(lines[1]["game"], 1);
     assert_eq!(lines[1]["ply"], 1);
 }
+
+#[test]
+fn the_replay_command_replays_games_north_began_with_first_north() {
+    let (code, out, _) = lounge(&["ayo", "replay", "--first", "north", "--trace"], "3 1\n");
+    assert_eq!(code, 0, "{out}");
+    let lines: Vec<Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines[0]["to_move"], "north");
+    assert_eq!(lines[1]["to_move"], "south");
+    let expected = Game::replay_from(
+        Preset::Lagos.rules(),
+        lounge::ayo::Side::North,
+        [3, 1].map(|n| lounge::ayo::Pit::new(n).unwrap()),
+    )
+    .unwrap();
+    let mut want = serde_json::to_value(expected.state()).unwrap();
+    want["game"] = json!(0);
+    assert_eq!(lines[2], want);
+    let (code, _, err) = lounge(&["ayo", "replay", "--first", "east"], "");
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("south or north"), "{err}");
+}

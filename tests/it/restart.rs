@@ -224,6 +224,83 @@ async fn a_timed_game_survives_sigkill_without_charging_the_outage_on_postgres()
     a_timed_game_killed_and_back(TestDb::postgres()).await;
 }
 
+/// A timed game of a match with seats kept, begun by North (Ade, the host), killed at ply 2
+/// and back: replayed from North, North to move with North's clock running, the seats as they
+/// were, and the next move accepted.
+async fn a_game_north_began_killed_and_back(db: TestDb) {
+    let (mut first, port) = serve(&db);
+    let mut app = TestApp::attach(db, port);
+    let table = "surulere-games-lounge-1";
+    let ([mut a, mut b], [a_id, b_id], [ta, _], [mut started, _]) =
+        crate::seats::kept_match(&app, "5+0").await;
+    if started["first"] == "south" {
+        // Game 2 is North's: Bisi resigns game 1 and both press start.
+        b.send(json!({"type": "resign", "table": table})).await;
+        a.next_of("game_over").await;
+        for ws in [&mut a, &mut b] {
+            ws.send(json!({"type": "start", "table": table})).await;
+        }
+        started = a.next_of("game_started").await;
+    }
+    assert_eq!(started["first"], "north", "{started}");
+    assert_eq!(started["clock"]["running"], "north");
+    let game_id = started["game_id"].as_str().unwrap().to_owned();
+    a.send(json!({"type": "move", "table": table, "pit": 3}))
+        .await;
+    b.next_of("game_state").await;
+    b.send(json!({"type": "move", "table": table, "pit": 1}))
+        .await;
+    loop {
+        if a.next_of("game_state").await["state"]["ply"] == 2 {
+            break;
+        }
+    }
+    first.kill().expect("SIGKILL");
+    first.wait().unwrap();
+    drop((a, b));
+
+    let (mut second, port) = serve(&app.db);
+    app.port = port;
+    let mut a = app.ws(&ta).await;
+    let room = a.enter("surulere-games-lounge").await;
+    let t = &room["tables"][0];
+    let game = &t["game"];
+    assert_eq!(game["id"], game_id.as_str(), "{room}");
+    assert_eq!(game["first"], "north");
+    assert_eq!(game["moves"], json!([3, 1]));
+    assert_eq!(game["state"]["ply"], 2);
+    assert_eq!(game["state"]["to_move"], "north");
+    assert_eq!(game["clock"]["running"], "north");
+    assert_eq!(t["seats"]["north"]["id"], a_id.as_str());
+    assert_eq!(t["seats"]["south"]["id"], b_id.as_str());
+    assert_eq!(t["settings"]["seats"], "kept");
+    let pit = game["state"]["legal"][0].clone();
+    a.send(json!({"type": "move", "table": table, "pit": pit}))
+        .await;
+    let moved = a.next_of("game_state").await;
+    assert_eq!(moved["state"]["ply"], 3, "{moved}");
+    assert_eq!(moved["last_move"]["seat"], "north");
+    let stored = app
+        .db
+        .store()
+        .game(&game_id.as_str().into())
+        .unwrap()
+        .unwrap();
+    assert_eq!(stored.first_side, lounge::ayo::Side::North);
+    second.kill().unwrap();
+    second.wait().unwrap();
+}
+
+#[actix_web::test]
+async fn a_game_north_began_with_seats_kept_survives_sigkill_on_sqlite() {
+    a_game_north_began_killed_and_back(TestDb::sqlite()).await;
+}
+
+#[actix_web::test]
+async fn a_game_north_began_with_seats_kept_survives_sigkill_on_postgres() {
+    a_game_north_began_killed_and_back(TestDb::postgres()).await;
+}
+
 #[actix_web::test]
 async fn sigterm_tells_everyone_and_exits_cleanly() {
     // At the most verbose level, so the token check below covers every log line there is.

@@ -1,6 +1,5 @@
 //! Matches over several games: scoring, early finish, who moves first.
 
-use lounge::ayo::Side;
 use lounge::world::series::{BestOf, GameOutcome, Series};
 
 fn best_of(n: u8) -> Series {
@@ -55,12 +54,12 @@ fn a_draw_is_half_each_and_level_after_every_game_is_a_drawn_match() {
 #[test]
 fn the_first_move_swaps_every_game() {
     let mut s = best_of(7);
-    let mut sides = Vec::new();
+    let mut starts = Vec::new();
     for _ in 0..4 {
-        sides.push(s.first_player_side());
+        starts.push(s.first_player_starts());
         s.record(GameOutcome::Draw);
     }
-    assert_eq!(sides, [Side::South, Side::North, Side::South, Side::North]);
+    assert_eq!(starts, [true, false, true, false]);
 }
 
 #[test]
@@ -87,7 +86,8 @@ fn a_match_resigned_or_abandoned_between_games() {
 }
 
 mod live {
-    use lounge::ayo::Status;
+    use lounge::ayo::{Side, Status};
+    use lounge::common::Seating;
     use lounge::world::matches::{LiveMatch, MatchEnd, MatchSettings, PlayedGame};
     use lounge::world::series::BestOf;
     use lounge::world::User;
@@ -156,5 +156,28 @@ mod live {
         m.record(game(1, "a", Status::NorthWon));
         assert_eq!(m.end, Some(MatchEnd::Games));
         assert_eq!(m.winner().map(|w| w.id.as_str()), Some("b"));
+    }
+
+    #[test]
+    fn kept_seats_stay_put_the_first_move_swaps_and_each_win_goes_to_who_sat_there() {
+        let settings = MatchSettings {
+            best_of: BestOf::try_from(3).unwrap(),
+            seats: Seating::Kept,
+            ..MatchSettings::default()
+        };
+        // a drew the first move by lots, sitting North.
+        let mut m =
+            LiveMatch::new("m".into(), settings, [person("a"), person("b")]).seated(Side::North);
+        let ids = |m: &LiveMatch| m.seats().map(|u| u.id.to_string());
+        assert_eq!(ids(&m), ["b", "a"]);
+        assert_eq!(m.first_mover(), Side::North);
+        m.record(game(1, "b", Status::NorthWon));
+        assert_eq!(m.series.points(), [1.0, 0.0], "North's win is a's");
+        assert_eq!(ids(&m), ["b", "a"], "nobody moved");
+        assert_eq!(m.first_mover(), Side::South);
+        m.record(game(2, "b", Status::SouthWon));
+        assert_eq!(m.series.points(), [1.0, 1.0], "South's win is b's");
+        assert_eq!(m.first_mover(), Side::North);
+        assert_eq!(ids(&m), ["b", "a"]);
     }
 }

@@ -51,6 +51,7 @@ fn game(table: &str, south: &UserRow, north: &UserRow) -> GameRow {
         match_id: None,
         number: None,
         clock_started_ms: None,
+        first_side: lounge::ayo::Side::South,
     }
 }
 

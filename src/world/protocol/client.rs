@@ -24,14 +24,19 @@ pub enum ClientMessage {
         since: BTreeMap<TableId, u64>,
     },
     Leave {},
+    /// `seats`, optional (an addition): a host sitting at an empty table chooses the
+    /// seating with it (`lots`, `kept`), as `set_match` would.
     Sit {
         table: TableId,
         seat: Side,
+        #[serde(default)]
+        seats: Option<String>,
     },
     Stand {
         table: TableId,
     },
-    /// `clock` and `best_of`, optional (additions): the match's settings, as `set_match`.
+    /// `clock`, `best_of` and `seats`, optional (additions): the match's settings, as
+    /// `set_match`.
     PlayHouse {
         table: TableId,
         level: crate::ayo::house::Level,
@@ -39,15 +44,20 @@ pub enum ClientMessage {
         clock: Option<String>,
         #[serde(default)]
         best_of: Option<u8>,
+        #[serde(default)]
+        seats: Option<String>,
     },
     /// How the table's next match is played (an addition): the host (seated, nobody opposite
-    /// yet) chooses a clock (`none`, `90s`, `5m`, `1d`, `3+2`) and best of 1, 3, 5 or 7.
+    /// yet) chooses a clock (`none`, `90s`, `5m`, `1d`, `3+2`), best of 1, 3, 5 or 7, and
+    /// seats (`lots`, `kept`).
     SetMatch {
         table: TableId,
         #[serde(default)]
         clock: Option<String>,
         #[serde(default)]
         best_of: Option<u8>,
+        #[serde(default)]
+        seats: Option<String>,
     },
     /// Ready for the next game of the match (an addition).
     Start {

@@ -42,9 +42,17 @@ pub struct TableGame {
     pub number: u8,
     /// Its clocks, `null` without one (an addition).
     pub clock: Option<ClockView>,
-    /// The pits sown so far, South's first (an addition): a client that comes back mid-game
-    /// shows the move list and the last move from them.
+    /// The pits sown so far, in turn from `first` (an addition): a client that comes back
+    /// mid-game shows the move list and the last move from them.
     pub moves: Vec<crate::ayo::Pit>,
+    /// The side that moved first (an addition): South but under `seats: "kept"`.
+    pub first: Side,
+}
+
+/// Who won the lots for the first move of a match (an addition, in its first `game_started`).
+#[derive(Debug, Clone, Serialize)]
+pub struct Lots {
+    pub starts: User,
 }
 
 /// A game's two clocks as clients see them (an addition): the time each side has left at
@@ -255,6 +263,11 @@ pub enum ServerMessage {
         r#match: MatchView,
         /// The game's clocks, `null` without one (an addition).
         clock: Option<ClockView>,
+        /// The side that moves first (an addition): South but under `seats: "kept"`.
+        first: Side,
+        /// Who won the lots, in a match's first game when they were drawn (an addition).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        lots: Option<Lots>,
     },
     GameState {
         table: TableId,

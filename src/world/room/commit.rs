@@ -336,6 +336,7 @@ fn store_one(
                 second_halves: 0,
                 started_at: store::now(),
                 ended_at: None,
+                seats: settings.seats,
             })?;
         }
         Write::NewGame(game) => store.insert_game(&game_row(game))?,
@@ -397,6 +398,7 @@ fn game_row(game: &NewGame) -> GameRow {
         clock_started_ms: game
             .clock_started
             .map(|ms| i64::try_from(ms).unwrap_or(i64::MAX)),
+        first_side: game.first,
     }
 }
 

@@ -240,7 +240,7 @@ impl Room {
                 };
                 return refused(self.apply(t, command).await);
             }
-            ClientMessage::Sit { table, seat } => {
+            ClientMessage::Sit { table, seat, seats } => {
                 let t = self.table_index(&table)?;
                 if self.seated_anywhere(user_id) {
                     return Err(Refusal::new(
@@ -248,13 +248,14 @@ impl Room {
                         "you already have a seat in this room: stand first",
                     ));
                 }
-                (t, Command::Sit { user, seat })
+                (t, Command::Sit { user, seat, seats })
             }
             ClientMessage::PlayHouse {
                 table,
                 level,
                 clock,
                 best_of,
+                seats,
             } => {
                 let t = self.table_index(&table)?;
                 let seated_elsewhere = self
@@ -267,6 +268,7 @@ impl Room {
                     house: House::user(level),
                     clock,
                     best_of,
+                    seats,
                     seated_elsewhere,
                 };
                 (t, command)
@@ -275,12 +277,14 @@ impl Room {
                 table,
                 clock,
                 best_of,
+                seats,
             } => (
                 self.table_index(&table)?,
                 Command::SetMatch {
                     user: user.id,
                     clock,
                     best_of,
+                    seats,
                 },
             ),
             ClientMessage::Start { table } => {

@@ -2,7 +2,7 @@
 //! Ayo is to move. The room stores the writes first (a required one failing undoes the
 //! command), then sends the messages, in order.
 
-use crate::ayo::{EndReason, Pit, Rules, Status};
+use crate::ayo::{EndReason, Pit, Rules, Side, Status};
 use crate::common::{ErrorCode, GameId, MatchId, TableId, User, UserId};
 
 use super::super::matches::MatchSettings;
@@ -94,6 +94,8 @@ pub struct NewGame {
     pub number: u8,
     pub south: User,
     pub north: User,
+    /// The side that moves first.
+    pub first: Side,
     pub rules: Rules,
     pub clock_started: Option<u64>,
 }

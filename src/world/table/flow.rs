@@ -3,34 +3,39 @@
 
 use crate::ayo::clock::Clocks;
 use crate::ayo::{Game, Side, Status};
-use crate::common::{ErrorCode, GameId, MatchId, User, UserId};
+use crate::common::{ErrorCode, GameId, MatchId, Seating, User, UserId};
 
 use super::super::hotel::CloseGames;
 use super::super::matches::{LiveMatch, MatchEnd, MatchSettings, PlayedGame, Rematch};
-use super::super::protocol::{ClockView, Players, ServerMessage};
+use super::super::protocol::{ClockView, Lots, Players, ServerMessage};
 use super::{refuse, Effects, LiveGame, MatchResult, NewGame, Refusal, Table, Write};
 
 impl Table {
-    /// Both seats are taken: a match begins. Lots decide who is its first player (South in
-    /// its first game) unless `order` says (a rematch).
+    /// Both seats are taken: a match begins. Lots decide its first player, who moves first
+    /// in its first game (under `lots` by sitting South, under `kept` where they sat), unless
+    /// `order` says (a rematch: its players, and where its first sits under `kept`).
     pub(super) fn start_match(
         &mut self,
-        order: Option<[User; 2]>,
+        order: Option<([User; 2], Side)>,
         fx: &mut Effects,
     ) -> Result<(), Refusal> {
-        let players = match order {
-            Some(players) => players,
+        let (players, first_seat, lots) = match order {
+            Some((players, first_seat)) => (players, first_seat, false),
             None => {
                 let (Some(south), Some(north)) = (self.seats[0].clone(), self.seats[1].clone())
                 else {
                     return Ok(());
                 };
                 if uuid::Uuid::new_v4().as_bytes()[0] & 1 == 1 {
-                    [north, south]
+                    ([north, south], Side::North, true)
                 } else {
-                    [south, north]
+                    ([south, north], Side::South, true)
                 }
             }
+        };
+        let first_seat = match self.settings.seats {
+            Seating::Lots => Side::South,
+            Seating::Kept => first_seat,
         };
         let id = MatchId::ordered();
         fx.store(Write::NewMatch {
@@ -40,23 +45,26 @@ impl Table {
             settings: self.settings,
             rules: self.rules,
         });
-        self.r#match = Some(LiveMatch::new(id, self.settings, players));
+        let drawn = lots.then(|| players[0].clone());
+        self.r#match = Some(LiveMatch::new(id, self.settings, players).seated(first_seat));
         self.rematch = None;
-        self.start_next_game(fx);
+        self.start_next_game(drawn, fx);
         Ok(())
     }
 
-    /// The next game of the match: its players sit as the match says (the first move swaps
-    /// every game), it is stored, its clock starts, and it is announced.
-    pub(super) fn start_next_game(&mut self, fx: &mut Effects) {
+    /// The next game of the match: its players sit as the match says (under `lots` they swap
+    /// every game, under `kept` the first move does), it is stored, the first mover's clock
+    /// starts, and it is announced, with who won the lots (`lots`) for a match's first game.
+    pub(super) fn start_next_game(&mut self, lots: Option<User>, fx: &mut Effects) {
         let now = self.now;
         let Some(m) = self.r#match.as_mut().filter(|m| !m.is_over()) else {
             return;
         };
         let [south, north] = m.seats();
+        let first = m.first_mover();
         let number = m.game_number();
         let clocks = Clocks::new(m.settings.clock).map(|mut c| {
-            c.start(Side::South, now);
+            c.start(first, now);
             c
         });
         m.between = None;
@@ -68,6 +76,7 @@ impl Table {
             number,
             south: south.clone(),
             north: north.clone(),
+            first,
             rules: self.rules,
             clock_started: clocks.map(|_| now),
         };
@@ -76,7 +85,7 @@ impl Table {
         // A retry is matched against this game's moves only: refs may repeat across games.
         self.last_moves = [None, None];
         self.seats = [Some(south.clone()), Some(north.clone())];
-        let state = Game::new(self.rules);
+        let state = Game::starting(self.rules, first);
         let started_state = state.state();
         self.game = Some(LiveGame {
             id: game.id.clone(),
@@ -100,6 +109,8 @@ impl Table {
                 .map(LiveMatch::view)
                 .expect("the match started above"),
             clock: ClockView::of(clocks.as_ref(), now),
+            first,
+            lots: lots.map(|starts| Lots { starts }),
         };
         self.publish(started, fx);
         fx.house_to_move = self.house_to_move().is_some();
@@ -172,17 +183,8 @@ impl Table {
             r#match: m.view(),
             version: self.version + 1,
         };
-        let last_south = m
-            .games
-            .last()
-            .map_or_else(|| m.players[0].id.clone(), |g| g.south.clone());
-        let rematch = (!self.closing && reason != MatchEnd::CalledOff).then(|| {
-            Rematch::of(
-                m,
-                &last_south,
-                self.now.saturating_add(self.timing.rematch_ms),
-            )
-        });
+        let rematch = (!self.closing && reason != MatchEnd::CalledOff)
+            .then(|| Rematch::of(m, self.now.saturating_add(self.timing.rematch_ms)));
         self.publish(over, fx);
         // The players stand up; the last game stays on the table until someone sits. A
         // rematch keeps its own settings; the table's are the lounge's until a new host.
@@ -226,7 +228,7 @@ impl Table {
     /// Both pressed start: the next game begins.
     pub(super) fn next_game(&mut self, fx: &mut Effects) {
         if self.both_pressed() {
-            self.start_next_game(fx);
+            self.start_next_game(None, fx);
         }
     }
 
@@ -287,7 +289,7 @@ impl Table {
             );
         }
         self.settings = rematch.settings;
-        self.start_match(Some(rematch.players), fx)
+        self.start_match(Some((rematch.players, rematch.first_seat)), fx)
     }
 
     /// What time ends: invitations, flags, rematches and start presses whose time is up.
@@ -314,7 +316,7 @@ impl Table {
         }
         match between.ready {
             // Both pressed, but the game could not be stored then: again, now.
-            [true, true] => self.start_next_game(fx),
+            [true, true] => self.start_next_game(None, fx),
             // Nobody pressed start: the match ends, the leader winning it.
             [false, false] => self.end_match(None, MatchEnd::NoStart, fx),
             // One did: the other loses that game.
@@ -341,6 +343,7 @@ impl Table {
             number: m.game_number(),
             south: south.clone(),
             north: north.clone(),
+            first: m.first_mover(),
             rules: self.rules,
             clock_started: None,
         };

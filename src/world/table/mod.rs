@@ -63,9 +63,11 @@ pub enum Departure {
 /// being in the room at all) are made by the room and passed in.
 #[derive(Clone, Debug)]
 pub enum Command {
+    /// `seats`: a host sitting at an empty table chooses the seating with it.
     Sit {
         user: User,
         seat: Side,
+        seats: Option<String>,
     },
     Stand {
         user: UserId,
@@ -74,6 +76,7 @@ pub enum Command {
         user: UserId,
         clock: Option<String>,
         best_of: Option<u8>,
+        seats: Option<String>,
     },
     /// `house` is Baba Ayo at the level asked for.
     PlayHouse {
@@ -81,6 +84,7 @@ pub enum Command {
         house: User,
         clock: Option<String>,
         best_of: Option<u8>,
+        seats: Option<String>,
         /// The player has a seat at another table of the room.
         seated_elsewhere: bool,
     },
@@ -242,23 +246,29 @@ impl Table {
         self.now = now;
         let mut fx = Effects::default();
         let done = match command {
-            Command::Sit { user, seat } => self.sit(user, seat, &mut fx),
+            Command::Sit { user, seat, seats } => self.sit(user, seat, seats.as_deref(), &mut fx),
             Command::Stand { user } => self.stand(&user, &mut fx),
             Command::SetMatch {
                 user,
                 clock,
                 best_of,
-            } => self.set_match(&user, clock.as_deref(), best_of, &mut fx),
+                seats,
+            } => self.set_match(
+                &user,
+                (clock.as_deref(), best_of, seats.as_deref()),
+                &mut fx,
+            ),
             Command::PlayHouse {
                 user,
                 house,
                 clock,
                 best_of,
+                seats,
                 seated_elsewhere,
             } => self.play_house(
                 user,
                 house,
-                (clock.as_deref(), best_of),
+                (clock.as_deref(), best_of, seats.as_deref()),
                 seated_elsewhere,
                 &mut fx,
             ),
@@ -415,6 +425,7 @@ impl Table {
                 number: g.number,
                 clock: ClockView::of(g.clocks.as_ref(), now),
                 moves: g.game.moves().to_vec(),
+                first: g.game.first(),
             }),
             version: self.version,
             settings: self.settings,

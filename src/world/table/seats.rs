@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use crate::ayo::{Forfeit, Game, Rules, Side};
-use crate::common::{ErrorCode, InvitationId, User, UserId};
+use crate::common::{ErrorCode, InvitationId, Seating, User, UserId};
 
 use super::super::matches::{MatchEnd, MatchSettings};
 use super::super::protocol::ServerMessage;
@@ -17,17 +17,39 @@ const MAX_INVITATIONS: usize = 16;
 pub(super) const WITHDRAWN: &str = "withdrawn";
 
 impl Table {
-    pub(super) fn sit(&mut self, user: User, seat: Side, fx: &mut Effects) -> Result<(), Refusal> {
+    pub(super) fn sit(
+        &mut self,
+        user: User,
+        seat: Side,
+        seats: Option<&str>,
+        fx: &mut Effects,
+    ) -> Result<(), Refusal> {
         if self.match_in_play() {
             return refuse(ErrorCode::GameInPlay, "a game is in play at this table");
         }
         if self.seats[seat.index()].is_some() {
             return refuse(ErrorCode::SeatTaken, format!("the {seat} seat is taken"));
         }
+        let seating = seats
+            .map(str::parse::<Seating>)
+            .transpose()
+            .map_err(|e| Refusal::new(ErrorCode::BadSettings, e.to_string()))?;
         if self.seats.iter().all(Option::is_none) {
             // A new host: the table's matches are as the lounge plays them until they choose
-            // otherwise.
-            self.settings = MatchSettings::default();
+            // otherwise, here their seating.
+            self.settings = MatchSettings {
+                seats: seating.unwrap_or_default(),
+                ..MatchSettings::default()
+            };
+        } else if let Some(seating) = seating.filter(|s| *s != self.settings.seats) {
+            // The host chose; sitting down must not play another match than the one asked for.
+            return refuse(
+                ErrorCode::BadSettings,
+                format!(
+                    "the host chose seats \"{}\" here, not \"{seating}\": sit without seats, or at another table",
+                    self.settings.seats
+                ),
+            );
         }
         self.seats[seat.index()] = Some(user);
         self.clear_last_match();
@@ -49,8 +71,7 @@ impl Table {
     pub(super) fn set_match(
         &mut self,
         user: &UserId,
-        clock: Option<&str>,
-        best_of: Option<u8>,
+        (clock, best_of, seats): (Option<&str>, Option<u8>, Option<&str>),
         fx: &mut Effects,
     ) -> Result<(), Refusal> {
         let Some(side) = self.seat_of(user) else {
@@ -70,7 +91,7 @@ impl Table {
         }
         let settings = self
             .settings
-            .with(clock, best_of)
+            .with(clock, best_of, seats)
             .map_err(|e| Refusal::new(ErrorCode::BadSettings, e.to_string()))?;
         if settings != self.settings {
             self.settings = settings;
@@ -87,7 +108,7 @@ impl Table {
         &mut self,
         user: User,
         house: User,
-        (clock, best_of): (Option<&str>, Option<u8>),
+        (clock, best_of, seats): (Option<&str>, Option<u8>, Option<&str>),
         seated_elsewhere: bool,
         fx: &mut Effects,
     ) -> Result<(), Refusal> {
@@ -98,7 +119,7 @@ impl Table {
             MatchSettings::default()
         };
         let settings = base
-            .with(clock, best_of)
+            .with(clock, best_of, seats)
             .map_err(|e| Refusal::new(ErrorCode::BadSettings, e.to_string()))?;
         if self.match_in_play() {
             return refuse(ErrorCode::GameInPlay, "a game is in play at this table");

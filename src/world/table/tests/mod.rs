@@ -1,7 +1,9 @@
 //! The table's rules without tasks, sockets or a database: each test applies commands at
 //! chosen times and reads what the table decided. `seats`: sitting, invitations, Baba Ayo,
-//! departures, closing; `play`: moves, clocks, draws, the match flow and the rematch.
+//! departures, closing; `play`: moves, clocks, draws, the match flow and the rematch; `kept`:
+//! seats kept, the first move drawn by lots and swapping.
 
+mod kept;
 mod play;
 mod seats;
 
@@ -80,7 +82,14 @@ pub(super) fn refused(fx: &Effects) -> Option<ErrorCode> {
 
 /// `user` sits at `seat`, at the start.
 pub(super) fn sit(t: &mut Table, user: User, seat: Side) -> Effects {
-    t.apply(Command::Sit { user, seat }, T0)
+    t.apply(
+        Command::Sit {
+            user,
+            seat,
+            seats: None,
+        },
+        T0,
+    )
 }
 
 /// Ade and Bisi sit down: a match starts with its first game.
@@ -100,6 +109,7 @@ pub(super) fn hosted(t: &mut Table, clock: Option<&str>, best_of: u8) -> Effects
             user: host.id,
             clock: clock.map(str::to_owned),
             best_of: Some(best_of),
+            seats: None,
         },
         T0,
     );

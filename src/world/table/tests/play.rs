@@ -207,6 +207,7 @@ fn against_the_house(t: &mut super::super::Table, best_of: Option<u8>) {
             house: house(),
             clock: None,
             best_of,
+            seats: None,
             seated_elsewhere: false,
         },
         T0,

@@ -59,6 +59,7 @@ fn an_accepted_invitation_starts_the_match_under_the_settings_it_promised() {
             user: ade.id.clone(),
             clock: Some("3+2".into()),
             best_of: Some(3),
+            seats: None,
         },
         T0,
     );
@@ -169,6 +170,7 @@ fn baba_ayo_sits_opposite_and_is_asked_to_move_when_it_is_his_turn() {
                 house: house(),
                 clock: None,
                 best_of: None,
+                seats: None,
                 seated_elsewhere: false,
             },
             T0,

@@ -1,0 +1,2 @@
+ALTER TABLE matches DROP COLUMN seats;
+ALTER TABLE games DROP COLUMN first_side;
