@@ -50,6 +50,7 @@ fn won_against_baba_ayo(app: &TestApp, winner: &str) {
         match_id: None,
         number: None,
         clock_started_ms: None,
+        first_side: lounge::ayo::Side::South,
     };
     store.insert_game(&game).unwrap();
     let won = lounge::store::Win {

@@ -510,7 +510,7 @@ function renderTables() {
       const away = who && state.away.get(who.id)?.table === t.id && matchInPlay(t) ? " (away)" : "";
       label.textContent = `${side}: ${who ? who.name + away : "free"}`;
       row.appendChild(label);
-      if (!who && !seat && !inPlay) row.appendChild(button("Sit", () => send({ type: "sit", table: t.id, seat: side }), `sit-${side}`));
+      if (!who && !seat && !inPlay) row.appendChild(button("Sit", () => sit(t, side), `sit-${side}`));
       // Standing up is beside one's own name, apart from the match's choices.
       if (who && who.id === state.user.id && !inPlay) row.appendChild(button("Stand up", () => send({ type: "stand", table: t.id }), "stand"));
       div.appendChild(row);
@@ -555,7 +555,7 @@ function tableControls(t, seat, inPlay) {
     remember(level, t.id, "level");
     controls.appendChild(field("Baba Ayo's level", level));
     controls.appendChild(button("Play Baba Ayo", () => send({
-      type: "play_house", table: t.id, level: level.value, clock: clock.value, best_of: Number(bestOf.value),
+      type: "play_house", table: t.id, level: level.value, clock: clock.value, best_of: Number(bestOf.value), seats: SEATS,
     }), "play-house"));
   }
   if (t.game) controls.appendChild(button(t.id === state.watching ? (seatAt(t) ? "Your board" : "Watching") : "Watch", () => watch(t.id)));
@@ -577,7 +577,7 @@ function matchChoice(t, host) {
     // Chosen before the seat was ours (a choice made as the sit went out, or for Baba Ayo):
     // the host's choice now, as it showed when they sat.
     choices.unsent = false;
-    send({ type: "set_match", table: t.id, clock: clockValue, best_of: Number(bestOfValue) });
+    send({ type: "set_match", table: t.id, clock: clockValue, best_of: Number(bestOfValue), seats: SEATS });
   } else if (host && t.settings) {
     clockValue = clockWord(t.settings.clock);
     bestOfValue = String(t.settings.best_of);
@@ -590,7 +590,7 @@ function matchChoice(t, host) {
     choices.clock = clock.value;
     choices.best_of = bestOf.value;
     choices.unsent = !host;
-    if (host) send({ type: "set_match", table: t.id, clock: clock.value, best_of: Number(bestOf.value) });
+    if (host) send({ type: "set_match", table: t.id, clock: clock.value, best_of: Number(bestOf.value), seats: SEATS });
   };
   clock.addEventListener("change", changed);
   bestOf.addEventListener("change", changed);
@@ -629,6 +629,17 @@ function tableGameText(t) {
   const s = t.game.state;
   const mover = s.to_move && t.game.players[s.to_move];
   return `Seeds ${s.stores[0]} – ${s.stores[1]}${mover ? ` · ${mover.name} to move` : ""}`;
+}
+
+// Everyone plays from the seat they took; lots decide only who starts (the match setting
+// `seats`, which this client always asks for).
+const SEATS = "kept";
+
+/// Takes a seat. At a free table the sitter is its host, and the table keeps seats; opposite
+/// a host the host's setting stands (another client's may be the protocol's default).
+function sit(t, side) {
+  const free = !t.seats.south && !t.seats.north;
+  send(free ? { type: "sit", table: t.id, seat: side, seats: SEATS } : { type: "sit", table: t.id, seat: side });
 }
 
 /// A select with its word beside it, in sight (not only for a screen reader).
