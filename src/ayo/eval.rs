@@ -13,7 +13,9 @@ mod fitted;
 
 use super::board::Position;
 use super::rules::{Capture, Rules};
-use super::search::SEED;
+
+/// One seed, in score units: what the evaluation counts in, and the search after it.
+pub const SEED: i32 = 256;
 
 /// Seed counts a pit table tells apart: 0 to 14 each, then 15 or more together.
 pub const BUCKETS: usize = 16;

@@ -21,8 +21,8 @@ mod table;
 
 use table::{Entry, Table, EXACT, LOWER, UPPER, ZOBRIST};
 
-/// One seed, in score units.
-pub const SEED: i32 = 256;
+/// One seed, in score units (the evaluation's unit, named here too for the search's users).
+pub use super::eval::SEED;
 /// What a won game is worth before its margin.
 pub const MATE: i32 = 1 << 20;
 /// Scores at least this far from zero are results, not estimates.

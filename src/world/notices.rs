@@ -84,9 +84,7 @@ impl World {
     /// Answers another instance's question `req` (`Reach`, `Connected`).
     pub async fn answer_hotel(&self, to: &str, req: u64, body: serde_json::Value) {
         if let Some(relay) = &self.relay {
-            relay
-                .send(to, &super::wire::Wire::Answer { req, body })
-                .await;
+            relay.answer_notice(to, req, body).await;
         }
     }
 

@@ -5,12 +5,22 @@
 //! took more than Redis answered in time.
 
 use std::collections::{HashMap, HashSet};
+use std::future::Future;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio::sync::mpsc;
 
-use super::relay::Relay;
 use super::wire::Wire;
+
+/// What carries a batch to another instance (the relay, on Redis): named here so that this
+/// file needs nothing of the relay's.
+pub(super) trait Publisher: Clone + Send + Sync + 'static {
+    /// Publishes `text` on `instance`'s channel: how many read it, `None` when it could not
+    /// be sent.
+    fn publish(&self, instance: &str, text: &str) -> impl Future<Output = Option<i64>> + Send;
+    /// The queues this publisher's batches come from.
+    fn outgoing(&self) -> &Outgoing;
+}
 
 /// Messages that may wait for one instance; past it, that instance is too far behind and
 /// what would be posted to it is refused (its members drop, as a session that stops reading).
@@ -29,7 +39,7 @@ pub(super) struct Outgoing {
 
 impl Outgoing {
     /// Queues `wire` for `instance`: false when it is gone or too far behind.
-    pub(super) fn post(&self, relay: &Relay, instance: &str, wire: Wire) -> bool {
+    pub(super) fn post(&self, relay: &impl Publisher, instance: &str, wire: Wire) -> bool {
         if self.is_gone(instance) {
             return false;
         }
@@ -66,7 +76,7 @@ impl Outgoing {
 
 /// Publishes what waits for `instance`, all that waits at once, for as long as this
 /// instance runs.
-async fn carry(relay: Relay, instance: String, mut waiting: mpsc::Receiver<Wire>) {
+async fn carry(relay: impl Publisher, instance: String, mut waiting: mpsc::Receiver<Wire>) {
     while let Some(first) = waiting.recv().await {
         let mut wires = vec![first];
         while wires.len() < BATCH {

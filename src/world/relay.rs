@@ -58,6 +58,16 @@ pub struct Relay {
     notices: broadcast::Sender<Heard>,
 }
 
+impl super::outgoing::Publisher for Relay {
+    async fn publish(&self, instance: &str, text: &str) -> Option<i64> {
+        self.publish_to(instance, text).await
+    }
+
+    fn outgoing(&self) -> &super::outgoing::Outgoing {
+        &self.outgoing
+    }
+}
+
 impl Relay {
     pub fn new(conn: ConnectionManager, seal: Seal, prefix: &str, instance: &str) -> Relay {
         Relay {
@@ -74,8 +84,9 @@ impl Relay {
         }
     }
 
-    pub(super) fn outgoing(&self) -> &super::outgoing::Outgoing {
-        &self.outgoing
+    /// Answers another instance's notice-borne question `req` (`Reach`, `Connected`).
+    pub async fn answer_notice(&self, to: &str, req: u64, body: Value) {
+        self.send(to, &Wire::Answer { req, body }).await;
     }
 
     pub fn instance(&self) -> &str {
@@ -135,12 +146,14 @@ impl Relay {
         let Ok(text) = serde_json::to_string(wire) else {
             return false;
         };
-        self.publish(instance, &text).await.is_some_and(|n| n > 0)
+        self.publish_to(instance, &text)
+            .await
+            .is_some_and(|n| n > 0)
     }
 
     /// Publishes `text` on `instance`'s channel: how many read it, `None` when Redis could
     /// not be reached.
-    pub(super) async fn publish(&self, instance: &str, text: &str) -> Option<i64> {
+    async fn publish_to(&self, instance: &str, text: &str) -> Option<i64> {
         let readers = self.publish_on(self.channel(instance), text).await;
         if readers.is_some_and(|n| n > 0) {
             self.outgoing.heard_from(instance);

@@ -8,9 +8,9 @@
 
 use std::thread;
 
-use super::format::{write_changes, Slot, BLOCK};
+use super::format::{sweeps, write_changes, Slot, BLOCK};
 use super::{boards, from_mover, Endgame, Layout, Table};
-use crate::ayo::board::{Position, Side, PITS, SEEDS};
+use crate::ayo::board::{Position, Side, SEEDS};
 
 /// Where the moves of every board of one seed count lead, worked out once for every layer:
 /// board `i`'s row holds its first `count` moves, each the seeds it captures and the rank of
@@ -211,22 +211,4 @@ impl Endgame {
             layout: Layout::Changes { blocks, changes },
         });
     }
-}
-
-/// The sweep of every board of `n` seeds from the mover's side (its row less the
-/// opponent's), in rank order, without listing the boards.
-pub(super) fn sweeps(n: u8) -> Vec<i8> {
-    fn fill(i: usize, rest: u8, sweep: i32, out: &mut Vec<i8>) {
-        let sign = if i < PITS / 2 { 1 } else { -1 };
-        if i == PITS - 1 {
-            out.push((sweep + sign * i32::from(rest)) as i8);
-            return;
-        }
-        for v in 0..=rest {
-            fill(i + 1, rest - v, sweep + sign * i32::from(v), out);
-        }
-    }
-    let mut out = Vec::with_capacity(super::compositions(n.into(), PITS));
-    fill(0, n, 0, &mut out);
-    out
 }

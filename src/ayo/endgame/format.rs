@@ -3,7 +3,6 @@
 
 use std::ops::Range;
 
-use super::build::sweeps;
 use super::{compositions, Counts, Endgame, EndgameError, Layout, Table, PITS};
 use crate::ayo::board::SEEDS;
 use crate::ayo::rules::{Repetition, Rules};
@@ -385,4 +384,23 @@ fn read_changes(
         layers,
         layout: Layout::Changes { blocks, changes },
     })
+}
+
+/// The sweep of every board of `n` seeds from the mover's side (its row less the
+/// opponent's), in rank order, without listing the boards.
+/// (Here, where the layers are read and written; the builder starts from it too.)
+pub(super) fn sweeps(n: u8) -> Vec<i8> {
+    fn fill(i: usize, rest: u8, sweep: i32, out: &mut Vec<i8>) {
+        let sign = if i < PITS / 2 { 1 } else { -1 };
+        if i == PITS - 1 {
+            out.push((sweep + sign * i32::from(rest)) as i8);
+            return;
+        }
+        for v in 0..=rest {
+            fill(i + 1, rest - v, sweep + sign * i32::from(v), out);
+        }
+    }
+    let mut out = Vec::with_capacity(super::compositions(n.into(), PITS));
+    fill(0, n, 0, &mut out);
+    out
 }

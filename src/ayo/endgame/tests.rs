@@ -74,7 +74,7 @@ fn whole_layers(rules: &Rules, max_seeds: u8) -> Vec<Vec<Vec<i8>>> {
     let mut all: Vec<Vec<Vec<i8>>> = Vec::new();
     for n in 0..=max_seeds {
         let boards = boards(n);
-        let mut layers = vec![build::sweeps(n)];
+        let mut layers = vec![format::sweeps(n)];
         for left in 1..=limit {
             let layer = boards
                 .iter()
@@ -120,7 +120,7 @@ fn packed_tables_give_back_every_layer() {
         for (n, layers) in whole.iter().enumerate() {
             let t = &db.tables[n];
             assert!(matches!(t.layout, Layout::Changes { .. }));
-            let sweep = build::sweeps(n as u8);
+            let sweep = format::sweeps(n as u8);
             for (k, layer) in layers.iter().enumerate() {
                 for (rank, &want) in layer.iter().enumerate() {
                     assert_eq!(db.get(n, k, rank, sweep[rank]), want, "{preset:?} {n} {k}");
