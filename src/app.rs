@@ -385,7 +385,7 @@ pub fn champions(settings: &Settings, store: Store) -> Result<Champions, Startup
         wall,
         store,
         tz,
-        config.wall_rules(),
+        crate::champions::WallRules::of(config),
         config.keep_days,
     ))
 }

@@ -4,9 +4,9 @@
 use chrono::NaiveDate;
 use serde::Serialize;
 
-use super::{Champions, MemoryWall, Standing};
+use super::{Champions, MemoryWall, Standing, WallReason};
 use crate::common::User;
-use crate::store::{blocking, StoreError, WallReason};
+use crate::store::{blocking, StoreError};
 
 /// The house board: wins against Baba Ayo today, a list a level.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
@@ -51,7 +51,7 @@ impl Champions {
         let results = blocking(move || store.results_of_day(day)).await?;
         let mut by_winner: std::collections::HashMap<String, Uncounted> = Default::default();
         for (result, winner) in &results {
-            let Some(reason) = result.reason().filter(|r| *r != WallReason::House) else {
+            let Some(reason) = WallReason::of(result).filter(|r| *r != WallReason::House) else {
                 continue;
             };
             let line = by_winner

@@ -1,11 +1,13 @@
 //! Today's champions: wins between people, counted on the hotel's day, shown on the lounge
 //! wall. The database is the source of truth (a result row a game, written when the game
-//! ends, is the gate); the wall (Redis, or this process without Redis) is fed from the
-//! results' outbox, so a Redis outage delays the wall and loses nothing. A day the wall lost
+//! ends, with the wall's verdict on it: `judge.rs`); the wall (Redis, or this process without
+//! Redis) is reader "wall" of the results, fed from where its cursor stands, so a Redis
+//! outage delays the wall and loses nothing. A day the wall lost
 //! (its marker gone) is filled again from the database before the wall answers or takes a win.
 
 mod boards;
 mod health;
+mod judge;
 mod rebuild;
 mod wall;
 
@@ -18,12 +20,13 @@ use serde::Serialize;
 use tokio::sync::{broadcast, Notify};
 
 pub use boards::{HouseBoard, Uncounted, UncountedView};
+pub use judge::{WallReason, WallRules};
 pub use rebuild::Rebuilt;
 pub use wall::{MemoryWall, Recorded, RedisWall, Standing, Wall, WallError, WinRecord};
 
 pub use crate::common::HotelDay;
 use crate::common::User;
-use crate::store::{blocking, GameResult, Store, StoreError, UserRow, WallRules};
+use crate::store::{blocking, GameResult, Store, StoreError, UserRow};
 use health::Health;
 
 /// A wall as the API shows it.
@@ -53,6 +56,16 @@ pub struct Champions {
     pending: Arc<Notify>,
     /// True once the service stops: live streams end.
     stopping: tokio::sync::watch::Sender<bool>,
+}
+
+/// The wall's name among the readers of the results: its cursor and its turn.
+pub const WALL_READER: &str = "wall";
+
+/// Counted results the wall has not read yet, among the next `limit` it will read.
+pub fn waiting(store: &Store, limit: i64) -> Result<Vec<(GameResult, UserRow)>, StoreError> {
+    let mut unread = store.unread_results(WALL_READER, limit)?;
+    unread.retain(|(r, _)| r.counts);
+    Ok(unread)
 }
 
 /// How often the outbox is tried even when nobody says so (Redis came back).
@@ -201,19 +214,19 @@ impl Champions {
         answer
     }
 
-    /// Sends what waits in the outbox to the wall; how many it sent. A day the wall lost is
-    /// filled from the database first, so a win never lands on an empty day.
-    /// One instance at a time drains it (`Store::take_outbox_turn`); the others find
+    /// Sends the results the wall has not read to it, counted ones recorded; how many it
+    /// sent. A day the wall lost is filled from the database first, so a win never lands on
+    /// an empty day. One instance at a time reads (`Store::take_turn`); the others find
     /// nothing to do until their next try.
     pub async fn drain(&self) -> Result<usize, RebuildError> {
         let store = self.store.clone();
-        if !blocking(move || store.take_outbox_turn()).await? {
+        if !blocking(move || store.take_turn(WALL_READER)).await? {
             return Ok(0);
         }
         let drained = self.drain_in_turn().await;
         let store = self.store.clone();
         let _ = blocking(move || {
-            store.end_outbox_turn();
+            store.end_turn(WALL_READER);
             Ok::<_, StoreError>(())
         })
         .await;
@@ -224,24 +237,25 @@ impl Champions {
         let mut sent = 0;
         loop {
             let store = self.store.clone();
-            let batch = blocking(move || store.wall_outbox(100)).await?;
-            if batch.is_empty() {
+            let batch = blocking(move || store.unread_results(WALL_READER, 100)).await?;
+            let Some(last) = batch.last().map(|(r, _)| r.seq) else {
                 return Ok(sent);
-            }
-            let mut done = Vec::new();
+            };
+            // Read up to here: the batch, or up to the result the wall would not take.
+            let mut read = last;
             let mut failed = None;
-            for (result, winner) in &batch {
+            for (result, winner) in batch.iter().filter(|(r, _)| r.counts) {
                 match self.record(&self.win_record(result, winner)).await {
-                    Ok(_) => done.push(result.game_id.clone()),
+                    Ok(_) => sent += 1,
                     Err(e) => {
+                        read = result.seq - 1;
                         failed = Some(e);
                         break;
                     }
                 }
             }
-            sent += done.len();
             let store = self.store.clone();
-            blocking(move || store.walled(&done)).await?;
+            blocking(move || store.set_cursor(WALL_READER, read)).await?;
             if let Some(e) = failed {
                 return Err(e);
             }

@@ -3,10 +3,10 @@
 use chrono::NaiveDate;
 use serde::Serialize;
 
-use super::{Champions, RebuildError};
+use super::{Champions, RebuildError, WallReason};
 use crate::ayo::{Game, Pit, Side, Status};
 use crate::house::House;
-use crate::store::{blocking, GameResult, WallReason};
+use crate::store::{blocking, GameResult};
 
 /// What `lounge champions rebuild` did.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -70,7 +70,7 @@ impl Champions {
             let (store, rules) = (self.store.clone(), self.rules);
             let reason = {
                 let win = win.clone();
-                blocking(move || store.judge_found(&win, &rules)).await?
+                blocking(move || store.with_facts(|facts| rules.before_cap(facts, &win))).await?
             };
             let result = GameResult {
                 game_id: game.id.to_string(),
@@ -78,12 +78,13 @@ impl Champions {
                 winner_id: win.winner_id,
                 loser_id: win.loser_id,
                 seeds: i32::from(win.seeds),
-                // Decided below with the cap; until then nothing waits for the wall.
+                // Decided below with the cap.
                 counts: false,
                 house_level: win.house_level,
                 ended_at: ended,
-                walled_at: Some(ended),
                 wall_reason: reason.map(|r| r.word().to_owned()),
+                // The next when it is appended.
+                seq: 0,
             };
             let store = self.store.clone();
             if blocking(move || store.insert_result(&result)).await? {
@@ -100,7 +101,7 @@ impl Champions {
             let before_cap = if result.house_level.is_some() || winner.house {
                 Some(WallReason::House)
             } else {
-                result.reason().filter(|r| *r != WallReason::PerOpponentCap)
+                WallReason::of(result).filter(|r| *r != WallReason::PerOpponentCap)
             };
             let n = pairs
                 .entry((result.winner_id.clone(), result.loser_id.clone()))
@@ -110,16 +111,19 @@ impl Champions {
             }
             let reason = before_cap.or((*n > self.rules.cap).then_some(WallReason::PerOpponentCap));
             let counts = reason.is_none();
-            if counts != result.counts || reason != result.reason() {
+            if counts != result.counts || reason != WallReason::of(result) {
                 report.recounted += 1;
                 let (store, id) = (self.store.clone(), result.game_id.clone());
+                let reason = reason.map(WallReason::word);
                 blocking(move || store.set_counts(&id, counts, reason)).await?;
             }
         }
+        // The wall's cursor stays: what it reads again of this day (the results found again
+        // are appended after every other) it has, and counts once.
         report.counted = self.refill(day).await?;
-        let store = self.store.clone();
-        let ids: Vec<String> = results.iter().map(|(r, _)| r.game_id.clone()).collect();
-        blocking(move || store.walled(&ids)).await?;
+        // The results found again are read now (this instance's turn allowing; else whoever
+        // has it reads them), not left waiting for the wall they are on already.
+        self.drain().await?;
         Ok(report)
     }
 }

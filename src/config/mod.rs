@@ -124,16 +124,6 @@ pub struct ChampionsSettings {
 }
 
 impl ChampionsSettings {
-    /// What makes a win count for the wall.
-    pub fn wall_rules(&self) -> crate::store::WallRules {
-        crate::store::WallRules {
-            cap: self.per_opponent_cap,
-            min_moves: self.min_moves,
-            new_account_secs: self.new_account_secs,
-            new_account_games: self.new_account_games,
-        }
-    }
-
     pub fn tz(&self) -> Result<chrono_tz::Tz, ConfigError> {
         self.timezone.parse().map_err(|_| ConfigError::Invalid {
             key: "champions.timezone",

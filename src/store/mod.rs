@@ -9,6 +9,7 @@ mod blocks;
 mod checkpoint;
 mod column;
 mod connection;
+mod cursors;
 mod fences;
 mod game_moves;
 mod grouped;
@@ -33,7 +34,7 @@ pub use matches::{
     GameRecord, MatchInPlay, MatchRecord, MatchResult, MatchRow, MoveClock, Outage, StoredClock,
     Tally,
 };
-pub use results::{Finished, GameResult, WallReason, WallRules, Win};
+pub use results::{Facts, Finished, GameResult, Judge, Verdict, Win};
 pub use room_writes::{RoomWriter, RoomWrites};
 pub use shop::{
     CoinEntry, ItemChange, ItemKind, Owned, Purchase, PurchaseRow, ShopError, ShopItem, SoldItem,

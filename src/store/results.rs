@@ -1,11 +1,11 @@
-//! Game results: the gate of the champions wall (one row a game, written in the same
-//! transaction that ends the game) and its outbox (`walled_at` NULL until the wall has it).
-//! Whether a win counts, and why not, is decided there and kept with the result, so a
-//! rebuild counts the day exactly as it was counted.
+//! Game results: one row a game won after at least one move, appended in the transaction
+//! that ends the game, numbered in the order they were stored (`seq`). Readers of the
+//! results (the champions wall today) each keep a cursor of their own (`cursors.rs`). What
+//! a result means to a reader is the reader's: the store keeps the verdict its judge gave
+//! (`Judge`, asked inside the finishing transaction) and decides nothing itself.
 
-use chrono::{DateTime, NaiveDate, NaiveDateTime, TimeDelta, Utc};
+use chrono::{NaiveDate, NaiveDateTime};
 use diesel::prelude::*;
-use serde::Serialize;
 
 use super::schema::{game_results, games, users};
 use super::{now, Db, Store, StoreError, UserRow};
@@ -22,92 +22,14 @@ pub struct GameResult {
     pub loser_id: String,
     pub seeds: i32,
     pub house_level: Option<String>,
+    /// The judge's verdict: whether it counts (for the champions wall).
     pub counts: bool,
     pub ended_at: NaiveDateTime,
-    pub walled_at: Option<NaiveDateTime>,
-    /// Why it does not count (a `WallReason` word); `None` when it counts.
+    /// The judge's word for why it does not count; `None` when it counts.
     pub wall_reason: Option<String>,
-}
-
-impl GameResult {
-    /// Why it does not count, `None` when it counts.
-    pub fn reason(&self) -> Option<WallReason> {
-        self.wall_reason.as_deref().and_then(WallReason::from_word)
-    }
-}
-
-/// Why a game's end puts no win on the champions wall.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum WallReason {
-    /// No winner: a draw, or a game called off. Never stored (such a game has no result).
-    NoWin,
-    /// One side was Baba Ayo: the house board, never the wall.
-    House,
-    /// A side made fewer than `champions.min_moves` moves: won by abandonment, resignation or
-    /// the flag before the game was played.
-    TooFewMoves,
-    /// The winner's account was new: younger than `champions.new_account_secs` with fewer
-    /// than `champions.new_account_games` played games.
-    NewAccount,
-    /// The loser's account was new (as above): a throwaway guest's losses count for nobody.
-    NewOpponent,
-    /// The winner already had `champions.per_opponent_cap` counted wins over this loser that
-    /// day.
-    PerOpponentCap,
-}
-
-impl WallReason {
-    pub const ALL: [WallReason; 6] = [
-        WallReason::NoWin,
-        WallReason::House,
-        WallReason::TooFewMoves,
-        WallReason::NewAccount,
-        WallReason::NewOpponent,
-        WallReason::PerOpponentCap,
-    ];
-
-    /// The word on the wire and in the database.
-    pub fn word(self) -> &'static str {
-        match self {
-            WallReason::NoWin => "no_win",
-            WallReason::House => "house",
-            WallReason::TooFewMoves => "too_few_moves",
-            WallReason::NewAccount => "new_account",
-            WallReason::NewOpponent => "new_opponent",
-            WallReason::PerOpponentCap => "per_opponent_cap",
-        }
-    }
-
-    pub fn from_word(word: &str) -> Option<WallReason> {
-        WallReason::ALL.into_iter().find(|r| r.word() == word)
-    }
-}
-
-/// What makes a win count for the wall (`[champions]`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct WallRules {
-    /// Counted wins of one player over the same opponent a day.
-    pub cap: u32,
-    /// Moves each side must have made.
-    pub min_moves: u32,
-    /// An account this old (seconds) is no longer new...
-    pub new_account_secs: u64,
-    /// ...nor one with this many played games against people, won or lost.
-    pub new_account_games: u32,
-}
-
-impl WallRules {
-    /// Every win between people counts, up to `cap` (the rules before accounts and moves
-    /// were looked at).
-    pub fn cap_only(cap: u32) -> WallRules {
-        WallRules {
-            cap,
-            min_moves: 0,
-            new_account_secs: 0,
-            new_account_games: 0,
-        }
-    }
+    /// Its place among the results, in the order they were stored: what readers' cursors
+    /// point at. Given when it is appended (`append_on`); what a caller sets is replaced.
+    pub seq: i64,
 }
 
 /// A game won, as the room knows it when it ends.
@@ -126,79 +48,39 @@ pub struct Win {
     pub ended_ms: u64,
 }
 
-/// How the end of a game was stored.
+/// What a judge said of a result, kept with it as given.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Finished {
-    /// False when the game was already over.
-    pub finished: bool,
-    /// Whether the win counts for the champions wall.
+pub struct Verdict {
     pub counts: bool,
-    /// Why it does not, when it does not.
-    pub reason: Option<WallReason>,
+    /// A word of the judge's, when it does not count.
+    pub reason: Option<&'static str>,
 }
 
-impl Store {
-    /// Marks a game in play as over and, for a win after at least one move, writes its result
-    /// in the same transaction, with whether it counts for the wall of `day` and why not
-    /// (`WallRules`, in the order of `WallReason`).
-    pub fn finish_game_with(
-        &self,
-        game_id: &GameId,
-        status: crate::ayo::Status,
-        end_reason: &str,
-        win: Option<&Win>,
-        day_of: impl Fn(NaiveDateTime) -> NaiveDate,
-        rules: &WallRules,
-    ) -> Result<Finished, StoreError> {
-        self.write(|conn| finish_on(conn, game_id, status, end_reason, win, &day_of, rules))
-    }
+/// Judges a result inside the transaction that stores it, so what it reads (earlier
+/// results, accounts) and the result itself are one consistent step; the champions wall's
+/// rules are one (`champions::WallRules`).
+pub trait Judge {
+    /// The verdict on `win`, which ended on `day` (`YYYY-MM-DD`).
+    fn judge(&self, facts: &mut Facts<'_>, win: &Win, day: &str) -> Result<Verdict, StoreError>;
+}
 
-    /// Whether a win between these two may count, before the per-opponent cap: why not, or
-    /// `None`.
-    fn judge(
-        conn: &mut Db,
-        win: &Win,
-        rules: &WallRules,
-    ) -> Result<Option<WallReason>, StoreError> {
-        if win.house_level.is_some() {
-            return Ok(Some(WallReason::House));
-        }
-        if win.plies / 2 < rules.min_moves {
-            return Ok(Some(WallReason::TooFewMoves));
-        }
-        if !Store::established(conn, &win.winner_id, win.ended_ms, rules)? {
-            return Ok(Some(WallReason::NewAccount));
-        }
-        if !Store::established(conn, &win.loser_id, win.ended_ms, rules)? {
-            return Ok(Some(WallReason::NewOpponent));
-        }
-        Ok(None)
-    }
+/// What a judge may read, on the connection (and in the transaction) of the caller.
+pub struct Facts<'a> {
+    conn: &'a mut Db,
+}
 
-    /// Whether `user`'s account is no longer new at `at_ms`: old enough, or with enough
-    /// played games against people (results with both sides past the move minimum).
-    fn established(
-        conn: &mut Db,
-        user: &str,
-        at_ms: u64,
-        rules: &WallRules,
-    ) -> Result<bool, StoreError> {
-        let created: NaiveDateTime = users::table
+impl Facts<'_> {
+    /// When `user`'s account was made.
+    pub fn account_created(&mut self, user: &str) -> Result<NaiveDateTime, StoreError> {
+        Ok(users::table
             .find(user)
             .select(users::created_at)
-            .first(conn)?;
-        let at = i64::try_from(at_ms)
-            .ok()
-            .and_then(DateTime::<Utc>::from_timestamp_millis)
-            .map_or(created, |t| t.naive_utc());
-        let age = TimeDelta::seconds(i64::try_from(rules.new_account_secs).unwrap_or(i64::MAX));
-        if rules.new_account_secs == 0
-            || rules.new_account_games == 0
-            || at.signed_duration_since(created) >= age
-        {
-            return Ok(true);
-        }
-        let played: i64 = game_results::table
+            .first(self.conn)?)
+    }
+
+    /// Results between people with `user` on either side, but for those judged `except`.
+    pub fn results_between_people(&mut self, user: &str, except: &str) -> Result<i64, StoreError> {
+        Ok(game_results::table
             .filter(
                 game_results::winner_id
                     .eq(user)
@@ -208,33 +90,22 @@ impl Store {
             .filter(
                 game_results::wall_reason
                     .is_null()
-                    .or(game_results::wall_reason.ne(WallReason::TooFewMoves.word())),
+                    .or(game_results::wall_reason.ne(except)),
             )
             .count()
-            .get_result(conn)?;
-        Ok(played >= i64::from(rules.new_account_games))
+            .get_result(self.conn)?)
     }
 
-    /// Why a result found again by a rebuild would not count, before the cap (as when the
-    /// game ended, with the games stored since also counted as played).
-    pub fn judge_found(
-        &self,
-        win: &Win,
-        rules: &WallRules,
-    ) -> Result<Option<WallReason>, StoreError> {
-        Store::judge(&mut *self.conn()?, win, rules)
-    }
-
-    /// Counted wins of `winner` over `loser` on `day`, the pair locked on PostgreSQL until
-    /// the transaction ends so two games ending at once are counted one after the other
-    /// (SQLite's write transactions already are).
-    fn counted_against(
-        conn: &mut Db,
+    /// Counted results of `winner` over `loser` on `day`, the pair locked on PostgreSQL
+    /// until the transaction ends so two games ending at once are judged one after the
+    /// other (SQLite's write transactions already are).
+    pub fn counted_against(
+        &mut self,
         day: &str,
         winner: &str,
         loser: &str,
     ) -> Result<i64, StoreError> {
-        if let Db::Postgres(pg) = conn {
+        if let Db::Postgres(pg) = &mut *self.conn {
             diesel::sql_query("SELECT pg_advisory_xact_lock(hashtext($1))")
                 .bind::<diesel::sql_types::Text, _>(format!("{day}/{winner}/{loser}"))
                 .execute(pg)?;
@@ -245,27 +116,56 @@ impl Store {
             .filter(game_results::loser_id.eq(loser))
             .filter(game_results::counts.eq(true))
             .count()
-            .get_result(conn)?)
+            .get_result(self.conn)?)
+    }
+}
+
+/// How the end of a game was stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Finished {
+    /// False when the game was already over.
+    pub finished: bool,
+    /// The verdict on its result; `None` when it has none (no winner, or no move made).
+    pub result: Option<Verdict>,
+}
+
+impl Finished {
+    /// Whether its result counts.
+    pub fn counts(&self) -> bool {
+        self.result.as_ref().is_some_and(|v| v.counts)
+    }
+}
+
+/// Keeps results numbered in the order they are stored on PostgreSQL, where transactions
+/// run side by side: the next number is taken under this lock, held until commit, so a
+/// reader never sees a number before the smaller ones are there. Above 2^32, so no
+/// `hashtext` key (the pair locks) is it.
+const APPEND_LOCK: i64 = 0x7265_7375_6c74;
+
+impl Store {
+    /// Marks a game in play as over and, for a win after at least one move, appends its
+    /// result in the same transaction, with `judge`'s verdict on it.
+    pub fn finish_game_with(
+        &self,
+        game_id: &GameId,
+        status: crate::ayo::Status,
+        end_reason: &str,
+        win: Option<&Win>,
+        day_of: impl Fn(NaiveDateTime) -> NaiveDate,
+        judge: &dyn Judge,
+    ) -> Result<Finished, StoreError> {
+        self.write(|conn| finish_on(conn, game_id, status, end_reason, win, &day_of, judge))
     }
 
-    /// Counted results the wall does not have yet, oldest first, with their winners.
-    pub fn wall_outbox(&self, limit: i64) -> Result<Vec<(GameResult, UserRow)>, StoreError> {
-        Ok(game_results::table
-            .inner_join(users::table.on(users::id.eq(game_results::winner_id)))
-            .filter(game_results::walled_at.is_null())
-            .filter(game_results::counts.eq(true))
-            .order((game_results::ended_at.asc(), game_results::game_id.asc()))
-            .limit(limit)
-            .select((GameResult::as_select(), UserRow::as_select()))
-            .load(&mut *self.conn()?)?)
-    }
-
-    /// The wall has these results now.
-    pub fn walled(&self, game_ids: &[String]) -> Result<(), StoreError> {
-        diesel::update(game_results::table.filter(game_results::game_id.eq_any(game_ids)))
-            .set(game_results::walled_at.eq(now()))
-            .execute(&mut *self.conn()?)?;
-        Ok(())
+    /// Runs `f` with what a judge may read, outside any game's end (a rebuild judging a
+    /// result found again).
+    pub fn with_facts<T>(
+        &self,
+        f: impl FnOnce(&mut Facts<'_>) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        f(&mut Facts {
+            conn: &mut *self.conn()?,
+        })
     }
 
     /// A day's results, in the order they ended, with their winners.
@@ -279,34 +179,27 @@ impl Store {
             .load(&mut *self.conn()?)?)
     }
 
-    /// Stores a result found again from a stored game (`lounge champions rebuild`); false
-    /// when the game has one already.
+    /// Appends a result found again from a stored game (`lounge champions rebuild`), after
+    /// every other; false when the game has one already.
     pub fn insert_result(&self, result: &GameResult) -> Result<bool, StoreError> {
-        match diesel::insert_into(game_results::table)
-            .values(result)
-            .execute(&mut *self.conn()?)
-            .map_err(StoreError::from)
-        {
-            Ok(_) => Ok(true),
+        match self.write(|conn| append_on(conn, result.clone())) {
+            Ok(()) => Ok(true),
             Err(StoreError::Conflict(_)) => Ok(false),
             Err(e) => Err(e),
         }
     }
 
-    /// Sets whether a result counts and why not (a rebuild recomputing the cap); a counted
-    /// one waits for the wall again.
+    /// Sets a result's verdict again (a rebuild recomputing the cap).
     pub fn set_counts(
         &self,
         game_id: &str,
         counts: bool,
-        reason: Option<WallReason>,
+        reason: Option<&str>,
     ) -> Result<(), StoreError> {
         diesel::update(game_results::table.find(game_id))
             .set((
                 game_results::counts.eq(counts),
-                game_results::wall_reason.eq(reason.map(WallReason::word)),
-                // Only a counted result waits for the wall.
-                game_results::walled_at.eq((!counts).then(now)),
+                game_results::wall_reason.eq(reason),
             ))
             .execute(&mut *self.conn()?)?;
         Ok(())
@@ -333,6 +226,24 @@ impl Store {
     }
 }
 
+/// Appends `result` after every stored one (its `seq` the next), in the caller's write
+/// transaction.
+fn append_on(conn: &mut Db, mut result: GameResult) -> Result<(), StoreError> {
+    if let Db::Postgres(pg) = &mut *conn {
+        diesel::sql_query("SELECT pg_advisory_xact_lock($1)")
+            .bind::<diesel::sql_types::BigInt, _>(APPEND_LOCK)
+            .execute(pg)?;
+    }
+    let last: Option<i64> = game_results::table
+        .select(diesel::dsl::max(game_results::seq))
+        .first(conn)?;
+    result.seq = last.unwrap_or(0) + 1;
+    diesel::insert_into(game_results::table)
+        .values(&result)
+        .execute(conn)?;
+    Ok(())
+}
+
 /// `Store::finish_game_with` on a connection in a write transaction: also one of a room's
 /// writes under its fence (`room_writes.rs`).
 pub(super) fn finish_on(
@@ -342,7 +253,7 @@ pub(super) fn finish_on(
     end_reason: &str,
     win: Option<&Win>,
     day_of: &dyn Fn(NaiveDateTime) -> NaiveDate,
-    rules: &WallRules,
+    judge: &dyn Judge,
 ) -> Result<Finished, StoreError> {
     // The day is the one the stored end falls in: one clock reading for both.
     let ended = now();
@@ -361,70 +272,32 @@ pub(super) fn finish_on(
     if changed == 0 {
         return Ok(Finished::default());
     }
-    let Some(win) = win else {
+    // No winner, or abandoned before the first move: no result at all.
+    let Some(win) = win.filter(|w| w.plies > 0) else {
         return Ok(Finished {
             finished: true,
-            counts: false,
-            reason: Some(WallReason::NoWin),
+            result: None,
         });
     };
-    if win.plies == 0 {
-        // Abandoned before the first move: no result at all.
-        return Ok(Finished {
-            finished: true,
-            counts: false,
-            reason: Some(WallReason::TooFewMoves),
-        });
-    }
     let day = day.format("%Y-%m-%d").to_string();
-    let reason = match Store::judge(conn, win, rules)? {
-        Some(reason) => Some(reason),
-        None => (Store::counted_against(conn, &day, &win.winner_id, &win.loser_id)?
-            >= i64::from(rules.cap))
-        .then_some(WallReason::PerOpponentCap),
-    };
-    let counts = reason.is_none();
-    let result = GameResult {
-        game_id: game_id.to_string(),
-        day,
-        winner_id: win.winner_id.clone(),
-        loser_id: win.loser_id.clone(),
-        seeds: i32::from(win.seeds),
-        house_level: win.house_level.clone(),
-        counts,
-        ended_at: ended,
-        // Only a counted win waits for the wall.
-        walled_at: (!counts).then_some(ended),
-        wall_reason: reason.map(|r| r.word().to_owned()),
-    };
-    diesel::insert_into(game_results::table)
-        .values(&result)
-        .execute(conn)?;
+    let verdict = judge.judge(&mut Facts { conn: &mut *conn }, win, &day)?;
+    append_on(
+        conn,
+        GameResult {
+            game_id: game_id.to_string(),
+            day,
+            winner_id: win.winner_id.clone(),
+            loser_id: win.loser_id.clone(),
+            seeds: i32::from(win.seeds),
+            house_level: win.house_level.clone(),
+            counts: verdict.counts,
+            ended_at: ended,
+            wall_reason: verdict.reason.map(str::to_owned),
+            seq: 0,
+        },
+    )?;
     Ok(Finished {
         finished: true,
-        counts,
-        reason,
+        result: Some(verdict),
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::WallReason;
-
-    #[test]
-    fn every_wall_reason_reads_back_is_one_word_and_is_documented() {
-        let doc = include_str!("../../docs/protocol.md");
-        for reason in WallReason::ALL {
-            assert_eq!(WallReason::from_word(reason.word()), Some(reason));
-            assert_eq!(
-                serde_json::to_string(&reason).unwrap(),
-                format!("\"{}\"", reason.word())
-            );
-            assert!(
-                doc.contains(&format!("| `{}` |", reason.word())),
-                "docs/protocol.md explains `{}`",
-                reason.word()
-            );
-        }
-    }
 }

@@ -8,7 +8,7 @@
 use chrono::{NaiveDate, NaiveDateTime};
 use diesel::connection::SimpleConnection;
 
-use super::results::{finish_on, Finished, WallRules, Win};
+use super::results::{finish_on, Finished, Judge, Win};
 use super::{
     game_moves, matches, Db, GameRow, MatchResult, MatchRow, MoveClock, Store, StoreError,
 };
@@ -33,7 +33,7 @@ pub trait RoomWriter {
         end_reason: &str,
         win: Option<&Win>,
         day_of: &dyn Fn(NaiveDateTime) -> NaiveDate,
-        rules: &WallRules,
+        judge: &dyn Judge,
     ) -> Result<Finished, StoreError>;
     fn set_match_points(&mut self, id: &MatchId, halves: [u32; 2]) -> Result<(), StoreError>;
     /// False when the match was already over.
@@ -64,9 +64,9 @@ impl<W: RoomWriter + ?Sized> RoomWriter for &mut W {
         end_reason: &str,
         win: Option<&Win>,
         day_of: &dyn Fn(NaiveDateTime) -> NaiveDate,
-        rules: &WallRules,
+        judge: &dyn Judge,
     ) -> Result<Finished, StoreError> {
-        (**self).finish_game(game, status, end_reason, win, day_of, rules)
+        (**self).finish_game(game, status, end_reason, win, day_of, judge)
     }
     fn set_match_points(&mut self, id: &MatchId, halves: [u32; 2]) -> Result<(), StoreError> {
         (**self).set_match_points(id, halves)
@@ -100,9 +100,9 @@ impl RoomWriter for &Store {
         end_reason: &str,
         win: Option<&Win>,
         day_of: &dyn Fn(NaiveDateTime) -> NaiveDate,
-        rules: &WallRules,
+        judge: &dyn Judge,
     ) -> Result<Finished, StoreError> {
-        self.finish_game_with(game, status, end_reason, win, day_of, rules)
+        self.finish_game_with(game, status, end_reason, win, day_of, judge)
     }
     fn set_match_points(&mut self, id: &MatchId, halves: [u32; 2]) -> Result<(), StoreError> {
         Store::set_match_points(self, id, halves)
@@ -185,9 +185,9 @@ impl RoomWriter for RoomWrites<'_> {
         end_reason: &str,
         win: Option<&Win>,
         day_of: &dyn Fn(NaiveDateTime) -> NaiveDate,
-        rules: &WallRules,
+        judge: &dyn Judge,
     ) -> Result<Finished, StoreError> {
-        finish_on(self.conn, game, status, end_reason, win, day_of, rules)
+        finish_on(self.conn, game, status, end_reason, win, day_of, judge)
     }
     fn set_match_points(&mut self, id: &MatchId, halves: [u32; 2]) -> Result<(), StoreError> {
         matches::set_points_on(self.conn, id, halves)

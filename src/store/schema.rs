@@ -183,8 +183,17 @@ diesel::table! {
         house_level -> Nullable<Text>,
         counts -> Bool,
         ended_at -> Timestamp,
-        walled_at -> Nullable<Timestamp>,
         wall_reason -> Nullable<Text>,
+        seq -> BigInt,
+    }
+}
+
+// A cursor per reader of the results (2026-12-07-000001_result_cursors).
+diesel::table! {
+    result_cursors (reader) {
+        reader -> Text,
+        seq -> BigInt,
+        moved_at -> Timestamp,
     }
 }
 
@@ -312,4 +321,5 @@ diesel::allow_tables_to_appear_in_same_query!(
     room_bars,
     blocks,
     room_fences,
+    result_cursors,
 );

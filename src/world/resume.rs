@@ -121,7 +121,7 @@ fn resume(
                             &results.rules,
                         )
                     })?;
-                    if finished.counts {
+                    if finished.counts() {
                         results.pending.notify_one();
                     }
                     m.record(PlayedGame {

@@ -68,7 +68,7 @@ fn won_against_baba_ayo(app: &TestApp, winner: &str) {
             "majority",
             Some(&won),
             |_| today,
-            &lounge::store::WallRules::cap_only(3),
+            &lounge::champions::WallRules::cap_only(3),
         )
         .unwrap();
 }

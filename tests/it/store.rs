@@ -252,20 +252,97 @@ fn instances_started_together_on_an_empty_postgres_database_all_start() {
 }
 
 #[test]
-fn one_instance_at_a_time_has_the_outbox_s_turn() {
+fn one_instance_at_a_time_runs_each_reader_of_the_results() {
     let db = TestDb::postgres();
     let other = db.again();
     let (a, b) = (db.store(), other.store());
-    assert!(a.take_outbox_turn().unwrap());
-    assert!(!b.take_outbox_turn().unwrap(), "a has it");
-    a.end_outbox_turn();
-    assert!(b.take_outbox_turn().unwrap(), "a gave it back");
-    assert!(!a.take_outbox_turn().unwrap(), "b has it");
-    b.end_outbox_turn();
-    assert!(a.take_outbox_turn().unwrap());
-    a.end_outbox_turn();
+    assert!(a.take_turn("wall").unwrap());
+    assert!(!b.take_turn("wall").unwrap(), "a has it");
+    // Another reader is another turn: b runs it while a runs the wall.
+    assert!(b.take_turn("ratings").unwrap());
+    assert!(!a.take_turn("ratings").unwrap(), "b has it");
+    a.end_turn("wall");
+    assert!(b.take_turn("wall").unwrap(), "a gave it back");
+    assert!(!a.take_turn("wall").unwrap(), "b has it");
+    b.end_turn("wall");
+    b.end_turn("ratings");
+    assert!(a.take_turn("wall").unwrap());
+    assert!(a.take_turn("ratings").unwrap(), "b gave it back");
+    a.end_turn("wall");
+    a.end_turn("ratings");
     // SQLite has one process: its turn is always.
     let sqlite = TestDb::sqlite();
-    assert!(sqlite.store().take_outbox_turn().unwrap());
-    assert!(sqlite.store().take_outbox_turn().unwrap());
+    assert!(sqlite.store().take_turn("wall").unwrap());
+    assert!(sqlite.store().take_turn("wall").unwrap());
+}
+
+#[test]
+fn a_reader_of_the_results_reads_every_result_once_in_order_across_restarts() {
+    for db in TestDb::both() {
+        let store = db.store();
+        let (room, tables) = lounge_room();
+        store.ensure_room(&room, &tables).unwrap();
+        let (a, b) = (user("Ada"), user("Bayo"));
+        store.insert_user(&a).unwrap();
+        store.insert_user(&b).unwrap();
+        let judge = lounge::champions::WallRules::cap_only(2);
+        let today = chrono::Utc::now().date_naive();
+        let mut ended = Vec::new();
+        let mut finish = |store: &lounge::store::Store, n: usize| {
+            for i in 0..n {
+                let (w, l) = if i % 2 == 0 { (&a, &b) } else { (&b, &a) };
+                let g = game(tables[0].id.as_str(), w, l);
+                store.insert_game(&g).unwrap();
+                let win = lounge::store::Win {
+                    winner_id: w.id.to_string(),
+                    loser_id: l.id.to_string(),
+                    seeds: 30,
+                    house_level: None,
+                    plies: 20,
+                    ended_ms: 0,
+                };
+                let done = store
+                    .finish_game_with(
+                        &g.id,
+                        Status::SouthWon,
+                        "majority",
+                        Some(&win),
+                        |_| today,
+                        &judge,
+                    )
+                    .unwrap();
+                assert!(done.result.is_some());
+                ended.push(g.id.to_string());
+            }
+        };
+        let read = |store: &lounge::store::Store, limit: i64| -> Vec<String> {
+            let batch = store.unread_results("ratings", limit).unwrap();
+            if let Some((last, _)) = batch.last() {
+                store.set_cursor("ratings", last.seq).unwrap();
+            }
+            batch.into_iter().map(|(r, _)| r.game_id).collect()
+        };
+        finish(store, 3);
+        let mut seen = read(store, 2);
+        finish(store, 2);
+        // A restart: another store on the same database, as the next process has.
+        let again = db.again();
+        seen.extend(read(again.store(), 10));
+        assert!(read(again.store(), 10).is_empty(), "nothing read twice");
+        finish(again.store(), 1);
+        seen.extend(read(again.store(), 10));
+        assert_eq!(
+            seen, ended,
+            "every result once, in the order they were stored"
+        );
+        // The wall's cursor is its own: it has read nothing here.
+        assert_eq!(store.cursor("wall").unwrap(), 0);
+        assert_eq!(
+            store.unread_results("wall", 100).unwrap().len(),
+            ended.len()
+        );
+        // Rebuilt from the rows: from 0 it reads them all again.
+        store.set_cursor("ratings", 0).unwrap();
+        assert_eq!(read(store, 100), ended);
+    }
 }

@@ -262,7 +262,10 @@ async fn a_new_account_s_wins_count_after_enough_played_games() {
 /// Waits until the outbox is empty: the wall has every counted result.
 async fn outbox_drained(app: &TestApp) {
     for _ in 0..100 {
-        if app.db.store().wall_outbox(10).unwrap().is_empty() {
+        if lounge::champions::waiting(app.db.store(), 10)
+            .unwrap()
+            .is_empty()
+        {
             return;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;

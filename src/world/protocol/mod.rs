@@ -119,19 +119,20 @@ pub struct WallVerdict {
     pub counts: bool,
     /// Why not, when not.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<crate::store::WallReason>,
+    pub reason: Option<crate::champions::WallReason>,
 }
 
 impl WallVerdict {
     /// What the table knows when a game ends with `status`: a game without a winner puts
-    /// nothing on the wall; for a win, the store decides, and the room fills it in.
+    /// nothing on the wall; for a win, the wall's judge decides when the result is stored, and the
+    /// room fills it in.
     pub fn at_end(status: Status) -> WallVerdict {
         WallVerdict {
             counts: false,
             reason: status
                 .winner()
                 .is_none()
-                .then_some(crate::store::WallReason::NoWin),
+                .then_some(crate::champions::WallReason::NoWin),
         }
     }
 }

@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use serde_json::Value;
 
 use crate::ayo::Status;
+use crate::champions::WallReason;
 use crate::common::{ErrorCode, GameId, RoomId};
 use crate::store::{self, blocking, Finished, GameRow, MatchRow, RoomWriter, Store, StoreError};
 
@@ -72,7 +73,7 @@ impl Room {
             timer.observe_duration();
             match stored {
                 Ok(ended) => {
-                    if ended.iter().any(|(_, f)| f.counts) {
+                    if ended.iter().any(|(_, _, f)| f.counts()) {
                         self.config.results.pending.notify_one();
                     }
                     mark_counted(&mut fx, &ended);
@@ -172,9 +173,12 @@ fn count(message: &ServerMessage, in_play: &AtomicI64) {
     }
 }
 
-/// `game_over` says whether its result counts for the champions and why not, which the
-/// store decided.
-fn mark_counted(fx: &mut Effects, ended: &[(GameId, Finished)]) {
+/// A game a decision ended: its win as stored, and how the store kept it.
+type Ended = (GameId, Option<store::Win>, Finished);
+
+/// `game_over` says whether its result counts for the champions and why not, as the wall's
+/// judge decided when the store kept it.
+fn mark_counted(fx: &mut Effects, ended: &[Ended]) {
     for event in &mut fx.events {
         if let Event::Table {
             message:
@@ -187,14 +191,12 @@ fn mark_counted(fx: &mut Effects, ended: &[(GameId, Finished)]) {
             ..
         } = event
         {
-            let Some((_, finished)) = ended.iter().find(|(id, _)| id == game_id) else {
+            let Some((_, win, finished)) = ended.iter().find(|(id, _, _)| id == game_id) else {
                 continue;
             };
-            *counts_for_champions = finished.counts;
-            *wall = WallVerdict {
-                counts: finished.counts,
-                reason: finished.reason,
-            };
+            let (counts, reason) = WallReason::of_end(win.as_ref(), finished);
+            *counts_for_champions = counts;
+            *wall = WallVerdict { counts, reason };
         }
     }
 }
@@ -208,14 +210,14 @@ fn store_all(
     writes: &[Write],
     results: &ResultsConfig,
     now: u64,
-) -> Result<Vec<(GameId, Finished)>, StoreError> {
+) -> Result<Vec<Ended>, StoreError> {
     let mut ended = Vec::new();
     let mut begun = Vec::new();
     for write in writes {
         match store_one(store, write, results, now) {
             Ok(finished) => {
-                if let (Write::GameOver { game, .. }, Some(finished)) = (write, finished) {
-                    ended.push((game.clone(), finished));
+                if let (Write::GameOver { game, .. }, Some((win, finished))) = (write, finished) {
+                    ended.push((game.clone(), win, finished));
                 }
                 if let Write::NewMatch { id, .. } = write {
                     begun.push(id.clone());
@@ -246,7 +248,7 @@ fn store_fenced(
     writes: &[Write],
     results: &ResultsConfig,
     now: u64,
-) -> Result<Vec<(GameId, Finished)>, StoreError> {
+) -> Result<Vec<Ended>, StoreError> {
     store.room_writes(Some((room, fence)), |w| {
         let mut ended = Vec::new();
         for write in writes {
@@ -261,8 +263,8 @@ fn store_fenced(
                     }
                 }
             };
-            if let (Write::GameOver { game, .. }, Some(finished)) = (write, finished) {
-                ended.push((game.clone(), finished));
+            if let (Write::GameOver { game, .. }, Some((win, finished))) = (write, finished) {
+                ended.push((game.clone(), win, finished));
             }
         }
         Ok(ended)
@@ -311,7 +313,7 @@ fn store_one(
     write: &Write,
     results: &ResultsConfig,
     now: u64,
-) -> Result<Option<Finished>, StoreError> {
+) -> Result<Option<(Option<store::Win>, Finished)>, StoreError> {
     match write {
         Write::NewMatch {
             id,
@@ -361,16 +363,17 @@ fn store_one(
             win,
         } => {
             let day = results.clock;
+            let win = win.as_ref().map(|w| stored_win(w, now));
             let finished = store.finish_game(
                 game,
                 *status,
                 &json_word(reason),
-                win.as_ref().map(|w| stored_win(w, now)).as_ref(),
+                win.as_ref(),
                 &|ended| day.day_of(ended.and_utc()),
                 &results.rules,
             )?;
             // Already over (ended elsewhere): nothing to say about it here.
-            return Ok(finished.finished.then_some(finished));
+            return Ok(finished.finished.then_some((win, finished)));
         }
         Write::MatchPoints { id, halves } => store.set_match_points(id, *halves)?,
         Write::MatchOver { id, result } => {

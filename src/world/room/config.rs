@@ -84,7 +84,7 @@ pub struct ResultsConfig {
     /// The hotel's day, for the day a game ended on.
     pub clock: crate::common::HotelDay,
     /// What makes a win count.
-    pub rules: crate::store::WallRules,
+    pub rules: crate::champions::WallRules,
     /// Rung when a counted result waits in the outbox.
     pub pending: Arc<tokio::sync::Notify>,
 }

@@ -75,7 +75,7 @@ pub fn config() -> RoomConfig {
             clock: lounge::champions::HotelDay {
                 tz: chrono_tz::Africa::Lagos,
             },
-            rules: lounge::store::WallRules::cap_only(3),
+            rules: lounge::champions::WallRules::cap_only(3),
             pending: Default::default(),
         },
         clock: Default::default(),
