@@ -6,13 +6,13 @@ use std::sync::atomic::{AtomicI64, Ordering};
 
 use serde_json::Value;
 
-use crate::ayo::Status;
-use crate::common::{ErrorCode, GameId, RoomId};
+use crate::ayo::{Side, Status};
+use crate::common::{ErrorCode, GameId, MatchId, RoomId};
 use crate::store::{self, blocking, Finished, GameRow, MatchRow, RoomWriter, Store, StoreError};
 
 use super::super::protocol::{ServerMessage, WallVerdict};
 use super::super::table::{
-    json_word, Command, Effects, Event, MatchResult, NewGame, Refusal, Win, Write,
+    json_word, Command, Draws, Effects, Event, MatchResult, NewGame, Refusal, Win, Write,
 };
 use super::{ResultsConfig, Room};
 
@@ -22,7 +22,7 @@ impl Room {
     pub(super) async fn apply(&mut self, t: usize, command: Command) -> Option<Refusal> {
         let now = self.now();
         let before = self.tables[t].table.clone();
-        let fx = self.tables[t].table.apply(command, now);
+        let fx = self.tables[t].table.apply(command, now, draw());
         self.commit(t, before, fx, now).await
     }
 
@@ -425,4 +425,19 @@ pub fn stored_result(result: &MatchResult) -> store::MatchResult {
         end_reason: result.end_reason.word().into(),
         halves: result.halves,
     }
+}
+
+/// What chance decides for a command, should it start a match or a game: drawn here, with
+/// the real random source and clock, so the table itself draws nothing.
+fn draw() -> Draws {
+    Draws {
+        match_id: MatchId::ordered(),
+        game_id: GameId::random(),
+        lot: if rand_bit() { Side::North } else { Side::South },
+    }
+}
+
+/// One random bit, from the same source as the ids.
+fn rand_bit() -> bool {
+    uuid::Uuid::new_v4().as_bytes()[0] & 1 == 1
 }
