@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use crate::ayo::{Side, Status};
 use crate::common::{ErrorCode, GameId, MatchId, RoomId};
+use crate::house::House;
 use crate::store::{self, blocking, Finished, GameRow, MatchRow, RoomWriter, Store, StoreError};
 
 use super::super::protocol::{ServerMessage, WallVerdict};
@@ -408,7 +409,11 @@ pub fn stored_win(win: &Win, now: u64) -> store::Win {
         winner_id: win.winner.to_string(),
         loser_id: win.loser.to_string(),
         seeds: win.seeds,
-        house_level: win.house_level.clone(),
+        // Baba Ayo's level, when one side was him: his id says it (the table parses no ids).
+        house_level: [&win.winner, &win.loser]
+            .into_iter()
+            .find_map(|id| House::level_of(id.as_str()))
+            .map(|level| level.name().to_owned()),
         plies: win.plies,
         ended_ms: now,
     }
