@@ -448,16 +448,6 @@ impl ServerMessage {
         }
     }
 
-    /// A table's or a room's refusal, as the one who asked is told it.
-    pub fn refusal(refusal: &super::table::Refusal, r#ref: Option<Value>) -> ServerMessage {
-        ServerMessage::Error {
-            code: refusal.code,
-            message: refusal.message.clone(),
-            r#ref,
-            until: refusal.until,
-        }
-    }
-
     /// The message as one text frame, serialised once for everyone it goes to.
     pub fn to_frame(&self) -> Frame {
         serde_json::to_string(self)

@@ -6,14 +6,15 @@ use std::sync::atomic::{AtomicI64, Ordering};
 
 use serde_json::Value;
 
-use crate::ayo::Status;
+use crate::ayo::{Side, Status};
 use crate::champions::WallReason;
-use crate::common::{ErrorCode, GameId, RoomId};
+use crate::common::{ErrorCode, GameId, MatchId, RoomId};
+use crate::house::House;
 use crate::store::{self, blocking, Finished, GameRow, MatchRow, RoomWriter, Store, StoreError};
 
 use super::super::protocol::{ServerMessage, WallVerdict};
 use super::super::table::{
-    json_word, Command, Effects, Event, MatchResult, NewGame, Refusal, Win, Write,
+    json_word, Command, Draws, Effects, Event, MatchResult, NewGame, Refusal, Win, Write,
 };
 use super::{ResultsConfig, Room};
 
@@ -23,7 +24,7 @@ impl Room {
     pub(super) async fn apply(&mut self, t: usize, command: Command) -> Option<Refusal> {
         let now = self.now();
         let before = self.tables[t].table.clone();
-        let fx = self.tables[t].table.apply(command, now);
+        let fx = self.tables[t].table.apply(command, now, draw());
         self.commit(t, before, fx, now).await
     }
 
@@ -411,7 +412,11 @@ pub fn stored_win(win: &Win, now: u64) -> store::Win {
         winner_id: win.winner.to_string(),
         loser_id: win.loser.to_string(),
         seeds: win.seeds,
-        house_level: win.house_level.clone(),
+        // Baba Ayo's level, when one side was him: his id says it (the table parses no ids).
+        house_level: [&win.winner, &win.loser]
+            .into_iter()
+            .find_map(|id| House::level_of(id.as_str()))
+            .map(|level| level.name().to_owned()),
         plies: win.plies,
         ended_ms: now,
     }
@@ -428,4 +433,19 @@ pub fn stored_result(result: &MatchResult) -> store::MatchResult {
         end_reason: result.end_reason.word().into(),
         halves: result.halves,
     }
+}
+
+/// What chance decides for a command, should it start a match or a game: drawn here, with
+/// the real random source and clock, so the table itself draws nothing.
+fn draw() -> Draws {
+    Draws {
+        match_id: MatchId::ordered(),
+        game_id: GameId::random(),
+        lot: if rand_bit() { Side::North } else { Side::South },
+    }
+}
+
+/// One random bit, from the same source as the ids.
+fn rand_bit() -> bool {
+    uuid::Uuid::new_v4().as_bytes()[0] & 1 == 1
 }

@@ -10,7 +10,21 @@ use serde_json::Value;
 use crate::common::UserId;
 
 use super::super::protocol::{ServerMessage, TableStatus};
+use super::super::table::Refusal;
 use super::{ms, Room};
+
+impl ServerMessage {
+    /// A table's or a room's refusal, as the one who asked is told it. Here, not in
+    /// `protocol/`: the messages know nothing of the table.
+    pub fn refusal(refusal: &Refusal, r#ref: Option<Value>) -> ServerMessage {
+        ServerMessage::Error {
+            code: refusal.code,
+            message: refusal.message.clone(),
+            r#ref,
+            until: refusal.until,
+        }
+    }
+}
 
 impl Room {
     /// A table event, serialised once: kept in table `t`'s log under `version`, then sent to

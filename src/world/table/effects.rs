@@ -113,8 +113,6 @@ pub struct Win {
     pub winner: UserId,
     pub loser: UserId,
     pub seeds: u8,
-    /// Baba Ayo's level when one side was him.
-    pub house_level: Option<String>,
     pub plies: u32,
 }
 

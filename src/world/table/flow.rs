@@ -3,12 +3,12 @@
 
 use crate::ayo::clock::Clocks;
 use crate::ayo::{Game, Side, Status};
-use crate::common::{ErrorCode, GameId, MatchId, Seating, User, UserId};
+use crate::common::{ErrorCode, GameId, Seating, User, UserId};
 
 use super::super::hotel::CloseGames;
 use super::super::matches::{LiveMatch, MatchEnd, MatchSettings, PlayedGame, Rematch};
 use super::super::protocol::{ClockView, Lots, Players, ServerMessage};
-use super::{refuse, Effects, LiveGame, MatchResult, NewGame, Refusal, Table, Write};
+use super::{refuse, Draws, Effects, LiveGame, MatchResult, NewGame, Refusal, Table, Write};
 
 impl Table {
     /// Both seats are taken: a match begins. Lots decide its first player, who moves first
@@ -26,10 +26,9 @@ impl Table {
                 else {
                     return Ok(());
                 };
-                if uuid::Uuid::new_v4().as_bytes()[0] & 1 == 1 {
-                    ([north, south], Side::North, true)
-                } else {
-                    ([south, north], Side::South, true)
+                match self.draws.lot {
+                    Side::North => ([north, south], Side::North, true),
+                    Side::South => ([south, north], Side::South, true),
                 }
             }
         };
@@ -37,7 +36,7 @@ impl Table {
             Seating::Lots => Side::South,
             Seating::Kept => first_seat,
         };
-        let id = MatchId::ordered();
+        let id = self.draws.match_id.clone();
         fx.store(Write::NewMatch {
             id: id.clone(),
             table: self.id.clone(),
@@ -70,7 +69,7 @@ impl Table {
         m.between = None;
         m.draw_offer = None;
         let game = NewGame {
-            id: GameId::random(),
+            id: new_game_id(&self.draws, &mut self.games_drawn),
             table: self.id.clone(),
             r#match: m.id.clone(),
             number,
@@ -337,7 +336,7 @@ impl Table {
             Status::SouthWon
         };
         let game = NewGame {
-            id: GameId::random(),
+            id: new_game_id(&self.draws, &mut self.games_drawn),
             table: self.id.clone(),
             r#match: m.id.clone(),
             number: m.game_number(),
@@ -372,6 +371,14 @@ impl Table {
             self.changed(fx);
         }
     }
+}
+
+/// The id of a game the command starts, from its draws (fields, not `self`: the match is
+/// borrowed where games start).
+fn new_game_id(draws: &Draws, drawn: &mut u32) -> GameId {
+    let id = draws.game_id(*drawn);
+    *drawn += 1;
+    id
 }
 
 /// How a decided match is stored.

@@ -3,6 +3,7 @@
 //! and says what follows (`Effects`): what to store, what to announce, whom to tell, whether
 //! Baba Ayo is to move. No tasks, no database, no sockets: the room stores and sends.
 
+mod draws;
 mod effects;
 mod flow;
 mod play;
@@ -22,6 +23,7 @@ use super::protocol::{
     ClockView, Players, Seats, ServerMessage, TableGame, TableStatus, TableView,
 };
 
+pub use draws::Draws;
 pub use effects::{refuse, Effects, Event, MatchResult, MoveClock, NewGame, Refusal, Win, Write};
 pub use flow::result_of;
 pub use play::win_of;
@@ -217,6 +219,10 @@ pub struct Table {
     timing: Timing,
     /// The time of the command being applied.
     now: u64,
+    /// What the command being applied may use of chance: ids and the lot.
+    draws: Draws,
+    /// Games the command being applied has started, to give each its own id.
+    games_drawn: u32,
 }
 
 impl Table {
@@ -237,13 +243,18 @@ impl Table {
             last_moves: [None, None],
             timing,
             now: 0,
+            draws: Draws::default(),
+            games_drawn: 0,
         }
     }
 
-    /// Applies one command at `now`: the table changes, and the effects say what follows.
-    /// A refusal is in `Effects::refused`; what happened before it stands.
-    pub fn apply(&mut self, command: Command, now: u64) -> Effects {
+    /// Applies one command at `now`, with `draws` for whatever chance decides in it: the
+    /// table changes, and the effects say what follows. A refusal is in `Effects::refused`;
+    /// what happened before it stands.
+    pub fn apply(&mut self, command: Command, now: u64, draws: Draws) -> Effects {
         self.now = now;
+        self.draws = draws;
+        self.games_drawn = 0;
         let mut fx = Effects::default();
         let done = match command {
             Command::Sit { user, seat, seats } => self.sit(user, seat, seats.as_deref(), &mut fx),

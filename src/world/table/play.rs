@@ -5,7 +5,6 @@ use serde_json::Value;
 
 use crate::ayo::{EndReason, Forfeit, Game, Pit, Side};
 use crate::common::{ErrorCode, User, UserId};
-use crate::house::House;
 
 use super::super::matches::{DrawOffer, MatchEnd, PlayedGame, Scope};
 use super::super::protocol::{ClockView, LastMove, ServerMessage, WallVerdict};
@@ -392,10 +391,6 @@ pub fn win_of(game: &Game, players: &[User; 2]) -> Option<Win> {
             winner: winner.id.clone(),
             loser: loser.id.clone(),
             seeds: game.position().stores()[side.index()],
-            house_level: [winner, loser]
-                .iter()
-                .find_map(|p| House::level_of(p.id.as_str()))
-                .map(|l| l.name().to_owned()),
             plies: game.ply(),
         }
     })

@@ -8,7 +8,7 @@ use crate::common::{ErrorCode, Seating, User, UserId};
 use super::super::super::matches::Scope;
 use super::super::super::protocol::ServerMessage;
 use super::super::{Command, Effects, Event, Table, Write};
-use super::{a_move, house, kinds, person, refused, table, to_move, T0};
+use super::{a_move, draws, house, kinds, person, refused, table, to_move, T0};
 
 /// `user` sits at `seat`, asking for `seats`.
 fn sit_asking(t: &mut Table, user: User, seat: Side, seats: Option<&str>) -> Effects {
@@ -19,6 +19,7 @@ fn sit_asking(t: &mut Table, user: User, seat: Side, seats: Option<&str>) -> Eff
             seats: seats.map(str::to_owned),
         },
         T0,
+        draws(),
     )
 }
 
@@ -74,6 +75,7 @@ fn kept_hosted_north(t: &mut Table, best_of: u8) -> Effects {
             seats: None,
         },
         T0,
+        draws(),
     );
     assert_eq!(refused(&fx), None);
     assert_eq!(
@@ -115,6 +117,7 @@ fn under_kept_nobody_moves_and_lots_pick_either_side_to_move_first() {
                 r#ref: None,
             },
             T0 + 1,
+            draws(),
         );
         assert_eq!(refused(&fx), Some(ErrorCode::NotYourTurn));
         let fx = a_move(&mut t, 1, T0 + 1);
@@ -135,6 +138,7 @@ fn next_game_after_resigning(t: &mut Table, resigner: &UserId, now: u64) -> Effe
             scope: Scope::Game,
         },
         now,
+        draws(),
     );
     assert_eq!(refused(&fx), None);
     for user in ["ade", "bisi"] {
@@ -143,9 +147,10 @@ fn next_game_after_resigning(t: &mut Table, resigner: &UserId, now: u64) -> Effe
                 user: UserId::from(user),
             },
             now + 1,
+            draws(),
         );
     }
-    let fx = t.apply(Command::NextGame, now + 2);
+    let fx = t.apply(Command::NextGame, now + 2, draws());
     assert_eq!(refused(&fx), None);
     fx
 }
@@ -189,6 +194,7 @@ fn under_kept_the_rematch_keeps_the_seats_and_gives_the_first_move_to_the_other(
             scope: Scope::Match,
         },
         T0 + 1,
+        draws(),
     );
     assert!(t.seats.iter().all(Option::is_none), "they stood up");
     for user in ["ade", "bisi"] {
@@ -198,6 +204,7 @@ fn under_kept_the_rematch_keeps_the_seats_and_gives_the_first_move_to_the_other(
                 players_free: true,
             },
             T0 + 2,
+            draws(),
         );
         assert_eq!(refused(&fx), None);
         if kinds(&fx).contains(&"game_started") {
@@ -229,6 +236,7 @@ fn under_kept_baba_ayo_moves_when_he_starts_from_either_seat() {
                 seated_elsewhere: false,
             },
             T0,
+            draws(),
         );
         assert_eq!(refused(&fx), None);
         assert_eq!(
@@ -277,6 +285,7 @@ fn seats_is_chosen_by_the_host_and_a_bad_or_other_value_is_bad_settings() {
             seats: Some("sideways".into()),
         },
         T0,
+        draws(),
     );
     assert_eq!(refused(&fx), Some(ErrorCode::BadSettings));
     let fx = t.apply(
@@ -287,6 +296,7 @@ fn seats_is_chosen_by_the_host_and_a_bad_or_other_value_is_bad_settings() {
             seats: Some("lots".into()),
         },
         T0,
+        draws(),
     );
     assert_eq!(refused(&fx), None);
     assert_eq!(t.settings.seats, Seating::Lots);

@@ -1,19 +1,55 @@
 //! The table's rules without tasks, sockets or a database: each test applies commands at
 //! chosen times and reads what the table decided. `seats`: sitting, invitations, Baba Ayo,
 //! departures, closing; `play`: moves, clocks, draws, the match flow and the rematch; `kept`:
-//! seats kept, the first move drawn by lots and swapping.
+//! seats kept, the first move drawn by lots and swapping; `props`: random command sequences.
 
 mod kept;
 mod play;
+mod props;
 mod seats;
 
+use std::cell::Cell;
+
 use crate::ayo::{Pit, Preset, Side};
-use crate::common::{ErrorCode, RoomId, TableId, User, UserId};
+
+use crate::common::{ErrorCode, GameId, MatchId, RoomId, TableId, User, UserId};
 
 use super::super::protocol::ServerMessage;
-use super::{Command, Effects, Event, Table, Timing};
+use super::{Command, Draws, Effects, Event, Table, Timing};
 
 pub(super) const T0: u64 = 1_000_000;
+
+thread_local! {
+    /// Draws made on this test's thread: each test runs on its own, so its ids and lots are
+    /// the same every run.
+    static DRAWN: Cell<u64> = const { Cell::new(0) };
+}
+
+/// The next draws: ids numbered in order, and lots that fall either way (the counter mixed,
+/// so a test applying the same number of commands each round still sees both).
+pub(super) fn draws() -> Draws {
+    let n = DRAWN.with(|d| {
+        d.set(d.get() + 1);
+        d.get()
+    });
+    Draws {
+        match_id: MatchId::new(format!("m{n}")),
+        game_id: GameId::new(format!("g{n}")),
+        lot: if mix(n) & 1 == 1 {
+            Side::North
+        } else {
+            Side::South
+        },
+    }
+}
+
+/// splitmix64's finaliser: a counter's bits spread over the word.
+pub(super) fn mix(n: u64) -> u64 {
+    let mut z = n.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
 
 pub(super) fn person(name: &str) -> User {
     User {
@@ -89,6 +125,7 @@ pub(super) fn sit(t: &mut Table, user: User, seat: Side) -> Effects {
             seats: None,
         },
         T0,
+        draws(),
     )
 }
 
@@ -112,6 +149,7 @@ pub(super) fn hosted(t: &mut Table, clock: Option<&str>, best_of: u8) -> Effects
             seats: None,
         },
         T0,
+        draws(),
     );
     assert_eq!(refused(&fx), None);
     sit(t, person("Bisi"), Side::North)
@@ -135,5 +173,6 @@ pub(super) fn a_move(t: &mut Table, pit: u8, now: u64) -> Effects {
             r#ref: None,
         },
         now,
+        draws(),
     )
 }

@@ -41,6 +41,7 @@ fn a_move_is_stored_and_told_and_a_move_sent_again_is_answered_not_played() {
             r#ref: Some(serde_json::json!(7)),
         },
         T0 + 10,
+        draws(),
     );
     assert!(matches!(fx.writes[..], [Write::Move { ply: 1, .. }]));
     assert_eq!(kinds(&fx), ["game_state"]);
@@ -52,6 +53,7 @@ fn a_move_is_stored_and_told_and_a_move_sent_again_is_answered_not_played() {
             r#ref: Some(serde_json::json!(7)),
         },
         T0 + 20,
+        draws(),
     );
     assert!(again.writes.is_empty());
     assert!(matches!(again.events[..], [Event::Again(..)]));
@@ -78,6 +80,7 @@ fn moves_out_of_turn_out_of_date_or_illegal_are_refused_and_change_nothing() {
             r#ref: None,
         },
         T0,
+        draws(),
     );
     assert_eq!(refused(&fx), Some(ErrorCode::NotYourTurn));
     let fx = t.apply(
@@ -88,6 +91,7 @@ fn moves_out_of_turn_out_of_date_or_illegal_are_refused_and_change_nothing() {
             r#ref: None,
         },
         T0,
+        draws(),
     );
     assert_eq!(refused(&fx), Some(ErrorCode::StaleVersion));
     assert_eq!(kinds(&fx), ["table"], "the current table follows");
@@ -99,6 +103,7 @@ fn moves_out_of_turn_out_of_date_or_illegal_are_refused_and_change_nothing() {
             r#ref: None,
         },
         T0,
+        draws(),
     );
     assert_eq!(refused(&fx), Some(ErrorCode::NotSeated));
     assert_eq!(t.game.as_ref().unwrap().game.ply(), 0);
@@ -109,8 +114,8 @@ fn a_clock_running_out_ends_the_game_at_the_tick_after_the_flag() {
     let mut t = table();
     hosted(&mut t, Some("1m"), 1);
     assert_eq!(t.next_deadline(), Some(T0 + 60_000));
-    assert!(t.apply(Command::Tick, T0 + 59_999).is_empty());
-    let fx = t.apply(Command::Tick, T0 + 60_000);
+    assert!(t.apply(Command::Tick, T0 + 59_999, draws()).is_empty());
+    let fx = t.apply(Command::Tick, T0 + 60_000, draws());
     assert_eq!(
         kinds(&fx),
         ["game_over", "match_over", "table"],
@@ -137,6 +142,7 @@ fn a_match_resigned_between_games_ends_and_offers_a_rematch() {
             scope: Scope::Game,
         },
         T0 + 5,
+        draws(),
     );
     assert_eq!(kinds(&fx), ["game_over", "match_state"]);
     assert!(t.r#match.as_ref().unwrap().between.is_some());
@@ -146,6 +152,7 @@ fn a_match_resigned_between_games_ends_and_offers_a_rematch() {
             scope: Scope::Match,
         },
         T0 + 6,
+        draws(),
     );
     assert_eq!(kinds(&fx), ["match_over", "table"]);
     assert!(t.rematch.is_some());
@@ -162,9 +169,10 @@ fn nobody_pressing_start_in_time_ends_the_match_the_leader_winning() {
             scope: Scope::Game,
         },
         T0,
+        draws(),
     );
     assert_eq!(t.next_deadline(), Some(T0 + 300_000));
-    let fx = t.apply(Command::Tick, T0 + 300_000);
+    let fx = t.apply(Command::Tick, T0 + 300_000, draws());
     assert!(kinds(&fx).contains(&"match_over"));
     assert_eq!(
         t.r#match.as_ref().unwrap().winner().unwrap().id,
@@ -184,18 +192,20 @@ fn one_press_then_the_other_starts_the_next_game_with_the_first_move_swapped() {
             scope: Scope::Game,
         },
         T0,
+        draws(),
     );
-    let fx = t.apply(Command::Start { user: host.id }, T0 + 1);
+    let fx = t.apply(Command::Start { user: host.id }, T0 + 1, draws());
     assert_eq!(kinds(&fx), ["match_state"]);
     let fx = t.apply(
         Command::Start {
             user: UserId::from("bisi"),
         },
         T0 + 2,
+        draws(),
     );
     assert!(fx.start_next_game && fx.writes.is_empty());
     assert!(t.both_pressed() && t.due(T0 + 2));
-    let fx = t.apply(Command::NextGame, T0 + 2);
+    let fx = t.apply(Command::NextGame, T0 + 2, draws());
     assert!(matches!(fx.writes[..], [Write::NewGame(_)]));
     assert_ne!(t.game.as_ref().unwrap().players[0].id, first_south);
 }
@@ -211,6 +221,7 @@ fn against_the_house(t: &mut super::super::Table, best_of: Option<u8>) {
             seated_elsewhere: false,
         },
         T0,
+        draws(),
     );
 }
 
@@ -221,11 +232,12 @@ fn offer(t: &mut super::super::Table, scope: Scope) -> super::super::Effects {
             scope,
         },
         T0,
+        draws(),
     )
 }
 
 fn house_answers(t: &mut super::super::Table, version: u64, accept: bool) -> super::super::Effects {
-    t.apply(Command::HouseAnswersDraw { version, accept }, T0)
+    t.apply(Command::HouseAnswersDraw { version, accept }, T0, draws())
 }
 
 #[test]
@@ -276,7 +288,7 @@ fn any_move(t: &mut super::super::Table, now: u64) -> super::super::Effects {
     let pit = first_legal(t);
     if t.house_to_move().is_some() {
         let version = t.version;
-        t.apply(Command::HouseMove { version, pit }, now)
+        t.apply(Command::HouseMove { version, pit }, now, draws())
     } else {
         a_move(t, pit.number(), now)
     }
@@ -305,6 +317,7 @@ fn a_draw_offer_to_a_person_is_not_sent_again_while_it_waits_or_just_after_a_dec
                 scope: Scope::Game,
             },
             T0,
+            draws(),
         )
     };
     assert_eq!(kinds(&offer_of(&mut t, "Ade")), ["draw_offered"]);
@@ -317,6 +330,7 @@ fn a_draw_offer_to_a_person_is_not_sent_again_while_it_waits_or_just_after_a_dec
             accept: false,
         },
         T0,
+        draws(),
     );
     assert_eq!(kinds(&fx), ["draw_declined"]);
     let fx = offer_of(&mut t, "Ade");
@@ -350,6 +364,7 @@ fn a_draw_agreed_ends_the_game_drawn() {
             scope: Scope::Game,
         },
         T0,
+        draws(),
     );
     assert_eq!(kinds(&fx), ["draw_offered"]);
     let fx = t.apply(
@@ -358,6 +373,7 @@ fn a_draw_agreed_ends_the_game_drawn() {
             accept: true,
         },
         T0,
+        draws(),
     );
     assert_eq!(refused(&fx), Some(ErrorCode::NoDrawOffer), "not one's own");
     let fx = t.apply(
@@ -366,6 +382,7 @@ fn a_draw_agreed_ends_the_game_drawn() {
             accept: true,
         },
         T0,
+        draws(),
     );
     assert!(kinds(&fx).contains(&"game_over"));
     assert_eq!(
@@ -390,6 +407,7 @@ fn a_move_by_the_one_offered_a_draw_declines_it_and_the_offerers_own_withdraws_i
             scope: Scope::Game,
         },
         T0,
+        draws(),
     );
     assert_eq!(kinds(&fx), ["draw_offered"]);
     // The one offered plays on: the offerer is told the draw was declined.
@@ -402,6 +420,7 @@ fn a_move_by_the_one_offered_a_draw_declines_it_and_the_offerers_own_withdraws_i
             accept: true,
         },
         T0 + 2,
+        draws(),
     );
     assert_eq!(refused(&fx), Some(ErrorCode::NoDrawOffer), "gone");
     // The offerer offers and moves: withdrawn, nobody is told anything but the move.
@@ -413,6 +432,7 @@ fn a_move_by_the_one_offered_a_draw_declines_it_and_the_offerers_own_withdraws_i
             scope: Scope::Game,
         },
         T0 + 3,
+        draws(),
     );
     let fx = a_move(&mut t, 3, T0 + 4);
     assert_eq!(kinds(&fx), ["game_state"]);
@@ -429,7 +449,7 @@ fn baba_ayo_moving_while_he_judges_a_draw_declines_it() {
     assert!(fx.house_judges_draw);
     let (version, house) = (t.version, t.house_to_move().unwrap().id.clone());
     let pit = first_legal(&t);
-    let fx = t.apply(Command::HouseMove { version, pit }, T0 + 1);
+    let fx = t.apply(Command::HouseMove { version, pit }, T0 + 1, draws());
     assert_eq!(kinds(&fx)[..2], ["draw_declined", "game_state"]);
     assert!(matches!(&fx.events[0], Event::To(to, _) if to.as_str() == "ade"));
     // His judgement, come late, is for a table that has moved on.
@@ -448,6 +468,7 @@ fn a_rematch_after_a_match_starts_with_both_presses() {
             scope: Scope::Match,
         },
         T0,
+        draws(),
     );
     let fx = t.apply(
         Command::Rematch {
@@ -455,6 +476,7 @@ fn a_rematch_after_a_match_starts_with_both_presses() {
             players_free: true,
         },
         T0 + 1,
+        draws(),
     );
     assert_eq!(kinds(&fx), ["table", "rematch_offered"]);
     // Pressed again and again: nothing changes, nobody hears anything more.
@@ -465,6 +487,7 @@ fn a_rematch_after_a_match_starts_with_both_presses() {
                 players_free: true,
             },
             T0 + 1 + n,
+            draws(),
         );
         assert_eq!((refused(&fx), kinds(&fx).len()), (None, 0));
     }
@@ -474,6 +497,7 @@ fn a_rematch_after_a_match_starts_with_both_presses() {
             players_free: true,
         },
         T0 + 2,
+        draws(),
     );
     assert!(matches!(fx.writes[0], Write::NewMatch { .. }));
     assert!(t.game_in_play());
@@ -486,7 +510,8 @@ fn a_rematch_after_a_match_starts_with_both_presses() {
             scope: Scope::Match,
         },
         T0,
+        draws(),
     );
-    t.apply(Command::Tick, T0 + 120_000);
+    t.apply(Command::Tick, T0 + 120_000, draws());
     assert!(t.rematch.is_none());
 }

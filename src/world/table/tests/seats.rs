@@ -31,11 +31,12 @@ fn an_invitation_expires_on_the_clock_and_both_are_told() {
             r#ref: None,
         },
         T0,
+        draws(),
     );
     assert_eq!(kinds(&fx), ["invitation", "invitation_sent"]);
     assert!(t.invites(&id, &bisi.id));
-    assert!(t.apply(Command::Tick, T0 + 59_999).is_empty());
-    let fx = t.apply(Command::Tick, T0 + 60_000);
+    assert!(t.apply(Command::Tick, T0 + 59_999, draws()).is_empty());
+    let fx = t.apply(Command::Tick, T0 + 60_000, draws());
     assert_eq!(kinds(&fx), ["invitation_expired", "invitation_expired"]);
     let fx = t.apply(
         Command::Respond {
@@ -45,6 +46,7 @@ fn an_invitation_expires_on_the_clock_and_both_are_told() {
             seated: false,
         },
         T0 + 60_001,
+        draws(),
     );
     assert_eq!(refused(&fx), Some(ErrorCode::NoSuchInvitation));
 }
@@ -62,6 +64,7 @@ fn an_accepted_invitation_starts_the_match_under_the_settings_it_promised() {
             seats: None,
         },
         T0,
+        draws(),
     );
     let id = InvitationId::from("inv1");
     t.apply(
@@ -73,6 +76,7 @@ fn an_accepted_invitation_starts_the_match_under_the_settings_it_promised() {
             r#ref: None,
         },
         T0,
+        draws(),
     );
     let fx = t.apply(
         Command::Respond {
@@ -82,6 +86,7 @@ fn an_accepted_invitation_starts_the_match_under_the_settings_it_promised() {
             seated: false,
         },
         T0 + 1,
+        draws(),
     );
     assert_eq!(refused(&fx), None);
     let m = t.r#match.as_ref().unwrap();
@@ -99,6 +104,7 @@ fn a_player_gone_keeps_the_seat_of_a_match_in_play_and_the_grace_decides() {
             why: Departure::Gone,
         },
         T0,
+        draws(),
     );
     assert!(fx.events.is_empty(), "nothing happens until the grace ends");
     assert!(t.seat_of(&UserId::from("ade")).is_some());
@@ -108,6 +114,7 @@ fn a_player_gone_keeps_the_seat_of_a_match_in_play_and_the_grace_decides() {
             why: Departure::GraceOver(vec![UserId::from("ade")]),
         },
         T0 + 60_000,
+        draws(),
     );
     assert!(kinds(&fx).contains(&"game_over"));
     assert!(fx.writes.iter().any(|w| matches!(
@@ -133,6 +140,7 @@ fn both_away_past_their_grace_blames_nobody() {
             why: Departure::GraceOver(gone),
         },
         T0 + 60_000,
+        draws(),
     );
     let m = t.r#match.as_ref().unwrap();
     assert!(m.is_over());
@@ -150,6 +158,7 @@ fn leaving_resigns_the_match_and_no_rematch_waits_for_one_who_left() {
             why: Departure::Left,
         },
         T0,
+        draws(),
     );
     let m = t.r#match.as_ref().unwrap();
     assert_eq!(m.winner().unwrap().id, UserId::from("bisi"));
@@ -174,6 +183,7 @@ fn baba_ayo_sits_opposite_and_is_asked_to_move_when_it_is_his_turn() {
                 seated_elsewhere: false,
             },
             T0,
+            draws(),
         );
         assert_eq!(refused(&fx), None);
         if fx.house_to_move {
@@ -192,6 +202,7 @@ fn baba_ayo_sits_opposite_and_is_asked_to_move_when_it_is_his_turn() {
             pit: Pit::new(1).unwrap(),
         },
         T0 + 2,
+        draws(),
     );
     assert!(
         fx.is_empty(),
@@ -203,6 +214,7 @@ fn baba_ayo_sits_opposite_and_is_asked_to_move_when_it_is_his_turn() {
             pit: Pit::new(1).unwrap(),
         },
         T0 + 2,
+        draws(),
     );
     assert_eq!(kinds(&fx), ["game_state"]);
 }
@@ -216,6 +228,7 @@ fn a_closing_room_calls_its_matches_off_and_offers_no_rematch() {
             games: CloseGames::End,
         },
         T0,
+        draws(),
     );
     assert!(kinds(&fx).contains(&"match_over"));
     assert!(!t.match_in_play());
