@@ -298,13 +298,13 @@ fn paths_in(code: &str) -> Vec<Vec<String>> {
 /// A way from `from` to `to` along `uses`, if there is one.
 fn path_between(
     uses: &std::collections::BTreeMap<Vec<String>, Vec<Vec<String>>>,
-    from: &Vec<String>,
-    to: &Vec<String>,
+    from: &[String],
+    to: &[String],
 ) -> Option<Vec<String>> {
     let mut seen = std::collections::BTreeSet::new();
-    let mut stack = vec![(from.clone(), vec![from.join("/")])];
+    let mut stack = vec![(from.to_vec(), vec![from.join("/")])];
     while let Some((at, way)) = stack.pop() {
-        if &at == to {
+        if at.as_slice() == to {
             return Some(way);
         }
         if !seen.insert(at.clone()) {
