@@ -4,9 +4,8 @@
 //! phone's header and board, labels in sight, an apartment that shows what is in it, and a
 //! sign-out that asks; axe-core on the lounge, the board and the Me page.
 
-use lounge::champions::HotelDay;
-
 use crate::helpers::browser::run_e2e;
+use crate::helpers::wall::won_against_baba_ayo;
 use crate::helpers::{TestApp, TestDb};
 
 #[actix_web::test]
@@ -24,51 +23,6 @@ async fn a_newcomer_and_a_phone_player_are_shown_what_they_need_where_they_look(
     )
     .await;
     let (_, tunde) = app.guest("Tunde").await;
-    won_against_baba_ayo(&app, &tunde);
+    assert!(!won_against_baba_ayo(&app, &tunde, "normal", 27));
     run_e2e("newcomer.mjs", vec![app.url(""), "Tunde".into()]).await;
-}
-
-/// A win of `winner` over Baba Ayo (normal), stored as a finished game would be: beating him
-/// in a browser would take a while.
-fn won_against_baba_ayo(app: &TestApp, winner: &str) {
-    let store = app.db.store();
-    let today = HotelDay {
-        tz: chrono_tz::Africa::Lagos,
-    }
-    .today();
-    let game = lounge::store::GameRow {
-        id: lounge::store::new_id().into(),
-        table_id: "surulere-games-lounge-3".into(),
-        south_id: winner.to_owned().into(),
-        north_id: "baba-ayo-normal".to_owned().into(),
-        rules: Default::default(),
-        house: true,
-        status: lounge::ayo::Status::Playing,
-        end_reason: None,
-        started_at: lounge::store::now(),
-        ended_at: None,
-        match_id: None,
-        number: None,
-        clock_started_ms: None,
-        first_side: lounge::ayo::Side::South,
-    };
-    store.insert_game(&game).unwrap();
-    let won = lounge::store::Win {
-        winner_id: winner.to_owned(),
-        loser_id: "baba-ayo-normal".into(),
-        seeds: 27,
-        house_level: Some("normal".into()),
-        plies: 40,
-        ended_ms: app.clock.now_ms(),
-    };
-    store
-        .finish_game_with(
-            &game.id,
-            lounge::ayo::Status::SouthWon,
-            "majority",
-            Some(&won),
-            |_| today,
-            &lounge::champions::WallRules::cap_only(3),
-        )
-        .unwrap();
 }

@@ -277,3 +277,51 @@ pub fn serve_logging(
     });
     (child, port, log)
 }
+
+/// A win of `winner` over Baba Ayo at `level` with `seeds`, stored as a finished game would be
+/// (beating him in a test would take a while): whether it counted for the wall (never).
+pub fn won_against_baba_ayo(app: &TestApp, winner: &str, level: &str, seeds: u8) -> bool {
+    let store = app.db.store();
+    let today = lounge::champions::HotelDay {
+        tz: chrono_tz::Africa::Lagos,
+    }
+    .today();
+    let house = format!("baba-ayo-{level}");
+    let game = lounge::store::GameRow {
+        id: lounge::store::new_id().into(),
+        table_id: "surulere-games-lounge-3".into(),
+        south_id: winner.to_owned().into(),
+        north_id: house.clone().into(),
+        rules: Default::default(),
+        house: true,
+        status: lounge::ayo::Status::Playing,
+        end_reason: None,
+        started_at: lounge::store::now(),
+        ended_at: None,
+        match_id: None,
+        number: None,
+        clock_started_ms: None,
+        first_side: lounge::ayo::Side::South,
+    };
+    store.insert_game(&game).unwrap();
+    let won = lounge::store::Win {
+        winner_id: winner.to_owned(),
+        loser_id: house,
+        seeds,
+        house_level: Some(level.into()),
+        plies: 40,
+        ended_ms: app.clock.now_ms(),
+    };
+    let finished = store
+        .finish_game_with(
+            &game.id,
+            lounge::ayo::Status::SouthWon,
+            "majority",
+            Some(&won),
+            |_| today,
+            &lounge::champions::WallRules::cap_only(3),
+        )
+        .unwrap();
+    assert!(finished.finished, "the game was stored finished");
+    finished.counts()
+}
