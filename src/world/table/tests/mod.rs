@@ -32,6 +32,11 @@ pub(super) fn draws() -> Draws {
         d.set(d.get() + 1);
         d.get()
     });
+    draws_for(n)
+}
+
+/// The `n`th draws: ids of their own, and lots that fall either way.
+pub(super) fn draws_for(n: u64) -> Draws {
     Draws {
         match_id: MatchId::new(format!("m{n}")),
         game_id: GameId::new(format!("g{n}")),

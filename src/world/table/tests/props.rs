@@ -4,12 +4,12 @@
 use proptest::prelude::*;
 
 use crate::ayo::{Pit, Rules, Side, SEEDS};
-use crate::common::{GameId, InvitationId, MatchId, User, UserId};
+use crate::common::{InvitationId, User, UserId};
 
 use super::super::super::hotel::CloseGames;
 use super::super::super::matches::Scope;
-use super::super::{Command, Departure, Draws, Effects, Table};
-use super::{house, mix, person, table, T0};
+use super::super::{Command, Departure, Effects, Table};
+use super::{draws_for, house, person, table, T0};
 
 /// Who a step is about: one of three guests, Baba Ayo, or whoever is to move.
 #[derive(Clone, Copy, Debug)]
@@ -206,19 +206,6 @@ fn command(t: &Table, step: &Step) -> Command {
         Step::NextGame => Command::NextGame,
         Step::Announce => Command::Announce,
         Step::TakeAway => Command::TakeAway,
-    }
-}
-
-/// The `n`th command's draws in a run: its own ids, and lots that fall either way.
-fn draws_for(n: u64) -> Draws {
-    Draws {
-        match_id: MatchId::new(format!("m{n}")),
-        game_id: GameId::new(format!("g{n}")),
-        lot: if mix(n) & 1 == 1 {
-            Side::North
-        } else {
-            Side::South
-        },
     }
 }
 
