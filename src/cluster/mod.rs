@@ -8,11 +8,11 @@
 //! - the database's half is in `store/fences.rs`: a room taken under a lease's number, and
 //!   writes refused once a later owner took it.
 //!
-//! - the world's `Owner` (`world/owner.rs`): a room opens on an instance only under its
+//! - the world's `Owner` (`world/cluster/owner.rs`): a room opens on an instance only under its
 //!   lease, a keeper renews it, and the room is dropped when a write is fenced off or the
 //!   lease cannot be kept.
 //!
-//! - the world's relay (`world/relay.rs`, `world/remote.rs`): a session's commands go to the
+//! - the world's relay (`world/cluster/relay.rs`, `world/cluster/remote.rs`): a session's commands go to the
 //!   instance running its room, and the room's frames come back, over Redis pub/sub.
 
 pub mod lease;

@@ -5,20 +5,14 @@
 pub mod apartment;
 pub mod civility;
 mod hotel;
-mod leased;
 pub mod matches;
+mod cluster;
 mod moderate;
-mod notices;
-mod outgoing;
-mod owner;
 pub mod protocol;
-mod relay;
-mod remote;
 mod resume;
 mod room;
 pub mod series;
 pub mod table;
-mod wire;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -31,8 +25,8 @@ pub use hotel::{
     new_room, operator_may_add_table, operator_may_close, CloseGames, Door, DoorState, HotelError,
     TableChange, MAX_TABLES,
 };
-pub use notices::{Heard, Notice};
-pub use owner::{OpenError, Owner, Taken};
+pub use cluster::notices::{Heard, Notice};
+pub use cluster::owner::{OpenError, Owner, Taken};
 pub use resume::{resumable, resumable_at};
 pub use room::{
     Moderation, Outbox, ResultsConfig, ResumedGame, ResumedMatch, RoomCommand, RoomConfig,
@@ -117,7 +111,7 @@ pub struct World {
     /// Several instances: rooms open here only under their lease (`owner.rs`).
     owner: Option<Owner>,
     /// Several instances: how sessions here reach rooms run elsewhere (`relay.rs`).
-    relay: Option<relay::Relay>,
+    relay: Option<cluster::relay::Relay>,
     /// Rooms run elsewhere that sessions here are in, by id (`remote.rs`).
     remotes: Arc<Mutex<HashMap<RoomId, RoomHandle>>>,
     /// Held while a room run elsewhere is opened here: two sessions opening it at once would
@@ -150,7 +144,7 @@ impl World {
         cluster: crate::cluster::Connected,
     ) -> World {
         let every = Duration::from_millis(cluster.leases.ttl());
-        let relay = relay::Relay::new(
+        let relay = cluster::relay::Relay::new(
             cluster.conn,
             cluster.seal,
             &cluster.prefix,

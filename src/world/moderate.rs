@@ -7,7 +7,7 @@ use tokio::sync::oneshot;
 use crate::common::{RoomId, UserId};
 use crate::store::{blocking, BlockError, StoreError};
 
-use super::notices::Notice;
+use super::cluster::notices::Notice;
 use super::{HotelError, Moderation, RoomCommand, World};
 
 impl World {

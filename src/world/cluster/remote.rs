@@ -1,6 +1,6 @@
 //! A room run by another instance, seen from this one: a handle like a room's
 //! own, whose task relays what the sessions here ask to the room's owner (`relay.rs`) and
-//! hands the frames that come back to their sessions, so `http/ws.rs` cannot tell it from a
+//! hands the frames that come back to their sessions, so `http/ws/` cannot tell it from a
 //! room run here. It ends, as a failed room does (its sessions reconnect and find the room
 //! where it runs then), when the owner is gone: a command that reaches nobody, an answer
 //! that does not come, the owner saying it does not run the room, or its lease in other
@@ -16,11 +16,11 @@ use tokio::sync::mpsc;
 use crate::cluster::Leases;
 use crate::common::{ErrorCode, RoomId, UserId};
 
-use super::hotel::HotelError;
-use super::protocol::RoomInfo;
+use super::super::hotel::HotelError;
+use super::super::protocol::RoomInfo;
 use super::relay::Relay;
-use super::room::{Outbox, RoomCommand, RoomHandle};
-use super::table::Refusal;
+use super::super::room::{Outbox, RoomCommand, RoomHandle};
+use super::super::table::Refusal;
 use super::wire::{Wire, WireHotelError, WireModeration, WireRefusal};
 
 /// How long the owner has to answer an `enter` (or whether one may): past it, the owner is

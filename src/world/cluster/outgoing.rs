@@ -14,7 +14,7 @@ use super::wire::Wire;
 
 /// What carries a batch to another instance (the relay, on Redis): named here so that this
 /// file needs nothing of the relay's.
-pub(super) trait Publisher: Clone + Send + Sync + 'static {
+pub(in crate::world) trait Publisher: Clone + Send + Sync + 'static {
     /// Publishes `text` on `instance`'s channel: how many read it, `None` when it could not
     /// be sent.
     fn publish(&self, instance: &str, text: &str) -> impl Future<Output = Option<i64>> + Send;
@@ -30,7 +30,7 @@ const BATCH: usize = 512;
 
 /// The queues to the other instances, and those found gone.
 #[derive(Default)]
-pub(super) struct Outgoing {
+pub(in crate::world) struct Outgoing {
     queues: Mutex<HashMap<String, mpsc::Sender<Wire>>>,
     /// Instances the last PUBLISH to reached nobody (or Redis twice refused): until one
     /// reaches them again, what is posted to them is refused.
@@ -39,7 +39,7 @@ pub(super) struct Outgoing {
 
 impl Outgoing {
     /// Queues `wire` for `instance`: false when it is gone or too far behind.
-    pub(super) fn post(&self, relay: &impl Publisher, instance: &str, wire: Wire) -> bool {
+    pub(in crate::world) fn post(&self, relay: &impl Publisher, instance: &str, wire: Wire) -> bool {
         if self.is_gone(instance) {
             return false;
         }
@@ -52,7 +52,7 @@ impl Outgoing {
         queue.try_send(wire).is_ok()
     }
 
-    pub(super) fn is_gone(&self, instance: &str) -> bool {
+    pub(in crate::world) fn is_gone(&self, instance: &str) -> bool {
         self.gone
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -60,7 +60,7 @@ impl Outgoing {
     }
 
     /// `instance` read a message or sent one: it is there.
-    pub(super) fn heard_from(&self, instance: &str) {
+    pub(in crate::world) fn heard_from(&self, instance: &str) {
         self.mark(instance, true);
     }
 
@@ -104,4 +104,4 @@ async fn carry(relay: impl Publisher, instance: String, mut waiting: mpsc::Recei
 }
 
 /// The outgoing queues a relay shares among its clones.
-pub(super) type Shared = Arc<Outgoing>;
+pub(in crate::world) type Shared = Arc<Outgoing>;

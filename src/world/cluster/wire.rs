@@ -10,11 +10,11 @@ use tokio::sync::oneshot;
 use crate::common::{ErrorCode, RoomId, TableId, User, UserId};
 use crate::store::Actor;
 
-use super::hotel::{CloseGames, HotelError, TableChange};
+use super::super::hotel::{CloseGames, HotelError, TableChange};
 use super::notices::Notice;
-use super::protocol::ClientMessage;
-use super::room::Moderation;
-use super::table::Refusal;
+use super::super::protocol::ClientMessage;
+use super::super::room::Moderation;
+use super::super::table::Refusal;
 
 /// What one instance tells another.
 #[derive(Debug, Serialize, Deserialize)]
@@ -143,7 +143,7 @@ pub enum WireModeration {
 
 impl WireModeration {
     /// `moderation` as it crosses, and where its answer goes (a line's removal alone has one).
-    pub(super) fn of(moderation: Moderation) -> (WireModeration, Option<oneshot::Sender<bool>>) {
+    pub(in crate::world) fn of(moderation: Moderation) -> (WireModeration, Option<oneshot::Sender<bool>>) {
         match moderation {
             Moderation::SlowMode { seconds } => (WireModeration::SlowMode { seconds }, None),
             Moderation::Muted {
@@ -177,7 +177,7 @@ impl WireModeration {
     }
 
     /// The decision for the room on the owner; `answer` gives where a line's removal answers.
-    pub(super) fn moderation(self, answer: impl FnOnce() -> oneshot::Sender<bool>) -> Moderation {
+    pub(in crate::world) fn moderation(self, answer: impl FnOnce() -> oneshot::Sender<bool>) -> Moderation {
         match self {
             WireModeration::SlowMode { seconds } => Moderation::SlowMode { seconds },
             WireModeration::Muted {
@@ -216,7 +216,7 @@ pub struct WireHotelError {
 }
 
 impl WireHotelError {
-    pub(super) fn of(e: &HotelError) -> WireHotelError {
+    pub(in crate::world) fn of(e: &HotelError) -> WireHotelError {
         let (field, message) = match e {
             HotelError::Invalid { field, message } => (Some(field.to_string()), message.clone()),
             HotelError::Relayed { field, message, .. } => (field.clone(), message.clone()),
@@ -261,7 +261,7 @@ pub struct WireRefusal {
 }
 
 impl WireRefusal {
-    pub(super) fn of(refusal: &Refusal) -> WireRefusal {
+    pub(in crate::world) fn of(refusal: &Refusal) -> WireRefusal {
         WireRefusal {
             code: refusal.code.as_str().to_owned(),
             message: refusal.message.clone(),

@@ -17,7 +17,7 @@ use crate::cluster::{Fence, Held, LeaseError, Leases};
 use crate::common::RoomId;
 use crate::store::{blocking, Store, StoreError};
 
-use super::room::{RoomCommand, RoomHandle};
+use super::super::room::{RoomCommand, RoomHandle};
 
 /// Why a room could not be opened here.
 #[derive(Debug, Error)]

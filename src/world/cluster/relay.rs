@@ -23,13 +23,13 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 use crate::cluster::Seal;
 use crate::common::RoomId;
 
-use super::civility::Civility;
-use super::hotel::HotelError;
+use super::super::civility::Civility;
+use super::super::hotel::HotelError;
 use super::notices::{Heard, Notice, NOTICES_KEPT};
-use super::room::RoomCommand;
-use super::table::Refusal;
+use super::super::room::RoomCommand;
+use super::super::table::Refusal;
 use super::wire::{Wire, WireHotelError, WireRefusal};
-use super::Registry;
+use super::super::Registry;
 
 /// Frames a member on another instance may have waiting here, as a session's own outbox.
 const OUTBOX_FRAMES: usize = 256;
@@ -104,7 +104,7 @@ impl Relay {
 
     /// Publishes `notice` to every instance (this one included, which skips it): how many
     /// read it, 0 when Redis could not be reached.
-    pub(super) async fn tell_hotel(&self, notice: &Notice) -> usize {
+    pub(in crate::world) async fn tell_hotel(&self, notice: &Notice) -> usize {
         let wire = Wire::Notice {
             from: self.instance.clone(),
             notice: notice.clone(),
@@ -117,12 +117,12 @@ impl Relay {
     }
 
     /// The other instances' notices from now on.
-    pub(super) fn notices(&self) -> broadcast::Receiver<Heard> {
+    pub(in crate::world) fn notices(&self) -> broadcast::Receiver<Heard> {
         self.notices.subscribe()
     }
 
     /// A new request number for a question to every instance, and where their answers come.
-    pub(super) fn gather(&self) -> (u64, mpsc::UnboundedReceiver<Value>) {
+    pub(in crate::world) fn gather(&self) -> (u64, mpsc::UnboundedReceiver<Value>) {
         let req = self.next_req.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = mpsc::unbounded_channel();
         self.gathering().insert(req, tx);
@@ -130,7 +130,7 @@ impl Relay {
     }
 
     /// No more answers are awaited to `req`.
-    pub(super) fn forget_gathering(&self, req: u64) {
+    pub(in crate::world) fn forget_gathering(&self, req: u64) {
         self.gathering().remove(&req);
     }
 
@@ -516,8 +516,8 @@ impl Relay {
         conn: u64,
         failed: Arc<std::sync::atomic::AtomicBool>,
         registry: Registry,
-    ) -> super::Outbox {
-        let (outbox, mut frames) = mpsc::channel::<super::protocol::Frame>(OUTBOX_FRAMES);
+    ) -> super::super::Outbox {
+        let (outbox, mut frames) = mpsc::channel::<super::super::protocol::Frame>(OUTBOX_FRAMES);
         let (relay, instance, room) = (self.clone(), instance.to_owned(), room.clone());
         tokio::spawn(async move {
             while let Some(first) = frames.recv().await {

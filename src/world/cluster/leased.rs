@@ -5,8 +5,9 @@
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use super::protocol::RoomInfo;
-use super::{remote, OpenError, Owner, RoomHandle, World};
+use super::super::protocol::RoomInfo;
+use super::super::{OpenError, Owner, RoomHandle, World};
+use super::remote;
 use crate::common::RoomId;
 use crate::store::blocking;
 
@@ -14,7 +15,7 @@ impl World {
     /// Every `every` (a lease's time), opens here the rooms with a match in play that no
     /// instance runs: their owner died and nobody has visited since, and their games (Baba
     /// Ayo's, a clock running) must go on.
-    pub(super) fn start_sweeper(&self, every: Duration) {
+    pub(in crate::world) fn start_sweeper(&self, every: Duration) {
         let world = self.clone();
         tokio::spawn(async move {
             let mut tick = tokio::time::interval(every);
@@ -35,7 +36,7 @@ impl World {
     }
 
     /// `sweep`, of `only` these rooms when given (those a stopping instance let go).
-    pub(super) async fn sweep_rooms(&self, only: Option<Vec<RoomId>>) -> usize {
+    pub(in crate::world) async fn sweep_rooms(&self, only: Option<Vec<RoomId>>) -> usize {
         let Some(owner) = &self.owner else {
             return 0;
         };
@@ -83,7 +84,7 @@ impl World {
     }
 
     /// A room run elsewhere that sessions here are in, unless it failed.
-    pub(super) fn remote(&self, id: &str) -> Option<RoomHandle> {
+    pub(in crate::world) fn remote(&self, id: &str) -> Option<RoomHandle> {
         let remotes = self
             .remotes
             .lock()
@@ -95,7 +96,7 @@ impl World {
     }
 
     /// Room `id`, run by another instance: a handle here that relays to it.
-    pub(super) async fn open_remote(
+    pub(in crate::world) async fn open_remote(
         &self,
         owner: &Owner,
         id: RoomId,

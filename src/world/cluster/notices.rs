@@ -12,13 +12,13 @@ use tokio::sync::broadcast;
 
 use crate::common::{RoomId, UserId};
 
-use super::{Moderation, RoomCommand, World};
+use super::super::{Moderation, RoomCommand, World};
 
 /// How long a question to every other instance waits for their answers (`World::ask_hotel`).
 const ANSWERS_WITHIN: Duration = Duration::from_secs(1);
 
 /// Notices read but not yet taken by a slow reader, before the oldest are skipped.
-pub(super) const NOTICES_KEPT: usize = 1024;
+pub(in crate::world) const NOTICES_KEPT: usize = 1024;
 
 /// What one instance tells all the others.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -137,7 +137,7 @@ impl World {
 
     /// Tells a guest whose session is here of a mute another instance made (every room here
     /// enforces it already: `relay.rs` set it as the notice came).
-    pub(super) fn start_hearing(&self) {
+    pub(in crate::world) fn start_hearing(&self) {
         let Some(mut heard) = self.notices() else {
             return;
         };
@@ -169,7 +169,7 @@ impl World {
     }
 
     /// Tells `user`, in the room their session here is in (if any), of their mute.
-    pub(super) async fn tell_muted(&self, user: &UserId, until: Option<u64>, reason: &str) {
+    pub(in crate::world) async fn tell_muted(&self, user: &UserId, until: Option<u64>, reason: &str) {
         let Some(handle) = self.room_of(user).and_then(|r| self.room(r.as_str())) else {
             return;
         };
