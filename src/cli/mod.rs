@@ -51,6 +51,9 @@ pub enum Command {
     /// Today's champions.
     #[command(subcommand)]
     Champions(ChampionsCommand),
+    /// Prints the OpenAPI document of every HTTP route (what `GET /api/v1/openapi.json`
+    /// serves), so it can be read without a running service.
+    Openapi,
 }
 
 #[derive(Debug, Subcommand)]
@@ -285,8 +288,20 @@ fn serve(settings: Settings) -> Result<(), CliError> {
     })
 }
 
+fn print_openapi() -> Result<ExitCode, CliError> {
+    let doc = crate::http::openapi()
+        .to_pretty_json()
+        .map_err(io::Error::other)?;
+    println!("{doc}");
+    Ok(ExitCode::SUCCESS)
+}
+
 /// Runs a parsed command line; the exit code follows the command's own rules.
 pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
+    // The document is the code's: it needs no settings (and no signing secret).
+    if let Some(Command::Openapi) = cli.command {
+        return print_openapi();
+    }
     let mut settings = Settings::load()?;
     match cli.command.unwrap_or(Command::Serve { bind: None }) {
         Command::Serve { bind } => {
@@ -296,6 +311,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
             serve(settings)?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::Openapi => print_openapi(),
         Command::Champions(ChampionsCommand::Rebuild { date }) => {
             let day = crate::champions::parse_day(&date)
                 .ok_or_else(|| CliError::Usage(format!("--date `{date}` is not YYYY-MM-DD")))?;

@@ -114,6 +114,10 @@ pub struct RefreshRequest {
 
 /// A new access token and refresh credential for the old credential, which is spent. A spent
 /// credential presented again signs the device out (`refresh_reused`).
+///
+/// Body: `{"refresh"}`. 200 a grant (same user and device, a new token and a new credential;
+/// the old one is spent). 401 `refresh_reused` (the device is now signed out) or
+/// `refresh_invalid`.
 #[utoipa::path(
     tag = "players",
     request_body = RefreshRequest,
@@ -161,6 +165,9 @@ pub async fn refresh(
 
 /// Signs this device out: its refresh credential stops working (the access token lasts out its
 /// short life).
+///
+/// Needs a player token. 204: this token's device is signed out (its refresh credential stops
+/// working).
 #[utoipa::path(
     tag = "players",
     security(("bearer" = [])),
@@ -206,6 +213,10 @@ fn at(ms: i64) -> chrono::DateTime<chrono::Utc> {
 }
 
 /// The player's devices still signed in, the most recently used first.
+///
+/// Needs a player token. `{"devices": [{"id", "label", "signed_in_at", "last_used_at",
+/// "expires_at", "current"}]}`: the devices signed in, the most recently used first; `current`
+/// is the one asking.
 #[utoipa::path(
     tag = "players",
     security(("bearer" = [])),
@@ -234,6 +245,9 @@ pub async fn devices(
 }
 
 /// Signs one of the player's devices out (a lost phone).
+///
+/// Needs a player token. 204: that device is signed out (a lost phone); 404 when the player has
+/// no such device signed in.
 #[utoipa::path(
     tag = "players",
     security(("bearer" = [])),
@@ -278,6 +292,18 @@ pub struct PasswordRequest {
 
 /// Sets the player's password, so they can sign in with name and password on a new device
 /// (their avatar, coins and apartment come along). Changing it asks for the current one.
+///
+/// Needs a player token. Body: `{"password", "current"?}`. 204. 10 characters or more, up to
+/// 256 bytes (else 400 `invalid_field` `password`). Changing a password asks for the one in use
+/// as `current` (else 401 `sign_in_failed`).
+///
+/// Why a password, not a claim code, brings an avatar to a new device: a claim code is made on
+/// the old device, so it is no help when that device is lost, broken or wiped, which is when a
+/// guest most needs it. A password is kept in the guest's head. It is hashed with argon2id (19
+/// MiB, 2 passes: memory-hard, so a stolen table is slow to guess through on GPUs), on the
+/// blocking pool, two hashes at a time, so a wave of sign-ins waits its turn and never holds up
+/// moves. The name is compared as names are ([Names](#names)): "alice one" signs in "Alice
+/// One".
 #[utoipa::path(
     tag = "players",
     security(("bearer" = [])),
@@ -350,6 +376,11 @@ pub struct SignInRequest {
 }
 
 /// Signs in with name and password on a new device: the same avatar, coins and apartment.
+///
+/// Body: `{"name", "password", "device"?}`. 200 a grant: the same avatar, coins and apartment
+/// on a new device. A wrong password and an unknown name get the same 401 `sign_in_failed`, in
+/// the same time. An address gets `server.sign_ins_per_minute` (10) a minute, in bursts of
+/// `server.sign_in_burst` (10); past that 429 `rate_limited` with `Retry-After`.
 #[utoipa::path(
     tag = "players",
     request_body = SignInRequest,
@@ -400,6 +431,18 @@ pub struct HotelRequest {
 
 /// Signs in a guest the hotel knows, with the hotel's token: one lounge user per hotel account
 /// (made at the first visit, with welcome coins and an apartment).
+///
+/// Body: `{"token", "name"?, "device"?}`. A guest the hotel knows, with a token of the hotel's
+/// identity provider (`[auth.hotel]`): RS256 or EdDSA, checked against the configured public
+/// keys, `iss` and `aud` pinned, unexpired, not before its `nbf` nor issued (`iat`) later than
+/// now (5 s of leeway each, on the service's clock), and a `sub` that is not empty. 201 a grant
+/// for a new lounge user (welcome coins and an apartment, named from the body's `name` when
+/// given, else the token's `name` or `preferred_username`; 409 `name_taken` or `name_reserved`
+/// when that name is another's: send another as `name`), 200 for one seen before: one lounge
+/// user per hotel account (`iss` and `sub`). A first visit is a sign-up: it counts against the
+/// address's sign-ups (429 `rate_limited`) and takes its turn at the database. Two first visits
+/// at once make one user. 401 `sign_in_failed` for any token refused (HS256 included); 400
+/// `invalid_name` with no usable name; 404 when not configured.
 #[utoipa::path(
     tag = "players",
     request_body = HotelRequest,

@@ -33,6 +33,11 @@ pub struct Thing {
 }
 
 /// What the owner of an apartment has in it. Boards bought and not placed stay out of sight.
+///
+/// Needs a player token. What stands in an apartment, as a visitor sees it: `{"room", "owner":
+/// user, "things": [{"name", "kind", "wood", "finish", "table"}]}`: the boards the owner placed
+/// (`table`: the table each stands as) first, then their furniture; boards not placed are not
+/// shown. 404 `not_found` for a room that is not an apartment.
 #[utoipa::path(
     tag = "home",
     security(("bearer" = [])),

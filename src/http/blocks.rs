@@ -36,6 +36,8 @@ impl From<BlockError> for ApiError {
 }
 
 /// Whom the guest blocks.
+///
+/// Needs a player token. `{"blocks": [{"id", "name"}]}`: whom the guest blocks, oldest first.
 #[utoipa::path(
     tag = "me",
     security(("bearer" = [])),
@@ -60,6 +62,9 @@ pub async fn blocks(
 
 /// Blocks a guest: their invitations are refused and their chat lines no longer reach you.
 /// They are not told.
+///
+/// Needs a player token. 204: `user` is blocked (again is fine). 404: no such user; 400
+/// `invalid_field` (`user`): oneself; 409 `too_many_blocks` (500). The blocked one is not told.
 #[utoipa::path(
     tag = "me",
     security(("bearer" = [])),
@@ -85,6 +90,8 @@ pub async fn block(
 }
 
 /// Unblocks a guest. 404 when they were not blocked.
+///
+/// Needs a player token. 204; 404 when not blocked.
 #[utoipa::path(
     tag = "me",
     security(("bearer" = [])),

@@ -33,6 +33,14 @@ impl Limit {
 
 /// Today's champions wall: wins between people today (the hotel's day), most wins first,
 /// then most seeds in those wins, then whoever got there first.
+///
+/// Today's wall (the hotel's day): most wins first, then most seeds in those wins, then who got
+/// there first.
+///
+/// A wall body is `{"date": "YYYY-MM-DD", "timezone", "entries": [{"rank", "user": {"id",
+/// "name"}, "wins", "seeds"}]}`. `limit` is 1 to 100 (10 when absent). An uncounted body is
+/// `{"date", "timezone", "entries": [{"user", "wins", "reasons": {reason: n}}]}`, the day's
+/// wins between people that did not count, a winner a line, most first.
 #[utoipa::path(
     tag = "champions",
     params(Limit),
@@ -51,6 +59,15 @@ pub async fn today(
 
 /// The wall as it is, then again each time it changes (a counting game ended) and at
 /// midnight when a new day starts empty: server-sent events named `wall`, each a wall body.
+///
+/// Server-sent events named `wall`, each a wall body: one at once, then one whenever the top of
+/// the wall changes and at midnight (the new day, empty). A comment line every 15 s keeps it
+/// open; it ends when the service stops.
+///
+/// A wall body is `{"date": "YYYY-MM-DD", "timezone", "entries": [{"rank", "user": {"id",
+/// "name"}, "wins", "seeds"}]}`. `limit` is 1 to 100 (10 when absent). An uncounted body is
+/// `{"date", "timezone", "entries": [{"user", "wins", "reasons": {reason: n}}]}`, the day's
+/// wins between people that did not count, a winner a line, most first.
 #[utoipa::path(
     tag = "champions",
     params(Limit),
@@ -147,6 +164,13 @@ struct Display {
 }
 
 /// A past day's wall (`YYYY-MM-DD`, the hotel's day).
+///
+/// A past day's wall. A bad date: 400 `invalid_field` (`date`).
+///
+/// A wall body is `{"date": "YYYY-MM-DD", "timezone", "entries": [{"rank", "user": {"id",
+/// "name"}, "wins", "seeds"}]}`. `limit` is 1 to 100 (10 when absent). An uncounted body is
+/// `{"date", "timezone", "entries": [{"user", "wins", "reasons": {reason: n}}]}`, the day's
+/// wins between people that did not count, a winner a line, most first.
 #[utoipa::path(
     tag = "champions",
     params(("date" = String, Path, description = "YYYY-MM-DD"), Limit),
@@ -166,6 +190,13 @@ pub async fn past_day(
 
 /// Today's wins between people that did not count for the wall, a winner a line (most first),
 /// with how many for each reason.
+///
+/// Today's wins that did not count, and why (an uncounted body).
+///
+/// A wall body is `{"date": "YYYY-MM-DD", "timezone", "entries": [{"rank", "user": {"id",
+/// "name"}, "wins", "seeds"}]}`. `limit` is 1 to 100 (10 when absent). An uncounted body is
+/// `{"date", "timezone", "entries": [{"user", "wins", "reasons": {reason: n}}]}`, the day's
+/// wins between people that did not count, a winner a line, most first.
 #[utoipa::path(
     tag = "champions",
     params(Limit),
@@ -183,6 +214,13 @@ pub async fn uncounted_today(
 }
 
 /// A past day's wins that did not count (`YYYY-MM-DD`, the hotel's day).
+///
+/// A past day's. A bad date: 400 `invalid_field` (`date`).
+///
+/// A wall body is `{"date": "YYYY-MM-DD", "timezone", "entries": [{"rank", "user": {"id",
+/// "name"}, "wins", "seeds"}]}`. `limit` is 1 to 100 (10 when absent). An uncounted body is
+/// `{"date", "timezone", "entries": [{"user", "wins", "reasons": {reason: n}}]}`, the day's
+/// wins between people that did not count, a winner a line, most first.
 #[utoipa::path(
     tag = "champions",
     params(("date" = String, Path, description = "YYYY-MM-DD"), Limit),
@@ -215,6 +253,10 @@ pub struct RulesView {
 }
 
 /// The wall's rules.
+///
+/// What makes a win count, as configured: `{"per_opponent_cap", "min_moves",
+/// "new_account_secs", "new_account_games"}` (`[champions]`); the web client and the display
+/// word the rule from it.
 #[utoipa::path(tag = "champions", responses((status = 200, body = RulesView)))]
 #[get("/champions/rules")]
 pub async fn rules(state: web::Data<AppState>) -> HttpResponse {
@@ -229,6 +271,10 @@ pub async fn rules(state: web::Data<AppState>) -> HttpResponse {
 
 /// The house board: today's wins against Baba Ayo, one board a level, scored by the seeds
 /// collected in the wins. Never on the champions wall.
+///
+/// Wins against Baba Ayo today, a board a level: `{"date", "timezone", "levels": {"easy":
+/// [entry], "normal": [...], "champion": [...]}}`, scored by the seeds collected in the wins,
+/// then wins, then first there. Never on the wall.
 #[utoipa::path(
     tag = "champions",
     params(Limit),
@@ -247,6 +293,8 @@ pub async fn house_board(
     Ok(HttpResponse::Ok().json(board))
 }
 
+/// The champions display for the big screen on the lounge wall.
+///
 /// The champions display for the big screen on the lounge wall.
 #[utoipa::path(
     tag = "champions",

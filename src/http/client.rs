@@ -38,6 +38,9 @@ fn asset(name: &str, built_in: &'static str) -> String {
 }
 
 /// The hotel web client.
+///
+/// The hotel web client, served by the binary: the page, its ES modules (`main.js` and those it
+/// imports; an unknown one is 404), its style sheet and icon.
 #[utoipa::path(tag = "web", responses((status = 200, description = "the web client", content_type = "text/html")))]
 #[get("/")]
 pub async fn index() -> HttpResponse {

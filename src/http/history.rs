@@ -111,6 +111,15 @@ async fn known_user(state: &AppState, id: &str) -> Result<UserRow, ApiError> {
 
 /// A player's matches, newest first, each with its games (and the outages they lived
 /// through), paged with `before`.
+///
+/// `{"user", "matches": [match], "next"}`, newest first; `next` is the `before` of the next
+/// page, `null` on the last. `limit` 1 to 100.
+///
+/// A stored match: `{"id", "table", "best_of", "clock", "rules", "house", "players": [first,
+/// second], "status": "playing" | "won" | "draw", "winner", "end_reason", "points",
+/// "started_at", "ended_at", "games": [{"id", "number", "south_id", "north_id", "status",
+/// "end_reason", "plies", "started_at", "ended_at", "outages": [{"stopped_ms",
+/// "resumed_ms"}]}]}`. `outages` are the service outages a game lived through.
 #[utoipa::path(
     tag = "matches",
     params(("id" = String, Path, description = "a user id"), Page),
@@ -142,6 +151,12 @@ pub async fn matches_of(
 }
 
 /// One match with its games.
+///
+/// A stored match: `{"id", "table", "best_of", "clock", "rules", "house", "players": [first,
+/// second], "status": "playing" | "won" | "draw", "winner", "end_reason", "points",
+/// "started_at", "ended_at", "games": [{"id", "number", "south_id", "north_id", "status",
+/// "end_reason", "plies", "started_at", "ended_at", "outages": [{"stopped_ms",
+/// "resumed_ms"}]}]}`. `outages` are the service outages a game lived through.
 #[utoipa::path(
     tag = "matches",
     params(("id" = String, Path, description = "a match id")),
@@ -170,6 +185,9 @@ struct HeadToHead {
 }
 
 /// Two players' record against each other, over matches and over games.
+///
+/// `{"users": [a, b], "matches": {"played", "won": [a's, b's], "drawn"}, "games": {...}}`, over
+/// what is over.
 #[utoipa::path(
     tag = "matches",
     params(

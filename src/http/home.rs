@@ -20,6 +20,9 @@ pub struct ItemList {
 }
 
 /// The furniture shop: the items on sale.
+///
+/// Needs a player token. `{"items": [{"id", "name", "kind": "ayo_board" | "furniture", "wood",
+/// "finish", "price", "stock": N | null (unlimited), "on_sale"}]}`: what is on sale.
 #[utoipa::path(
     tag = "shop",
     security(("bearer" = [])),
@@ -64,6 +67,13 @@ pub struct PurchaseView {
 
 /// Buys one of an item. With an `Idempotency-Key` header a retry is applied once and answers
 /// the same (with `Idempotent-Replayed: true`).
+///
+/// Needs a player token. Body: `{"item"}`; header `Idempotency-Key`?. 201 `{"purchase": {"id",
+/// "item", "price", "owned", "created_at"}, "balance"}`. `owned` is the id of the thing now
+/// owned. With `Idempotency-Key: K` (1 to 255 visible ASCII; each user's keys are their own) a
+/// retry is applied once and answers the same body with `Idempotent-Replayed: true`; the same
+/// key for another item: 409 `idempotency_key_reused`. 404: no such item. 409:
+/// `insufficient_coins`, `out_of_stock`, `not_on_sale`; a refusal changes nothing.
 #[utoipa::path(
     tag = "shop",
     security(("bearer" = [])),
@@ -157,6 +167,12 @@ pub struct ApartmentView {
 }
 
 /// The signed-in player: coins, inventory and apartment.
+///
+/// Needs a player token. `{"user", "coins", "inventory": [{"id", "item", "table": null | table
+/// id, "acquired_at"}], "apartment", "password"}`; `apartment` is `{"room", "name", "door",
+/// "guests": [user], "tables": [id], "max_boards"}`; `password`: whether a password is set (a
+/// guest without one who signs out cannot come back as themselves). 404 when the token's user
+/// is not stored here.
 #[utoipa::path(
     tag = "me",
     security(("bearer" = [])),
@@ -214,6 +230,10 @@ pub struct DoorRequest {
 
 /// Opens the apartment's door to everyone (`open`) or to invited guests only (`invited`).
 /// People already inside stay.
+///
+/// Needs a player token. Body: `{"door": "invited" | "open"}`. 200, the apartment. `invited`
+/// (the default): the owner and the guests on the list come in; `open`: anyone. People inside
+/// stay.
 #[utoipa::path(
     tag = "me",
     security(("bearer" = [])),
@@ -245,6 +265,8 @@ pub struct GuestRequest {
 }
 
 /// Puts a user on the apartment's guest list: they may come in while the door is `invited`.
+///
+/// Needs a player token. Body: `{"user"}`. 200, the apartment. 404: no such user; 400: oneself.
 #[utoipa::path(
     tag = "me",
     security(("bearer" = [])),
@@ -271,6 +293,9 @@ pub async fn add_guest(
 }
 
 /// Takes a user off the guest list (someone inside stays until they leave).
+///
+/// Needs a player token. 200, the apartment. 404: not on the list. Someone inside stays until
+/// they leave.
 #[utoipa::path(
     tag = "me",
     security(("bearer" = [])),
@@ -312,6 +337,11 @@ pub struct TableBody {
 }
 
 /// Places an owned Ayo board in the apartment: it becomes a table there.
+///
+/// Needs a player token. Body: `{"board", "rules"?}`. 201 `{"table"}`: the owned Ayo board
+/// (`inventory[].id`) becomes a table of the apartment; everyone inside gets its `table`
+/// message. 404: not owned; 409: `not_a_board`, `board_placed`, `too_many_boards`
+/// (`apartment.max_boards`, 3).
 #[utoipa::path(
     tag = "me",
     security(("bearer" = [])),
@@ -350,6 +380,9 @@ pub async fn place_board(
 }
 
 /// Takes a board up: its table goes, the board is back in the inventory. Only while idle.
+///
+/// Needs a player token. 204 while the table is idle (nobody seated, no game): the table goes
+/// (`table_removed`), the board is back in the inventory. 409 `table_busy` otherwise.
 #[utoipa::path(
     tag = "me",
     security(("bearer" = [])),

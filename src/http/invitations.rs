@@ -31,6 +31,16 @@ pub struct InvitationBody {
 /// Invites a user home: on the guest list, and told at once (`home_invitation`) on their live
 /// connection, wherever they are. An owner sends `apartment.invitations_per_minute` (5) a
 /// minute at most.
+///
+/// Needs a player token. Body: `{"user"}`. 201 `{"user": {"id", "name"}, "delivered",
+/// "apartment"}`: an invitation home that reaches the guest. The user is put on the guest list
+/// (as `POST /me/apartment/guests`) and their live connection, in whatever room or none, gets
+/// `home_invitation`. `delivered`: whether they have a live connection to tell; `false` for
+/// someone offline, who is only on the list. A user who blocks the owner is put on the list but
+/// not told, and the answer is the same as if they were (the block stays theirs). 404: no such
+/// user; 400 `invalid_field` (`user`): oneself. An owner sends
+/// `apartment.invitations_per_minute` (5) a minute, in a burst of as many (those refused with
+/// 404 or 400 do not count); past that 429 `too_many_invitations` with `Retry-After` (seconds).
 #[utoipa::path(
     tag = "me",
     security(("bearer" = [])),

@@ -99,7 +99,7 @@ pub struct AppState {
 #[openapi(
     info(
         title = "Lagos Hotel lounge",
-        description = "The lounge service behind Lagos Hotel: rooms, Ayo tables, the furniture shop, apartments and the admin API. The WebSocket protocol is in the project's README (WebSocket, and Matches)."
+        description = "The lounge service behind Lagos Hotel: rooms, Ayo tables, the furniture shop, apartments, the champions wall and the admin API. What holds for every route (tokens, bodies, errors) and the WebSocket protocol are in the project's docs/protocol.md."
     ),
     modifiers(&BearerAuth)
 )]
@@ -210,6 +210,9 @@ pub fn routes(cfg: &mut ServiceConfig<'_>) {
 }
 
 /// This document.
+///
+/// The OpenAPI 3.1 document of every route, made once at start; with an `ETag` (304 to
+/// `If-None-Match`) and `Cache-Control: max-age=3600`.
 #[utoipa::path(tag = "service", responses((status = 200, description = "the OpenAPI document")))]
 #[get("/openapi.json")]
 async fn openapi_json(state: web::Data<AppState>, req: actix_web::HttpRequest) -> HttpResponse {
@@ -239,6 +242,8 @@ async fn openapi_json(state: web::Data<AppState>, req: actix_web::HttpRequest) -
 }
 
 /// Alive.
+///
+/// 200 `{"status": "ok"}` once it serves.
 #[utoipa::path(tag = "service", responses((status = 200, description = "serving")))]
 #[get("/healthz")]
 async fn healthz() -> HttpResponse {
@@ -246,6 +251,9 @@ async fn healthz() -> HttpResponse {
 }
 
 /// Prometheus metrics.
+///
+/// Prometheus text: `lounge_connections`, `lounge_occupants`, `lounge_rooms`,
+/// `lounge_games_in_play`, `lounge_moves_total`, `lounge_errors_total{code}`.
 #[utoipa::path(tag = "service", responses((status = 200, description = "Prometheus text format")))]
 #[get("/metrics")]
 async fn metrics(state: web::Data<AppState>) -> HttpResponse {
@@ -264,6 +272,10 @@ async fn metrics(state: web::Data<AppState>) -> HttpResponse {
 }
 
 /// Ready when the database answers (and Redis, for one of several instances).
+///
+/// 200 `{"status": "ready"}` when the database answers (and Redis, for one of several
+/// instances); 503 `unavailable` otherwise, and from the moment the instance starts stopping
+/// (SIGTERM).
 #[utoipa::path(tag = "service", responses((status = 200, description = "ready"), (status = 503, body = ErrorBody)))]
 #[get("/readyz")]
 async fn readyz(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
@@ -294,6 +306,17 @@ struct GuestRequest {
 
 /// Makes a user with an avatar, their welcome coins and their apartment; returns a player
 /// token and this device's refresh credential.
+///
+/// Body: `{"name", "device"?}`. 201 a **grant**: `{"token", "expires_in", "refresh", "device",
+/// "user": {"id", "name"}}` (`expires_in` seconds of the token, the device's `refresh`
+/// credential, the `device` id). The name follows the rules of names (docs/protocol.md):
+/// otherwise 400 `invalid_name`; 409 `name_taken` when a guest has it (or a look-alike), 409
+/// `name_reserved` when it is (or looks like) a house name. `user.name` is the name as stored
+/// (NFKC: "Ｔｕｎｄｅ" comes back "Tunde"). The new user gets `shop.welcome_coins` (500) and an
+/// apartment. An address gets `server.signups_per_minute` (5) a minute, in bursts of
+/// `server.signup_burst` (5); past that 429 `rate_limited` with `Retry-After` (seconds). A name
+/// refused as invalid costs no sign-up (a taken one does: it was tried). `device`: what to call
+/// this device in the player's list (default: the User-Agent, cut to 64 characters).
 #[utoipa::path(
     tag = "players",
     request_body = GuestRequest,
@@ -341,6 +364,9 @@ struct RoomList {
 }
 
 /// The hotel's public rooms (not apartments) with their tables and how many are in each.
+///
+/// `{"rooms": [{"id", "name", "kind", "owner"?, "occupants": N, "tables": [table]}]}`: the
+/// public rooms, live (apartments are not listed).
 #[utoipa::path(tag = "players", responses((status = 200, body = RoomList)))]
 #[get("/rooms")]
 async fn rooms(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {

@@ -303,6 +303,13 @@ pub struct TicketBody {
 
 /// A single-use ticket for `GET /ws?ticket=…`, valid for `auth.ws_ticket_secs`: the socket
 /// opens without the token in its URL. It carries this token's user and device.
+///
+/// Needs a player token. 201 `{"ticket", "expires_in"}`: a ticket for `GET /ws?ticket=…`
+/// (docs/protocol.md, WebSocket), so no token sits in a URL. 256 random bits, base64url (43
+/// characters); single-use; valid `auth.ws_ticket_secs` (30) seconds (`expires_in`); it carries
+/// this token's user and device. A user holds 4 at most: a fifth evicts the oldest. Held only
+/// as its SHA-256: by the instance that issued it, or in Redis with `[cluster]` on, where every
+/// instance takes it.
 #[utoipa::path(
     tag = "players",
     security(("bearer" = [])),

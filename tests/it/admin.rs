@@ -365,3 +365,37 @@ async fn operators_run_the_shop_and_the_coins_and_every_action_is_audited() {
     })
     .await;
 }
+
+#[actix_web::test]
+async fn the_openapi_command_prints_the_served_document_and_every_route_is_described() {
+    let app = TestApp::spawn(TestDb::sqlite()).await;
+    let (status, served) = app.openapi().await;
+    assert_eq!(status, 200);
+    // No settings are needed to read it: no secret, no database.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_lounge"))
+        .arg("openapi")
+        .env_remove("LOUNGE_AUTH__SECRET")
+        .current_dir(std::env::temp_dir())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let printed: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(printed, served);
+    // The document is where a route's contract is read (docs/protocol.md points to it), so
+    // each operation says what it does and what it answers, not only its shapes.
+    for (path, item) in served["paths"].as_object().unwrap() {
+        for (method, op) in item.as_object().unwrap() {
+            let summary = op["summary"].as_str().unwrap_or_default();
+            let description = op["description"].as_str().unwrap_or_default();
+            assert!(!summary.is_empty(), "{method} {path} has no summary");
+            assert!(
+                description.len() > summary.len().min(40),
+                "{method} {path} says too little: {summary:?} / {description:?}"
+            );
+        }
+    }
+}

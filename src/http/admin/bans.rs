@@ -38,6 +38,14 @@ pub struct BanBody {
 }
 
 /// Bans a guest, replacing a ban they had.
+///
+/// Needs an admin token; the change is written to the audit log in the same transaction, under
+/// the token's subject. Body: `{"reason", "duration_secs"?}`. 201 `{"ban": {"user_id",
+/// "reason", "until", "banned_by", "created_at"}, "closed"}`. `reason` 1 to 200 characters;
+/// `duration_secs` 1 to a year, a ban until lifted when absent; a new ban replaces the guest's
+/// old one. At once: the guest's requests get 403 `banned`, `/ws` refuses them, and their open
+/// connections are closed (1008 `banned: <reason>`; `closed` counts them). 404: no such guest
+/// (Baba Ayo cannot be banned).
 #[utoipa::path(
     tag = "admin",
     security(("bearer" = [])),
@@ -102,6 +110,9 @@ pub struct Lifted {
 }
 
 /// Lifts a guest's ban (404 when they have none).
+///
+/// Needs an admin token; the change is written to the audit log in the same transaction, under
+/// the token's subject. 200 `{"lifted": true}`; 404 when the guest is not banned.
 #[utoipa::path(
     tag = "admin",
     security(("bearer" = [])),

@@ -35,6 +35,9 @@ pub struct RoomList {
 }
 
 /// Every open room.
+///
+/// Needs an admin token. `{"rooms": [...]}`: every open room, open apartments included, as `GET
+/// /rooms` shows them.
 #[utoipa::path(
     tag = "admin",
     security(("bearer" = [])),
@@ -73,6 +76,12 @@ pub struct RoomBody {
 }
 
 /// Opens a new room with its tables.
+///
+/// Needs an admin token; the change is written to the audit log in the same transaction, under
+/// the token's subject. Body: `{"name", "id"?, "kind"?: "lounge" | "talk", "tables"?: 0-24,
+/// "rules"?}`. 201 `{"room"}`. The id (2 to 64 of `a-z 0-9 -`) is made from the name when
+/// absent; `apartment-` ids are refused. A lounge gets 3 tables by default, a talk room none.
+/// 409 `room_exists`.
 #[utoipa::path(
     tag = "admin",
     security(("bearer" = [])),
@@ -134,6 +143,9 @@ pub struct RoomChange {
 }
 
 /// Renames a room; everyone in it is told (`room_changed`).
+///
+/// Needs an admin token; the change is written to the audit log in the same transaction, under
+/// the token's subject. Body: `{"name"}`. 200 `{"room"}`; everyone inside gets `room_changed`.
 #[utoipa::path(
     tag = "admin",
     security(("bearer" = [])),
@@ -183,6 +195,12 @@ pub struct ClosedBody {
 
 /// Closes a room: everyone in it is told (`room_closed`) and is moved out; games in play end
 /// or are finished first, as `games` says.
+///
+/// Needs an admin token; the change is written to the audit log in the same transaction, under
+/// the token's subject. 200 `{"room", "status": "closed" | "closing", "games_in_play"}`. `end`
+/// (the default): games in play end at once, drawn as `abandoned`, and the room closes
+/// (`room_closed`). `finish`: `room_closing`, the games are played out, then it closes.
+/// Apartments: 409.
 #[utoipa::path(
     tag = "admin",
     security(("bearer" = [])),
@@ -234,6 +252,10 @@ pub struct NewTable {
 }
 
 /// Adds a table at the end of a room; everyone in it gets its `table` message.
+///
+/// Needs an admin token; the change is written to the audit log in the same transaction, under
+/// the token's subject. Body: `{"rules"?}`. 201 `{"table"}`, at the end of the room; the room
+/// gets its `table` message. 409 `talk_room`, `room_closing`; apartments: 409.
 #[utoipa::path(
     tag = "admin",
     security(("bearer" = [])),
@@ -276,6 +298,10 @@ pub struct TableRules {
 }
 
 /// Changes an idle table's rules.
+///
+/// Needs an admin token; the change is written to the audit log in the same transaction, under
+/// the token's subject. Body: `{"rules"}`. 200 `{"table"}` while no match is in play there; 409
+/// `table_busy`, `room_closing`.
 #[utoipa::path(
     tag = "admin",
     security(("bearer" = [])),
@@ -308,6 +334,10 @@ pub async fn change_table(
 }
 
 /// Takes an idle table away (nobody seated, no game in play).
+///
+/// Needs an admin token; the change is written to the audit log in the same transaction, under
+/// the token's subject. 204 while idle (nobody seated, no game); `table_removed` to the room.
+/// 409 `table_busy`, `room_closing`.
 #[utoipa::path(
     tag = "admin",
     security(("bearer" = [])),
@@ -366,6 +396,12 @@ pub struct AuditBody {
 }
 
 /// The audit log of operator actions, newest first.
+///
+/// Needs an admin token. `{"entries": [{"id", "actor", "action", "target", "details" (JSON
+/// text), "created_at"}]}`, newest first; `before` pages back; `limit` 1 to 500. Actions:
+/// `room.create`, `room.rename`, `room.close`, `table.add`, `table.remove`, `table.rules`,
+/// `shop_item.create`, `shop_item.change`, `coins.grant`, `coins.take`; `user.ban`,
+/// `user.unban`, `room.slow_mode`, `user.mute`, `user.unmute`, `room.put_out`, `chat.remove`.
 #[utoipa::path(
     tag = "admin",
     security(("bearer" = [])),

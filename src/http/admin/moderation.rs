@@ -33,6 +33,10 @@ pub struct SlowModeSet {
 }
 
 /// Puts a room in slow mode (or takes it out with 0); everyone in it gets `slow_mode`.
+///
+/// Needs an admin token; the change is written to the audit log in the same transaction, under
+/// the token's subject. Body: `{"seconds"}`. 200 `{"room", "seconds"}`: one chat line per guest
+/// every `seconds` (1 to 3600; 0 off), kept with the room; everyone inside gets `slow_mode`.
 #[utoipa::path(
     tag = "admin",
     security(("bearer" = [])),
@@ -88,6 +92,11 @@ pub struct Muted {
 
 /// Mutes a guest: their chat lines are refused (`muted`) in every room until it ends; they
 /// are told (`muted`).
+///
+/// Needs an admin token; the change is written to the audit log in the same transaction, under
+/// the token's subject. Body: `{"seconds", "reason"?}`. 200 `{"user", "until"}`: the guest's
+/// chat lines are refused (`muted`) in every room for `seconds` (1 to 2,592,000, 30 days); they
+/// are told (`muted`). A new mute replaces the old. `reason` at most 200 characters.
 #[utoipa::path(
     tag = "admin",
     security(("bearer" = [])),
@@ -122,6 +131,9 @@ pub async fn mute(
 }
 
 /// Lifts a guest's mute; they are told (`muted` with `until: null`). 404 when none is on.
+///
+/// Needs an admin token; the change is written to the audit log in the same transaction, under
+/// the token's subject. 204, the guest is told (`muted`, `until: null`); 404 when not muted.
 #[utoipa::path(
     tag = "admin",
     security(("bearer" = [])),
@@ -168,6 +180,12 @@ pub struct PutOut {
 
 /// Puts a guest out of a room: they leave it at once (as if they left: a match in play is
 /// resigned), are told (`put_out`), and cannot come back in (`barred`) until the time is up.
+///
+/// Needs an admin token; the change is written to the audit log in the same transaction, under
+/// the token's subject. Body: `{"user", "seconds"?, "reason"?}`. 200 `{"room", "user",
+/// "until"}`: the guest leaves the room at once as if they left (a match in play is resigned),
+/// is told (`put_out`), and cannot come back in (`barred`) for `seconds` (1 to 30 days;
+/// `civility.put_out_secs`, 600, when absent).
 #[utoipa::path(
     tag = "admin",
     security(("bearer" = [])),
@@ -208,6 +226,10 @@ pub async fn put_out(
 
 /// Takes a chat line (its `id` in the `chat` message) away for everyone in the room
 /// (`chat_removed`). 404 when the open room never had that line.
+///
+/// Needs an admin token; the change is written to the audit log in the same transaction, under
+/// the token's subject. 204: everyone in the room gets `chat_removed`. 404: the open room never
+/// had that line (`line`: the `id` of the `chat` message).
 #[utoipa::path(
     tag = "admin",
     security(("bearer" = [])),

@@ -16,6 +16,9 @@ use crate::store::{self, CoinEntry, ItemChange, ItemKind, ShopItem};
 
 const MAX_AMOUNT: i64 = 1_000_000;
 
+/// GET /admin/shop/items
+///
+/// Needs an admin token. `{"items"}`: every item, on sale or not.
 #[utoipa::path(
     tag = "admin",
     security(("bearer" = [])),
@@ -51,6 +54,11 @@ pub struct ItemBody {
 }
 
 /// Puts a new item in the shop.
+///
+/// Needs an admin token; the change is written to the audit log in the same transaction, under
+/// the token's subject. Body: `{"name", "kind": "ayo_board" | "furniture", "price", "id"?,
+/// "wood"?, "finish"?, "stock"?, "on_sale"?}`. 201 `{"item"}`. `price` and `stock` 0 to
+/// 1,000,000; no `stock` is unlimited. 409 `item_exists`.
 #[utoipa::path(
     tag = "admin",
     security(("bearer" = [])),
@@ -123,6 +131,11 @@ pub struct ItemPatch {
 }
 
 /// Changes an item: its name, price, stock, or whether it is on sale.
+///
+/// Needs an admin token; the change is written to the audit log in the same transaction, under
+/// the token's subject. Body: `{"name"?, "price"?, "stock"?: N | null, "on_sale"?}`. 200
+/// `{"item"}`. `on_sale: false` takes it off sale; `stock: null` makes it unlimited. Nothing to
+/// change: 400 `bad_request`.
 #[utoipa::path(
     tag = "admin",
     security(("bearer" = [])),
@@ -180,6 +193,10 @@ pub struct CoinsBody {
 }
 
 /// A user's balance and ledger.
+///
+/// Needs an admin token. `{"user", "coins", "ledger": [{"id", "amount", "balance", "reason",
+/// "note", "purchase_id", "actor", "created_at"}]}`, newest first; `limit` 1 to 500. `reason`:
+/// `welcome`, `purchase`, `grant`, `take`.
 #[utoipa::path(
     tag = "admin",
     security(("bearer" = [])),
@@ -231,6 +248,11 @@ pub struct EntryBody {
 }
 
 /// Grants or takes coins, with a reason. A balance never goes below zero.
+///
+/// Needs an admin token; the change is written to the audit log in the same transaction, under
+/// the token's subject. Body: `{"amount", "reason"}`. 201 `{"entry"}`. Grants (positive) or
+/// takes (negative), not 0, at most 1,000,000 either way; 409 `insufficient_coins` rather than
+/// go below zero.
 #[utoipa::path(
     tag = "admin",
     security(("bearer" = [])),
