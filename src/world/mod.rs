@@ -4,9 +4,9 @@
 
 pub mod apartment;
 pub mod civility;
+mod cluster;
 mod hotel;
 pub mod matches;
-mod cluster;
 mod moderate;
 pub mod protocol;
 mod resume;
@@ -21,12 +21,12 @@ use std::time::Duration;
 
 pub use crate::common::{NameError, ServerClock, User, UserName};
 pub use civility::{Civility, CivilityLimits, SlowMode};
+pub use cluster::notices::{Heard, Notice};
+pub use cluster::owner::{OpenError, Owner, Taken};
 pub use hotel::{
     new_room, operator_may_add_table, operator_may_close, CloseGames, Door, DoorState, HotelError,
     TableChange, MAX_TABLES,
 };
-pub use cluster::notices::{Heard, Notice};
-pub use cluster::owner::{OpenError, Owner, Taken};
 pub use resume::{resumable, resumable_at};
 pub use room::{
     Moderation, Outbox, ResultsConfig, ResumedGame, ResumedMatch, RoomCommand, RoomConfig,
