@@ -159,7 +159,7 @@ pub(super) fn match_of<'a>(fx: &'a Effects, name: &str) -> &'a MatchView {
     }
 }
 
-/// The event's name, as the protocol's message rendered from it is typed.
+/// The event's name, as the message the room renders from it is typed.
 pub(super) fn kind(event: &TableEvent) -> &'static str {
     match event {
         TableEvent::Changed(_) => "table",
