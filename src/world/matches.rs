@@ -31,23 +31,38 @@ pub enum SettingsError {
     Seats(#[from] UnknownSeating),
 }
 
-impl MatchSettings {
-    /// These settings with a clock (`"3+2"`, `"5m"`, `"none"`), a best-of and seats (`"lots"`,
-    /// `"kept"`) given, where given.
-    pub fn with(
-        self,
+/// What a host chose of a match's settings, each where chosen: the rest stays as it is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MatchChoice {
+    pub clock: Option<TimeControl>,
+    pub best_of: Option<BestOf>,
+    pub seats: Option<Seating>,
+}
+
+impl MatchChoice {
+    /// A clock (`"3+2"`, `"5m"`, `"none"`), a best-of and seats (`"lots"`, `"kept"`) as a
+    /// client sent them, where sent.
+    pub fn parse(
         clock: Option<&str>,
         best_of: Option<u8>,
         seats: Option<&str>,
-    ) -> Result<Self, SettingsError> {
-        Ok(MatchSettings {
-            clock: clock.map(str::parse).transpose()?.unwrap_or(self.clock),
-            best_of: best_of
-                .map(BestOf::try_from)
-                .transpose()?
-                .unwrap_or(self.best_of),
-            seats: seats.map(str::parse).transpose()?.unwrap_or(self.seats),
+    ) -> Result<MatchChoice, SettingsError> {
+        Ok(MatchChoice {
+            clock: clock.map(str::parse).transpose()?,
+            best_of: best_of.map(BestOf::try_from).transpose()?,
+            seats: seats.map(str::parse).transpose()?,
         })
+    }
+}
+
+impl MatchSettings {
+    /// These settings with what `choice` chose.
+    pub fn with(self, choice: MatchChoice) -> MatchSettings {
+        MatchSettings {
+            clock: choice.clock.unwrap_or(self.clock),
+            best_of: choice.best_of.unwrap_or(self.best_of),
+            seats: choice.seats.unwrap_or(self.seats),
+        }
     }
 
     /// How long both players have to press start between games: the clock's base time (a

@@ -122,21 +122,6 @@ pub struct WallVerdict {
     pub reason: Option<crate::champions::WallReason>,
 }
 
-impl WallVerdict {
-    /// What the table knows when a game ends with `status`: a game without a winner puts
-    /// nothing on the wall; for a win, the wall's judge decides when the result is stored, and the
-    /// room fills it in.
-    pub fn at_end(status: Status) -> WallVerdict {
-        WallVerdict {
-            counts: false,
-            reason: status
-                .winner()
-                .is_none()
-                .then_some(crate::champions::WallReason::NoWin),
-        }
-    }
-}
-
 /// A player away, as the `room` snapshot lists them (an addition).
 #[derive(Debug, Clone, Serialize)]
 pub struct AwayView {

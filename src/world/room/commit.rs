@@ -8,24 +8,82 @@ use serde_json::Value;
 
 use crate::ayo::{Side, Status};
 use crate::champions::WallReason;
-use crate::common::{ErrorCode, GameId, MatchId, RoomId};
+use crate::common::{ErrorCode, GameId, MatchId, RoomId, UserId};
 use crate::house::House;
 use crate::store::{self, blocking, Finished, GameRow, MatchRow, RoomWriter, Store, StoreError};
 
-use super::super::protocol::{ServerMessage, WallVerdict};
+use super::super::protocol::ServerMessage;
 use super::super::table::{
-    json_word, Command, Draws, Effects, Event, MatchResult, NewGame, Refusal, Win, Write,
+    json_word, Command, Draws, Effects, Event, MatchResult, NewGame, Refusal, TableEvent,
+    WallVerdict, Win, Write,
 };
+use super::render::{self, render, At};
 use super::{ResultsConfig, Room};
 
 impl Room {
     /// Applies `command` to table `t`, stores and announces what it decided, and returns the
     /// refusal, if any, for the one who asked.
     pub(super) async fn apply(&mut self, t: usize, command: Command) -> Option<Refusal> {
+        self.apply_asked(t, command, None).await
+    }
+
+    /// `apply` for a member's message sent with `r#ref`: the replies that answer them (their
+    /// move's `game_state`, `invitation_sent`) carry it.
+    pub(super) async fn apply_asked(
+        &mut self,
+        t: usize,
+        command: Command,
+        r#ref: Option<Value>,
+    ) -> Option<Refusal> {
         let now = self.now();
         let before = self.tables[t].table.clone();
         let fx = self.tables[t].table.apply(command, now, draw());
-        self.commit(t, before, fx, now).await
+        self.commit(t, before, fx, now, r#ref).await
+    }
+
+    /// A move sent again with the ref of `user`'s last move at table `t` (its reply was lost):
+    /// the reply is sent again, and the move is not played twice.
+    pub(super) fn move_sent_again(
+        &mut self,
+        t: usize,
+        user: &UserId,
+        r#ref: Option<&Value>,
+    ) -> bool {
+        let Some(r#ref) = r#ref else {
+            return false;
+        };
+        let kept = &self.tables[t];
+        let Some(reply) = kept.table.last_move_of(user) else {
+            return false;
+        };
+        let same = kept
+            .move_refs
+            .get(user)
+            .is_some_and(|(version, sent)| Some(*version) == reply.version() && sent == r#ref);
+        if !same {
+            return false;
+        }
+        let message = render(reply.clone(), &self.at(t), Some(r#ref.clone()));
+        self.send_to(user, &message);
+        true
+    }
+
+    /// The mover at `side` of table `t`'s game sent `sent` with the move that brought the
+    /// table to `version`.
+    fn keep_move_ref(&mut self, t: usize, side: Side, version: u64, sent: Value) {
+        let kept = &mut self.tables[t];
+        if let Some(live) = kept.table.game.as_ref() {
+            let mover = live.players[side.index()].id.clone();
+            kept.move_refs.insert(mover, (version, sent));
+        }
+    }
+
+    /// Where table `t`'s events happen, to render them.
+    fn at(&self, t: usize) -> At<'_> {
+        At {
+            room: &self.info.id,
+            table: &self.tables[t].table.id,
+        }
     }
 
     async fn commit(
@@ -34,6 +92,7 @@ impl Room {
         before: super::Table,
         mut fx: Effects,
         now: u64,
+        r#ref: Option<Value>,
     ) -> Option<Refusal> {
         if self.lost {
             // Taken by a later owner: this task writes and tells nothing more.
@@ -96,15 +155,36 @@ impl Room {
         }
         for event in fx.events {
             match event {
-                Event::Table { version, message } => {
-                    count(&message, &self.games_in_play);
+                Event::Table { version, event } => {
+                    count(&event, &self.games_in_play);
+                    if let (TableEvent::Moved { side, .. }, Some(sent)) = (&event, &r#ref) {
+                        self.keep_move_ref(t, *side, version, sent.clone());
+                    }
+                    let message = render(event, &self.at(t), r#ref.clone());
                     self.publish(t, version, &message);
                 }
-                Event::To(user, message) | Event::Again(user, message) => {
+                Event::To(user, event) => {
+                    let message = render(event, &self.at(t), r#ref.clone());
+                    self.send_to(&user, &message);
+                }
+                Event::Again(user, event) => {
+                    // The reply as it was first sent: with that move's ref.
+                    let sent = self.tables[t]
+                        .move_refs
+                        .get(&user)
+                        .filter(|(v, _)| Some(*v) == event.version())
+                        .map(|(_, sent)| sent.clone());
+                    let message = render(event, &self.at(t), sent);
                     self.send_to(&user, &message);
                 }
             }
         }
+        // Refs of moves no longer anyone's last here (a new game began) are forgotten.
+        let kept = &mut self.tables[t];
+        let table = &kept.table;
+        kept.move_refs.retain(|user, (version, _)| {
+            table.last_move_of(user).and_then(TableEvent::version) == Some(*version)
+        });
         // What Baba Ayo was thinking for an earlier version could no longer be played.
         let kept = &mut self.tables[t];
         let version = kept.table.version;
@@ -149,7 +229,9 @@ impl Room {
             since,
             version,
             resync: events.is_none(),
-            snapshot: events.is_none().then(|| kept.table.view(self.now())),
+            snapshot: events
+                .is_none()
+                .then(|| render::table_view(&kept.table, self.now())),
             events: events.unwrap_or_default(),
             r#ref,
         }
@@ -158,18 +240,18 @@ impl Room {
 
 /// The service's counters, from the events that change them; `in_play` is this room's share
 /// of the games in play.
-fn count(message: &ServerMessage, in_play: &AtomicI64) {
+fn count(event: &TableEvent, in_play: &AtomicI64) {
     let metrics = &crate::metrics::METRICS;
-    match message {
-        ServerMessage::GameStarted { .. } => {
+    match event {
+        TableEvent::GameStarted { .. } => {
             metrics.games_in_play.inc();
             in_play.fetch_add(1, Ordering::Relaxed);
         }
-        ServerMessage::GameOver { .. } => {
+        TableEvent::GameOver { .. } => {
             metrics.games_in_play.dec();
             in_play.fetch_sub(1, Ordering::Relaxed);
         }
-        ServerMessage::GameState { .. } => metrics.moves.inc(),
+        TableEvent::Moved { .. } => metrics.moves.inc(),
         _ => {}
     }
 }
@@ -177,26 +259,19 @@ fn count(message: &ServerMessage, in_play: &AtomicI64) {
 /// A game a decision ended: its win as stored, and how the store kept it.
 type Ended = (GameId, Option<store::Win>, Finished);
 
-/// `game_over` says whether its result counts for the champions and why not, as the wall's
+/// A game's end says whether its result counts for the champions and why not, as the wall's
 /// judge decided when the store kept it.
 fn mark_counted(fx: &mut Effects, ended: &[Ended]) {
     for event in &mut fx.events {
         if let Event::Table {
-            message:
-                ServerMessage::GameOver {
-                    game_id,
-                    counts_for_champions,
-                    wall,
-                    ..
-                },
+            event: TableEvent::GameOver { game, wall, .. },
             ..
         } = event
         {
-            let Some((_, win, finished)) = ended.iter().find(|(id, _, _)| id == game_id) else {
+            let Some((_, win, finished)) = ended.iter().find(|(id, _, _)| id == game) else {
                 continue;
             };
             let (counts, reason) = WallReason::of_end(win.as_ref(), finished);
-            *counts_for_champions = counts;
             *wall = WallVerdict { counts, reason };
         }
     }

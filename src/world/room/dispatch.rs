@@ -9,8 +9,9 @@ use crate::store::{blocking, Actor, StoreError};
 
 use super::super::hotel::{DoorState, HotelError, TableChange};
 use super::super::protocol::{ClientMessage, ServerMessage, TableView};
-use super::super::table::{Command, Refusal, Table};
+use super::super::table::{choose, Command, Refusal, Table};
 use super::members::Going;
+use super::render;
 use super::{Kept, Room, RoomCommand, RoomSummary, VERSION_BASE};
 
 impl Room {
@@ -135,7 +136,9 @@ impl Room {
                     tables: self
                         .tables
                         .iter()
-                        .filter_map(|k| serde_json::to_value(k.table.view(now)).ok())
+                        .filter_map(|k| {
+                            serde_json::to_value(render::table_view(&k.table, now)).ok()
+                        })
                         .collect(),
                 });
             }
@@ -248,6 +251,7 @@ impl Room {
                         "you already have a seat in this room: stand first",
                     ));
                 }
+                let seats = choose(None, None, seats.as_deref())?.seats;
                 (t, Command::Sit { user, seat, seats })
             }
             ClientMessage::PlayHouse {
@@ -258,6 +262,7 @@ impl Room {
                 seats,
             } => {
                 let t = self.table_index(&table)?;
+                let choice = choose(clock.as_deref(), best_of, seats.as_deref())?;
                 let seated_elsewhere = self
                     .tables
                     .iter()
@@ -266,9 +271,7 @@ impl Room {
                 let command = Command::PlayHouse {
                     user,
                     house: House::user(level),
-                    clock,
-                    best_of,
-                    seats,
+                    choice,
                     seated_elsewhere,
                 };
                 (t, command)
@@ -278,15 +281,17 @@ impl Room {
                 clock,
                 best_of,
                 seats,
-            } => (
-                self.table_index(&table)?,
-                Command::SetMatch {
-                    user: user.id,
-                    clock,
-                    best_of,
-                    seats,
-                },
-            ),
+            } => {
+                let t = self.table_index(&table)?;
+                let choice = choose(clock.as_deref(), best_of, seats.as_deref())?;
+                (
+                    t,
+                    Command::SetMatch {
+                        user: user.id,
+                        choice,
+                    },
+                )
+            }
             ClientMessage::Start { table } => {
                 (self.table_index(&table)?, Command::Start { user: user.id })
             }
@@ -313,9 +318,8 @@ impl Room {
                     to: to.clone(),
                     id: InvitationId::random(),
                     to_present,
-                    r#ref,
                 };
-                let refusal = self.apply(t, command).await;
+                let refusal = self.apply_asked(t, command, r#ref).await;
                 if refusal.is_none() {
                     self.invited(user_id, &to);
                 }
@@ -326,13 +330,16 @@ impl Room {
                 pit,
                 version,
             } => {
+                let t = self.table_index(&table)?;
+                if self.move_sent_again(t, &user.id, r#ref.as_ref()) {
+                    return Ok(());
+                }
                 let command = Command::Move {
                     user: user.id,
                     pit,
                     version,
-                    r#ref,
                 };
-                (self.table_index(&table)?, command)
+                (t, command)
             }
             ClientMessage::Resign { table, scope } => (
                 self.table_index(&table)?,
@@ -353,7 +360,7 @@ impl Room {
                 },
             ),
         };
-        refused(self.apply(table, command).await)
+        refused(self.apply_asked(table, command, r#ref).await)
     }
 
     /// The table holding invitation `id` for `user`.
@@ -400,15 +407,10 @@ impl Room {
                 let timing = self.config.timing();
                 let mut table = Table::new(id, self.info.id.clone(), rules, timing, *VERSION_BASE);
                 table.closing = self.closing;
-                self.tables.push(Kept {
-                    table,
-                    log: Default::default(),
-                    moved: false,
-                    searches: Vec::new(),
-                });
+                self.tables.push(Kept::new(table));
                 let t = self.tables.len() - 1;
                 self.apply(t, Command::Announce).await;
-                let view = self.tables[t].table.view(self.now());
+                let view = render::table_view(&self.tables[t].table, self.now());
                 Ok(Some(view))
             }
             TableChange::Remove { table } => {
@@ -441,7 +443,7 @@ impl Room {
                 if self.apply(t, Command::SetRules { rules }).await.is_some() {
                     return Err(HotelError::TableBusy(table));
                 }
-                Ok(Some(self.tables[t].table.view(self.now())))
+                Ok(Some(render::table_view(&self.tables[t].table, self.now())))
             }
         }
     }

@@ -11,7 +11,7 @@ use crate::common::UserId;
 
 use super::super::protocol::{ServerMessage, TableStatus};
 use super::super::table::Refusal;
-use super::{ms, Room};
+use super::{ms, render, Room};
 
 impl ServerMessage {
     /// A table's or a room's refusal, as the one who asked is told it. Here, not in
@@ -86,7 +86,7 @@ impl Room {
         let tables: Vec<TableStatus> = self
             .tables
             .iter_mut()
-            .filter_map(|k| std::mem::take(&mut k.moved).then(|| k.table.status(now))?)
+            .filter_map(|k| std::mem::take(&mut k.moved).then(|| render::status(&k.table, now))?)
             .collect();
         if tables.is_empty() {
             return;

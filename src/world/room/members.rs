@@ -12,6 +12,7 @@ use crate::common::{TableId, User, UserId};
 
 use super::super::protocol::{Frame, ServerMessage};
 use super::super::table::{Command, Departure, Refusal};
+use super::render;
 use super::{ms, Room};
 
 /// Where a room sends a session its frames.
@@ -124,7 +125,11 @@ impl Room {
         let snapshot = ServerMessage::Room {
             room: self.info.clone(),
             occupants: self.members.values().map(|m| m.user.clone()).collect(),
-            tables: self.tables.iter().map(|k| k.table.view(now)).collect(),
+            tables: self
+                .tables
+                .iter()
+                .map(|k| render::table_view(&k.table, now))
+                .collect(),
             slow_mode: self.slow_mode_shown(),
             away: self.away_now(),
             chat: self.chat_backlog_for(user),

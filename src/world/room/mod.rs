@@ -12,6 +12,7 @@ mod fanout;
 mod handle;
 mod house;
 mod members;
+mod render;
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::panic::AssertUnwindSafe;
@@ -140,6 +141,22 @@ struct Kept {
     moved: bool,
     /// Baba Ayo thinking here (a move, a draw offered): called off once the table changes.
     searches: Vec<house::Search>,
+    /// The ref each player sent with their last move here, with the version it brought the
+    /// table to: a move sent again with it is answered again (the table keeps no client's
+    /// refs).
+    move_refs: HashMap<UserId, (u64, Value)>,
+}
+
+impl Kept {
+    fn new(table: Table) -> Kept {
+        Kept {
+            table,
+            log: VecDeque::new(),
+            moved: false,
+            searches: Vec::new(),
+            move_refs: HashMap::new(),
+        }
+    }
 }
 
 /// How often a room looks at what time has ended, on the system clock.
@@ -244,11 +261,14 @@ impl Room {
             tables: opening
                 .tables
                 .into_iter()
-                .map(|(id, rules)| Kept {
-                    table: Table::new(id, room_id.clone(), rules, timing, *VERSION_BASE),
-                    log: VecDeque::new(),
-                    moved: false,
-                    searches: Vec::new(),
+                .map(|(id, rules)| {
+                    Kept::new(Table::new(
+                        id,
+                        room_id.clone(),
+                        rules,
+                        timing,
+                        *VERSION_BASE,
+                    ))
                 })
                 .collect(),
             absent: HashMap::new(),

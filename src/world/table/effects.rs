@@ -1,12 +1,12 @@
 //! What a table decided: what to store, what to announce and whom to tell, and whether Baba
 //! Ayo is to move. The room stores the writes first (a required one failing undoes the
-//! command), then sends the messages, in order.
+//! command), then renders the events and sends them, in order.
 
 use crate::ayo::{EndReason, Pit, Rules, Side, Status};
 use crate::common::{ErrorCode, GameId, MatchId, TableId, User, UserId};
 
 use super::super::matches::MatchSettings;
-use super::super::protocol::ServerMessage;
+use super::TableEvent;
 
 /// A refusal, sent to the one who asked: an error code and a message.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -124,18 +124,15 @@ pub struct MatchResult {
     pub halves: [u32; 2],
 }
 
-/// A message and who gets it.
+/// A table event and who hears of it.
 #[derive(Debug, Clone)]
 pub enum Event {
-    /// A table event: to everyone in the room, kept in the table's log under its version.
-    Table {
-        version: u64,
-        message: ServerMessage,
-    },
+    /// To everyone in the room, kept in the table's log under its version.
+    Table { version: u64, event: TableEvent },
     /// To one member.
-    To(UserId, ServerMessage),
-    /// To one member: a move's reply sent again (the table event of `version`).
-    Again(UserId, ServerMessage),
+    To(UserId, TableEvent),
+    /// To one member: a move's reply sent again (the table event of its version).
+    Again(UserId, TableEvent),
 }
 
 /// What one command did to a table.
@@ -154,8 +151,8 @@ pub struct Effects {
 }
 
 impl Effects {
-    pub fn tell(&mut self, to: &UserId, message: ServerMessage) {
-        self.events.push(Event::To(to.clone(), message));
+    pub fn tell(&mut self, to: &UserId, event: TableEvent) {
+        self.events.push(Event::To(to.clone(), event));
     }
 
     pub fn store(&mut self, write: Write) {

@@ -7,8 +7,10 @@ use crate::common::{ErrorCode, GameId, Seating, User, UserId};
 
 use super::super::hotel::CloseGames;
 use super::super::matches::{LiveMatch, MatchEnd, MatchSettings, PlayedGame, Rematch};
-use super::super::protocol::{ClockView, Lots, Players, ServerMessage};
-use super::{refuse, Draws, Effects, LiveGame, MatchResult, NewGame, Refusal, Table, Write};
+use super::{
+    refuse, Draws, Effects, InvitationEnd, LiveGame, MatchResult, NewGame, Refusal, Table,
+    TableEvent, Write,
+};
 
 impl Table {
     /// Both seats are taken: a match begins. Lots decide its first player, who moves first
@@ -94,22 +96,21 @@ impl Table {
             clocks,
         });
         self.changed(fx);
-        let started = ServerMessage::GameStarted {
-            table: self.id.clone(),
-            game_id: game.id,
-            players: Players { south, north },
+        let Some(view) = self.r#match.as_ref().map(LiveMatch::view) else {
+            return;
+        };
+        let started = TableEvent::GameStarted {
+            game: game.id,
+            players: [south, north],
             house,
             rules: self.rules,
             state: started_state,
             version: self.version + 1,
-            r#match: self
-                .r#match
-                .as_ref()
-                .map(LiveMatch::view)
-                .expect("the match started above"),
-            clock: ClockView::of(clocks.as_ref(), now),
+            r#match: view,
+            clocks,
+            at: now,
             first,
-            lots: lots.map(|starts| Lots { starts }),
+            lots,
         };
         self.publish(started, fx);
         fx.house_to_move = self.house_to_move().is_some();
@@ -173,9 +174,8 @@ impl Table {
             id: m.id.clone(),
             result: result_of(m),
         });
-        let over = ServerMessage::MatchOver {
-            table: self.id.clone(),
-            match_id: m.id.clone(),
+        let over = TableEvent::MatchOver {
+            id: m.id.clone(),
             winner: m.winner().cloned(),
             reason,
             points: m.series.points(),
@@ -198,13 +198,12 @@ impl Table {
         let Some(m) = self.r#match.as_ref() else {
             return;
         };
-        let message = ServerMessage::MatchState {
-            table: self.id.clone(),
+        let event = TableEvent::MatchState {
             r#match: m.view(),
             version: self.version + 1,
-            server_time: self.now,
+            at: self.now,
         };
-        self.publish(message, fx);
+        self.publish(event, fx);
     }
 
     /// `start`: ready for the next game; the second press has it begin.
@@ -267,13 +266,7 @@ impl Table {
                 rematch.players[1 - player].id.clone(),
             );
             self.changed(fx);
-            fx.tell(
-                &to,
-                ServerMessage::RematchOffered {
-                    table: self.id.clone(),
-                    from,
-                },
-            );
+            fx.tell(&to, TableEvent::RematchOffered { from });
             return Ok(());
         }
         let Some(rematch) = self.rematch.take() else {
@@ -294,7 +287,7 @@ impl Table {
     /// What time ends: invitations, flags, rematches and start presses whose time is up.
     pub(super) fn tick(&mut self, fx: &mut Effects) {
         let now = self.now;
-        self.end_invitations(|i| i.expires_ms <= now, "expired", fx);
+        self.end_invitations(|i| i.expires_ms <= now, InvitationEnd::Expired, fx);
         if let Some(side) = self.flagged() {
             self.end_off_board(|g| g.time_out(side), fx);
         }

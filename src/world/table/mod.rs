@@ -5,28 +5,26 @@
 
 mod draws;
 mod effects;
+mod events;
 mod flow;
 mod play;
 mod seats;
 #[cfg(test)]
 mod tests;
 
-use serde_json::Value;
-
 use crate::ayo::clock::Clocks;
 use crate::ayo::{Game, Pit, Rules, Side};
-use crate::common::{ErrorCode, GameId, InvitationId, RoomId, TableId, User, UserId};
+use crate::common::{ErrorCode, GameId, InvitationId, RoomId, Seating, TableId, User, UserId};
 
 use super::hotel::CloseGames;
-use super::matches::{LiveMatch, MatchSettings, Rematch, Scope};
-use super::protocol::{
-    ClockView, Players, Seats, ServerMessage, TableGame, TableStatus, TableView,
-};
+use super::matches::{LiveMatch, MatchChoice, MatchSettings, Rematch, Scope};
 
 pub use draws::Draws;
 pub use effects::{refuse, Effects, Event, MatchResult, MoveClock, NewGame, Refusal, Win, Write};
+pub use events::{GameSnapshot, InvitationEnd, TableEvent, TableSnapshot, WallVerdict};
 pub use flow::result_of;
 pub use play::win_of;
+pub use seats::choose;
 
 /// The word serde gives a value (`"south_won"`, `"resigned"`), as stored and shown.
 pub(crate) fn json_word<T: serde::Serialize>(value: &T) -> String {
@@ -69,24 +67,20 @@ pub enum Command {
     Sit {
         user: User,
         seat: Side,
-        seats: Option<String>,
+        seats: Option<Seating>,
     },
     Stand {
         user: UserId,
     },
     SetMatch {
         user: UserId,
-        clock: Option<String>,
-        best_of: Option<u8>,
-        seats: Option<String>,
+        choice: MatchChoice,
     },
     /// `house` is Baba Ayo at the level asked for.
     PlayHouse {
         user: User,
         house: User,
-        clock: Option<String>,
-        best_of: Option<u8>,
-        seats: Option<String>,
+        choice: MatchChoice,
         /// The player has a seat at another table of the room.
         seated_elsewhere: bool,
     },
@@ -104,7 +98,6 @@ pub enum Command {
         id: InvitationId,
         /// The invitee is in the room.
         to_present: bool,
-        r#ref: Option<Value>,
     },
     Respond {
         user: User,
@@ -113,11 +106,12 @@ pub enum Command {
         /// The invitee has a seat in the room already.
         seated: bool,
     },
+    /// `version`: the table's version the player saw (a move sent again from it is
+    /// answered again, not played twice).
     Move {
         user: UserId,
         pit: Pit,
         version: Option<u64>,
-        r#ref: Option<Value>,
     },
     /// Baba Ayo's move, thought out for the table as it was at `version`.
     HouseMove {
@@ -180,10 +174,9 @@ pub struct LiveGame {
 #[derive(Clone, Debug)]
 struct AppliedMove {
     user: UserId,
-    r#ref: Option<Value>,
     pit: Pit,
     version_before: u64,
-    reply: ServerMessage,
+    reply: TableEvent,
 }
 
 /// An invitation to sit opposite its host.
@@ -257,32 +250,15 @@ impl Table {
         self.games_drawn = 0;
         let mut fx = Effects::default();
         let done = match command {
-            Command::Sit { user, seat, seats } => self.sit(user, seat, seats.as_deref(), &mut fx),
+            Command::Sit { user, seat, seats } => self.sit(user, seat, seats, &mut fx),
             Command::Stand { user } => self.stand(&user, &mut fx),
-            Command::SetMatch {
-                user,
-                clock,
-                best_of,
-                seats,
-            } => self.set_match(
-                &user,
-                (clock.as_deref(), best_of, seats.as_deref()),
-                &mut fx,
-            ),
+            Command::SetMatch { user, choice } => self.set_match(&user, choice, &mut fx),
             Command::PlayHouse {
                 user,
                 house,
-                clock,
-                best_of,
-                seats,
+                choice,
                 seated_elsewhere,
-            } => self.play_house(
-                user,
-                house,
-                (clock.as_deref(), best_of, seats.as_deref()),
-                seated_elsewhere,
-                &mut fx,
-            ),
+            } => self.play_house(user, house, choice, seated_elsewhere, &mut fx),
             Command::Start { user } => self.press_start(&user, &mut fx),
             Command::Rematch { user, players_free } => self.rematch(&user, players_free, &mut fx),
             Command::Invite {
@@ -290,20 +266,14 @@ impl Table {
                 to,
                 id,
                 to_present,
-                r#ref,
-            } => self.invite(from, to, id, to_present, r#ref, &mut fx),
+            } => self.invite(from, to, id, to_present, &mut fx),
             Command::Respond {
                 user,
                 invitation,
                 accept,
                 seated,
             } => self.respond(user, &invitation, accept, seated, &mut fx),
-            Command::Move {
-                user,
-                pit,
-                version,
-                r#ref,
-            } => self.play(&user, pit, version, r#ref, &mut fx),
+            Command::Move { user, pit, version } => self.play(&user, pit, version, &mut fx),
             Command::HouseMove { version, pit } => self.house_move(version, pit, &mut fx),
             Command::Resign { user, scope } => self.resign(&user, scope, &mut fx),
             Command::OfferDraw { user, scope } => self.offer_draw(user, scope, &mut fx),
@@ -333,7 +303,7 @@ impl Table {
                 Ok(())
             }
             Command::TakeAway => {
-                self.end_invitations(|_| true, "table_changed", &mut fx);
+                self.end_invitations(|_| true, InvitationEnd::TableChanged, &mut fx);
                 Ok(())
             }
         };
@@ -416,25 +386,19 @@ impl Table {
         self.next_deadline().is_some_and(|d| d <= now) || self.both_pressed()
     }
 
-    /// The table as every message shows it, at `now`.
-    pub fn view(&self, now: u64) -> TableView {
-        TableView {
+    /// The table as it stands at `now`.
+    pub fn snapshot(&self, now: u64) -> TableSnapshot {
+        TableSnapshot {
             id: self.id.clone(),
             room: self.room.clone(),
-            seats: Seats {
-                south: self.seats[0].clone(),
-                north: self.seats[1].clone(),
-            },
+            seats: self.seats.clone(),
             rules: self.rules,
-            game: self.game.as_ref().map(|g| TableGame {
+            game: self.game.as_ref().map(|g| GameSnapshot {
                 id: g.id.clone(),
-                players: Players {
-                    south: g.players[0].clone(),
-                    north: g.players[1].clone(),
-                },
+                players: g.players.clone(),
                 state: g.game.state(),
                 number: g.number,
-                clock: ClockView::of(g.clocks.as_ref(), now),
+                clocks: g.clocks,
                 moves: g.game.moves().to_vec(),
                 first: g.game.first(),
             }),
@@ -442,21 +406,17 @@ impl Table {
             settings: self.settings,
             r#match: self.r#match.as_ref().map(LiveMatch::view),
             rematch: self.rematch.clone(),
-            server_time: now,
+            at: now,
         }
     }
 
-    /// Where its game stands, for `table_status`; `None` without a game.
-    pub fn status(&self, now: u64) -> Option<TableStatus> {
-        self.game.as_ref().map(|g| TableStatus {
-            table: self.id.clone(),
-            game_id: g.id.clone(),
-            to_move: g.game.to_move(),
-            stores: g.game.position().stores(),
-            ply: u32::try_from(g.game.moves().len()).unwrap_or(u32::MAX),
-            clock: ClockView::of(g.clocks.as_ref(), now),
-            version: self.version,
-        })
+    /// The reply to `user`'s last move in the game on the table, if they moved in it.
+    pub fn last_move_of(&self, user: &UserId) -> Option<&TableEvent> {
+        self.last_moves
+            .iter()
+            .flatten()
+            .find(|m| &m.user == user)
+            .map(|m| &m.reply)
     }
 
     /// Puts a match read back from the store on the table: its game in play, or the wait
@@ -477,20 +437,20 @@ impl Table {
         self.version += 1;
     }
 
-    /// Announces a table event; `message` carries the table's next version.
-    fn publish(&mut self, message: ServerMessage, fx: &mut Effects) {
+    /// Announces a table event; `event` carries the table's next version.
+    fn publish(&mut self, event: TableEvent, fx: &mut Effects) {
         self.version += 1;
         fx.events.push(Event::Table {
             version: self.version,
-            message,
+            event,
         });
     }
 
     /// Announces the table as it is now.
     fn changed(&mut self, fx: &mut Effects) {
-        let mut view = self.view(self.now);
-        view.version += 1;
-        self.publish(ServerMessage::Table(view), fx);
+        let mut snapshot = self.snapshot(self.now);
+        snapshot.version += 1;
+        self.publish(TableEvent::Changed(Box::new(snapshot)), fx);
     }
 
     /// The match in play here and which of its players `user` is (seated here).

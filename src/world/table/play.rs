@@ -1,14 +1,14 @@
 //! Play at a table: moves (and a move sent again), clocks running out, resigning, draws, and
 //! the end of a game counted for its match.
 
-use serde_json::Value;
-
 use crate::ayo::{EndReason, Forfeit, Game, Pit, Side};
 use crate::common::{ErrorCode, User, UserId};
 
 use super::super::matches::{DrawOffer, MatchEnd, PlayedGame, Scope};
-use super::super::protocol::{ClockView, LastMove, ServerMessage, WallVerdict};
-use super::{refuse, AppliedMove, Effects, Event, MoveClock, Refusal, Table, Win, Write};
+use super::{
+    refuse, AppliedMove, Effects, Event, MoveClock, Refusal, Table, TableEvent, WallVerdict, Win,
+    Write,
+};
 
 impl Table {
     pub(super) fn play(
@@ -16,15 +16,13 @@ impl Table {
         user: &UserId,
         pit: Pit,
         version: Option<u64>,
-        r#ref: Option<Value>,
         fx: &mut Effects,
     ) -> Result<(), Refusal> {
-        // A move sent again after a lost reply (the same ref, or the same pit from the version
-        // it was played at) gets the reply again and is not played twice.
+        // A move sent again after a lost reply (the same pit from the version it was played
+        // at) gets the reply again and is not played twice. The room matches one sent again
+        // with the same ref itself: refs are the client's, not the table's.
         if let Some(last) = self.last_moves.iter().flatten().find(|m| &m.user == user) {
-            let same_ref = r#ref.is_some() && last.r#ref == r#ref;
-            let same_version = version == Some(last.version_before) && last.pit == pit;
-            if same_ref || same_version {
+            if version == Some(last.version_before) && last.pit == pit {
                 fx.events
                     .push(Event::Again(user.clone(), last.reply.clone()));
                 return Ok(());
@@ -35,7 +33,7 @@ impl Table {
             return refuse(ErrorCode::TimeOut, "your time ran out before the move");
         }
         if version.is_some_and(|v| v != self.version) {
-            fx.tell(user, ServerMessage::Table(self.view(self.now)));
+            fx.tell(user, TableEvent::Changed(Box::new(self.snapshot(self.now))));
             return refuse(
                 ErrorCode::StaleVersion,
                 "the table has moved on: the current table follows",
@@ -78,19 +76,15 @@ impl Table {
             }),
         });
         let version_before = self.version;
-        let update = ServerMessage::GameState {
-            table: self.id.clone(),
-            game_id: live.id.clone(),
-            last_move: LastMove {
-                seat: played.side,
-                pit,
-            },
+        let update = TableEvent::Moved {
+            game: live.id.clone(),
+            side: played.side,
+            pit,
             captured: played.captured,
             state: live.game.state(),
             version: version_before + 1,
-            r#ref: r#ref.clone(),
-            clock: ClockView::of(clocks.as_ref(), now),
-            server_time: now,
+            clocks,
+            at: now,
         };
         let over = live.game.is_over();
         // A move ends a draw offer: the offerer's own withdraws it; the other player's
@@ -100,16 +94,12 @@ impl Table {
             if let Some(offer) = m.draw_offer.take().filter(|o| Some(o.from) != mover) {
                 fx.tell(
                     &m.players[offer.from].id.clone(),
-                    ServerMessage::DrawDeclined {
-                        table: self.id.clone(),
-                        scope: offer.scope,
-                    },
+                    TableEvent::DrawDeclined { scope: offer.scope },
                 );
             }
         }
         self.last_moves[played.side.index()] = Some(AppliedMove {
             user: user.clone(),
-            r#ref,
             pit,
             version_before,
             reply: update.clone(),
@@ -136,7 +126,7 @@ impl Table {
         let Some(house) = self.house_to_move().map(|u| u.id.clone()) else {
             return Ok(());
         };
-        self.play(&house, pit, None, None, fx)
+        self.play(&house, pit, None, fx)
     }
 
     pub(super) fn resign(
@@ -176,7 +166,6 @@ impl Table {
                 "no game is in play at this table: offer to draw the match instead",
             );
         }
-        let table = self.id.clone();
         let game_in_play = self.game_in_play();
         let at = self.draw_point();
         let m = self.match_mut();
@@ -217,7 +206,7 @@ impl Table {
                 return self.settle_draw(1 - player, true, fx);
             } else {
                 m.draw_declined = Some((player, at));
-                fx.tell(&user.id, ServerMessage::DrawDeclined { table, scope });
+                fx.tell(&user.id, TableEvent::DrawDeclined { scope });
             }
             return Ok(());
         }
@@ -225,14 +214,7 @@ impl Table {
             from: player,
             scope,
         });
-        fx.tell(
-            &opponent.id,
-            ServerMessage::DrawOffered {
-                table,
-                from: user,
-                scope,
-            },
-        );
+        fx.tell(&opponent.id, TableEvent::DrawOffered { from: user, scope });
         Ok(())
     }
 
@@ -272,7 +254,6 @@ impl Table {
         accept: bool,
         fx: &mut Effects,
     ) -> Result<(), Refusal> {
-        let table = self.id.clone();
         let at = self.draw_point();
         let Some(m) = self.r#match.as_mut() else {
             return refuse(ErrorCode::NoGame, "no game is in play at this table");
@@ -287,13 +268,7 @@ impl Table {
         let offerer = m.players[offer.from].id.clone();
         if !accept {
             m.draw_declined = Some((offer.from, at));
-            fx.tell(
-                &offerer,
-                ServerMessage::DrawDeclined {
-                    table,
-                    scope: offer.scope,
-                },
-            );
+            fx.tell(&offerer, TableEvent::DrawDeclined { scope: offer.scope });
             return Ok(());
         }
         if offer.scope == Scope::Match {
@@ -350,18 +325,17 @@ impl Table {
         let Some(live) = self.game.as_ref() else {
             return;
         };
-        let over = ServerMessage::GameOver {
-            table: self.id.clone(),
-            game_id: live.id.clone(),
-            result: status,
+        let over = TableEvent::GameOver {
+            game: live.id.clone(),
+            status,
             reason,
             state: live.game.state(),
-            // The store says, once it has the result: the room fills it in.
-            counts_for_champions: false,
+            // The store's judge says, once it has the result: the room fills it in.
             wall: WallVerdict::at_end(status),
             version: self.version + 1,
             r#match: self.r#match.as_ref().map(|m| m.view()),
-            clock: ClockView::of(live.clocks.as_ref(), now),
+            clocks: live.clocks,
+            at: now,
         };
         self.publish(over, fx);
         self.match_after_game(fx);

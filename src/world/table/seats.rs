@@ -1,27 +1,32 @@
 //! Who sits where: taking and giving up seats, the host's settings, invitations, Baba Ayo
 //! sitting down, and what becomes of a seat when its player departs.
 
-use serde_json::Value;
-
 use crate::ayo::{Forfeit, Game, Rules, Side};
 use crate::common::{ErrorCode, InvitationId, Seating, User, UserId};
 
-use super::super::matches::{MatchEnd, MatchSettings};
-use super::super::protocol::ServerMessage;
-use super::{refuse, Departure, Effects, Invitation, Refusal, Table};
+use super::super::matches::{MatchChoice, MatchEnd, MatchSettings};
+use super::{refuse, Departure, Effects, Invitation, InvitationEnd, Refusal, Table, TableEvent};
+
+/// The settings a client sent, as the table takes them; a bad one is refused as
+/// `bad_settings`, saying why.
+pub fn choose(
+    clock: Option<&str>,
+    best_of: Option<u8>,
+    seats: Option<&str>,
+) -> Result<MatchChoice, Refusal> {
+    MatchChoice::parse(clock, best_of, seats)
+        .map_err(|e| Refusal::new(ErrorCode::BadSettings, e.to_string()))
+}
 
 /// Invitations open at one table at most.
 const MAX_INVITATIONS: usize = 16;
-
-/// Why an invitation ended, as `invitation_expired` says.
-pub(super) const WITHDRAWN: &str = "withdrawn";
 
 impl Table {
     pub(super) fn sit(
         &mut self,
         user: User,
         seat: Side,
-        seats: Option<&str>,
+        seating: Option<Seating>,
         fx: &mut Effects,
     ) -> Result<(), Refusal> {
         if self.match_in_play() {
@@ -30,10 +35,6 @@ impl Table {
         if self.seats[seat.index()].is_some() {
             return refuse(ErrorCode::SeatTaken, format!("the {seat} seat is taken"));
         }
-        let seating = seats
-            .map(str::parse::<Seating>)
-            .transpose()
-            .map_err(|e| Refusal::new(ErrorCode::BadSettings, e.to_string()))?;
         if self.seats.iter().all(Option::is_none) {
             // A new host: the table's matches are as the lounge plays them until they choose
             // otherwise, here their seating.
@@ -71,7 +72,7 @@ impl Table {
     pub(super) fn set_match(
         &mut self,
         user: &UserId,
-        (clock, best_of, seats): (Option<&str>, Option<u8>, Option<&str>),
+        choice: MatchChoice,
         fx: &mut Effects,
     ) -> Result<(), Refusal> {
         let Some(side) = self.seat_of(user) else {
@@ -89,14 +90,11 @@ impl Table {
                 "the match is chosen before the opponent sits: stand and sit again",
             );
         }
-        let settings = self
-            .settings
-            .with(clock, best_of, seats)
-            .map_err(|e| Refusal::new(ErrorCode::BadSettings, e.to_string()))?;
+        let settings = self.settings.with(choice);
         if settings != self.settings {
             self.settings = settings;
             // An invitation promised the settings it was sent with.
-            self.end_invitations(|_| true, "settings_changed", fx);
+            self.end_invitations(|_| true, InvitationEnd::SettingsChanged, fx);
         }
         self.changed(fx);
         Ok(())
@@ -108,7 +106,7 @@ impl Table {
         &mut self,
         user: User,
         house: User,
-        (clock, best_of, seats): (Option<&str>, Option<u8>, Option<&str>),
+        choice: MatchChoice,
         seated_elsewhere: bool,
         fx: &mut Effects,
     ) -> Result<(), Refusal> {
@@ -118,9 +116,7 @@ impl Table {
         } else {
             MatchSettings::default()
         };
-        let settings = base
-            .with(clock, best_of, seats)
-            .map_err(|e| Refusal::new(ErrorCode::BadSettings, e.to_string()))?;
+        let settings = base.with(choice);
         if self.match_in_play() {
             return refuse(ErrorCode::GameInPlay, "a game is in play at this table");
         }
@@ -159,7 +155,6 @@ impl Table {
         to: UserId,
         id: InvitationId,
         to_present: bool,
-        r#ref: Option<Value>,
         fx: &mut Effects,
     ) -> Result<(), Refusal> {
         let Some(side) = self.seat_of(&from.id) else {
@@ -182,7 +177,7 @@ impl Table {
         }
         // One open invitation to each guest: a new one replaces the old (both are told), so
         // no host can pile them up.
-        self.end_invitations(|i| i.to == to, WITHDRAWN, fx);
+        self.end_invitations(|i| i.to == to, InvitationEnd::Withdrawn, fx);
         if self.invitations.len() >= MAX_INVITATIONS {
             return refuse(
                 ErrorCode::BadInvitation,
@@ -193,22 +188,18 @@ impl Table {
         let expires_ms = self.now.saturating_add(self.timing.invitation_ms);
         fx.tell(
             &to,
-            ServerMessage::Invitation {
+            TableEvent::Invited {
                 id: id.clone(),
                 from: from.clone(),
-                table: self.id.clone(),
-                room: self.room.clone(),
                 settings,
-                expires_at: expires_ms,
+                expires_ms,
             },
         );
         fx.tell(
             &from.id,
-            ServerMessage::InvitationSent {
+            TableEvent::InvitationSent {
                 id: id.clone(),
                 to: to.clone(),
-                table: self.id.clone(),
-                r#ref,
             },
         );
         self.invitations.push(Invitation {
@@ -241,10 +232,7 @@ impl Table {
         };
         let inv = self.invitations.remove(i);
         if !accept {
-            let declined = ServerMessage::InvitationDeclined {
-                id: inv.id.clone(),
-                table: self.id.clone(),
-            };
+            let declined = TableEvent::InvitationDeclined { id: inv.id.clone() };
             fx.tell(&inv.from.id, declined.clone());
             fx.tell(&user.id, declined);
             return Ok(());
@@ -276,7 +264,7 @@ impl Table {
             return refuse(ErrorCode::TableBusy, "a match is in play at this table");
         }
         self.rules = rules;
-        self.end_invitations(|_| true, "table_changed", fx);
+        self.end_invitations(|_| true, InvitationEnd::TableChanged, fx);
         self.changed(fx);
         Ok(())
     }
@@ -304,7 +292,11 @@ impl Table {
         };
         for user in &gone {
             self.void_rematch_of(user, fx);
-            self.end_invitations(|i| &i.from.id == user || &i.to == user, WITHDRAWN, fx);
+            self.end_invitations(
+                |i| &i.from.id == user || &i.to == user,
+                InvitationEnd::Withdrawn,
+                fx,
+            );
         }
     }
 
@@ -351,7 +343,7 @@ impl Table {
         if self.seats.iter().all(Option::is_none) {
             // Nobody hosts here now, and nobody is invited by them.
             self.settings = MatchSettings::default();
-            self.end_invitations(|_| true, WITHDRAWN, fx);
+            self.end_invitations(|_| true, InvitationEnd::Withdrawn, fx);
         }
         self.changed(fx);
     }
@@ -372,17 +364,13 @@ impl Table {
     pub(super) fn end_invitations(
         &mut self,
         which: impl Fn(&Invitation) -> bool,
-        reason: &'static str,
+        why: InvitationEnd,
         fx: &mut Effects,
     ) {
         let (gone, open): (Vec<_>, Vec<_>) = self.invitations.drain(..).partition(which);
         self.invitations = open;
         for inv in gone {
-            let expired = ServerMessage::InvitationExpired {
-                id: inv.id,
-                table: self.id.clone(),
-                reason,
-            };
+            let expired = TableEvent::InvitationEnded { id: inv.id, why };
             fx.tell(&inv.from.id, expired.clone());
             fx.tell(&inv.to, expired);
         }

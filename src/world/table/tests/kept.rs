@@ -6,9 +6,9 @@ use crate::ayo::Side;
 use crate::common::{ErrorCode, Seating, User, UserId};
 
 use super::super::super::matches::Scope;
-use super::super::super::protocol::ServerMessage;
-use super::super::{Command, Effects, Event, Table, Write};
-use super::{a_move, draws, house, kinds, person, refused, table, to_move, T0};
+use super::super::choose;
+use super::super::{Command, Effects, Event, Table, TableEvent, Write};
+use super::{a_move, choice, draws, house, kinds, person, refused, table, to_move, T0};
 
 /// `user` sits at `seat`, asking for `seats`.
 fn sit_asking(t: &mut Table, user: User, seat: Side, seats: Option<&str>) -> Effects {
@@ -16,7 +16,7 @@ fn sit_asking(t: &mut Table, user: User, seat: Side, seats: Option<&str>) -> Eff
         Command::Sit {
             user,
             seat,
-            seats: seats.map(str::to_owned),
+            seats: choice(None, None, seats).seats,
         },
         T0,
         draws(),
@@ -30,8 +30,8 @@ fn started(fx: &Effects) -> (Side, Option<UserId>, [UserId; 2]) {
         .iter()
         .find_map(|e| match e {
             Event::Table {
-                message:
-                    ServerMessage::GameStarted {
+                event:
+                    TableEvent::GameStarted {
                         first,
                         lots,
                         players,
@@ -40,8 +40,8 @@ fn started(fx: &Effects) -> (Side, Option<UserId>, [UserId; 2]) {
                 ..
             } => Some((
                 *first,
-                lots.as_ref().map(|l| l.starts.id.clone()),
-                [players.south.id.clone(), players.north.id.clone()],
+                lots.as_ref().map(|l| l.id.clone()),
+                players.clone().map(|p| p.id),
             )),
             _ => None,
         })
@@ -70,9 +70,7 @@ fn kept_hosted_north(t: &mut Table, best_of: u8) -> Effects {
     let fx = t.apply(
         Command::SetMatch {
             user: UserId::from("ade"),
-            clock: Some("3+2".into()),
-            best_of: Some(best_of),
-            seats: None,
+            choice: choice(Some("3+2"), Some(best_of), None),
         },
         T0,
         draws(),
@@ -104,7 +102,7 @@ fn under_kept_nobody_moves_and_lots_pick_either_side_to_move_first() {
         let live = t.game.as_ref().unwrap();
         assert_eq!(live.game.to_move(), Some(first));
         assert_eq!(live.clocks.as_ref().unwrap().running(), Some(first));
-        assert_eq!(t.view(T0).game.unwrap().first, first);
+        assert_eq!(t.snapshot(T0).game.unwrap().first, first);
         let m = t.r#match.as_ref().unwrap();
         assert_eq!(&m.players[0].id, starter, "the first player starts game 1");
         // The other may not move; the starter may.
@@ -114,7 +112,6 @@ fn under_kept_nobody_moves_and_lots_pick_either_side_to_move_first() {
                 user: other.clone(),
                 pit: crate::ayo::Pit::new(1).unwrap(),
                 version: None,
-                r#ref: None,
             },
             T0 + 1,
             draws(),
@@ -230,9 +227,7 @@ fn under_kept_baba_ayo_moves_when_he_starts_from_either_seat() {
             Command::PlayHouse {
                 user: person("Ade"),
                 house: house(),
-                clock: None,
-                best_of: None,
-                seats: None,
+                choice: choice(None, None, None),
                 seated_elsewhere: false,
             },
             T0,
@@ -265,35 +260,29 @@ fn under_kept_baba_ayo_moves_when_he_starts_from_either_seat() {
 #[test]
 fn seats_is_chosen_by_the_host_and_a_bad_or_other_value_is_bad_settings() {
     let mut t = table();
-    let fx = sit_asking(&mut t, person("Ade"), Side::South, Some("swapped"));
-    assert_eq!(refused(&fx), Some(ErrorCode::BadSettings));
-    let message = fx.refused.unwrap().message;
+    // A bad value never reaches the table: it is refused as the message is read.
+    let bad = choose(None, None, Some("swapped")).unwrap_err();
+    assert_eq!(bad.code, ErrorCode::BadSettings);
     assert!(
-        message.contains("\"lots\"") && message.contains("\"kept\""),
-        "{message}"
+        bad.message.contains("\"lots\"") && bad.message.contains("\"kept\""),
+        "{}",
+        bad.message
     );
     assert!(t.seats.iter().all(Option::is_none), "nobody sat");
     sit_asking(&mut t, person("Ade"), Side::South, Some("kept"));
     assert_eq!(t.settings.seats, Seating::Kept);
     let fx = sit_asking(&mut t, person("Bisi"), Side::North, Some("lots"));
     assert_eq!(refused(&fx), Some(ErrorCode::BadSettings), "not the host's");
+    let bad = choose(None, None, Some("sideways")).unwrap_err();
+    assert_eq!(bad.code, ErrorCode::BadSettings);
+    let bad = choose(Some("3+x"), None, None).unwrap_err();
+    assert_eq!(bad.code, ErrorCode::BadSettings);
+    let bad = choose(None, Some(4), None).unwrap_err();
+    assert_eq!(bad.code, ErrorCode::BadSettings);
     let fx = t.apply(
         Command::SetMatch {
             user: UserId::from("ade"),
-            clock: None,
-            best_of: None,
-            seats: Some("sideways".into()),
-        },
-        T0,
-        draws(),
-    );
-    assert_eq!(refused(&fx), Some(ErrorCode::BadSettings));
-    let fx = t.apply(
-        Command::SetMatch {
-            user: UserId::from("ade"),
-            clock: None,
-            best_of: None,
-            seats: Some("lots".into()),
+            choice: choice(None, None, Some("lots")),
         },
         T0,
         draws(),

@@ -1,12 +1,19 @@
 //! The table's rules without tasks, sockets or a database: each test applies commands at
 //! chosen times and reads what the table decided. `seats`: sitting, invitations, Baba Ayo,
 //! departures, closing; `play`: moves, clocks, draws, the match flow and the rematch; `kept`:
-//! seats kept, the first move drawn by lots and swapping; `props`: random command sequences.
+//! seats kept, the first move drawn by lots and swapping; `clocks`: a game's time and a time
+//! per move as they run; `course`: a match from its first game to its rematch, against a
+//! guest or Baba Ayo; `offers`: draws and resignations of a game or a match; `settings`: the
+//! host's choice of the match; `props`: random command sequences.
 
+mod clocks;
+mod course;
 mod kept;
+mod offers;
 mod play;
 mod props;
 mod seats;
+mod settings;
 
 use std::cell::Cell;
 
@@ -14,8 +21,8 @@ use crate::ayo::{Pit, Preset, Side};
 
 use crate::common::{ErrorCode, GameId, MatchId, RoomId, TableId, User, UserId};
 
-use super::super::protocol::ServerMessage;
-use super::{Command, Draws, Effects, Event, Table, Timing};
+use super::super::matches::{MatchChoice, MatchView};
+use super::{choose, Command, Draws, Effects, Event, Table, TableEvent, Timing};
 
 pub(super) const T0: u64 = 1_000_000;
 
@@ -91,30 +98,89 @@ pub(super) fn kinds(fx: &Effects) -> Vec<&'static str> {
     fx.events
         .iter()
         .map(|e| match e {
-            Event::Table { message, .. } | Event::To(_, message) | Event::Again(_, message) => {
-                kind(message)
+            Event::Table { event, .. } | Event::To(_, event) | Event::Again(_, event) => {
+                kind(event)
             }
         })
         .collect()
 }
 
-pub(super) fn kind(message: &ServerMessage) -> &'static str {
-    match message {
-        ServerMessage::Table(_) => "table",
-        ServerMessage::GameStarted { .. } => "game_started",
-        ServerMessage::GameState { .. } => "game_state",
-        ServerMessage::GameOver { .. } => "game_over",
-        ServerMessage::MatchState { .. } => "match_state",
-        ServerMessage::MatchOver { .. } => "match_over",
-        ServerMessage::Invitation { .. } => "invitation",
-        ServerMessage::InvitationSent { .. } => "invitation_sent",
-        ServerMessage::InvitationExpired { .. } => "invitation_expired",
-        ServerMessage::InvitationDeclined { .. } => "invitation_declined",
-        ServerMessage::DrawOffered { .. } => "draw_offered",
-        ServerMessage::DrawDeclined { .. } => "draw_declined",
-        ServerMessage::RematchOffered { .. } => "rematch_offered",
-        _ => "other",
+/// Applies `command` at `now` as the room does: when both pressed start, the next game
+/// follows as a command of its own, its effects added to these.
+pub(super) fn act(t: &mut Table, command: Command, now: u64) -> Effects {
+    let mut fx = t.apply(command, now, draws());
+    if fx.start_next_game {
+        let next = t.apply(Command::NextGame, now, draws());
+        fx.writes.extend(next.writes);
+        fx.events.extend(next.events);
+        fx.house_to_move |= next.house_to_move;
     }
+    fx
+}
+
+/// The event an `Event` carries, to whomever it goes.
+pub(super) fn event_of(e: &Event) -> &TableEvent {
+    match e {
+        Event::Table { event, .. } | Event::To(_, event) | Event::Again(_, event) => event,
+    }
+}
+
+/// The first event named `name` among `fx`'s, to whomever it goes.
+pub(super) fn first_of<'a>(fx: &'a Effects, name: &str) -> &'a TableEvent {
+    fx.events
+        .iter()
+        .map(event_of)
+        .find(|e| kind(e) == name)
+        .unwrap_or_else(|| panic!("no {name} among {:?}", kinds(fx)))
+}
+
+/// The names of the events told to `user` alone.
+pub(super) fn told(fx: &Effects, user: &UserId) -> Vec<&'static str> {
+    fx.events
+        .iter()
+        .filter_map(|e| match e {
+            Event::To(to, event) | Event::Again(to, event) if to == user => Some(kind(event)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The match as `fx`'s first event named `name` shows it.
+pub(super) fn match_of<'a>(fx: &'a Effects, name: &str) -> &'a MatchView {
+    match first_of(fx, name) {
+        TableEvent::GameStarted { r#match, .. }
+        | TableEvent::MatchState { r#match, .. }
+        | TableEvent::MatchOver { r#match, .. }
+        | TableEvent::GameOver {
+            r#match: Some(r#match),
+            ..
+        } => r#match,
+        other => panic!("no match in {other:?}"),
+    }
+}
+
+/// The event's name, as the message the room renders from it is typed.
+pub(super) fn kind(event: &TableEvent) -> &'static str {
+    match event {
+        TableEvent::Changed(_) => "table",
+        TableEvent::GameStarted { .. } => "game_started",
+        TableEvent::Moved { .. } => "game_state",
+        TableEvent::GameOver { .. } => "game_over",
+        TableEvent::MatchState { .. } => "match_state",
+        TableEvent::MatchOver { .. } => "match_over",
+        TableEvent::Invited { .. } => "invitation",
+        TableEvent::InvitationSent { .. } => "invitation_sent",
+        TableEvent::InvitationEnded { .. } => "invitation_expired",
+        TableEvent::InvitationDeclined { .. } => "invitation_declined",
+        TableEvent::DrawOffered { .. } => "draw_offered",
+        TableEvent::DrawDeclined { .. } => "draw_declined",
+        TableEvent::RematchOffered { .. } => "rematch_offered",
+    }
+}
+
+/// Settings as a client sends them, good ones (the room refuses others before the table).
+pub(super) fn choice(clock: Option<&str>, best_of: Option<u8>, seats: Option<&str>) -> MatchChoice {
+    choose(clock, best_of, seats).expect("good settings")
 }
 
 pub(super) fn refused(fx: &Effects) -> Option<ErrorCode> {
@@ -149,9 +215,7 @@ pub(super) fn hosted(t: &mut Table, clock: Option<&str>, best_of: u8) -> Effects
     let fx = t.apply(
         Command::SetMatch {
             user: host.id,
-            clock: clock.map(str::to_owned),
-            best_of: Some(best_of),
-            seats: None,
+            choice: choice(clock, Some(best_of), None),
         },
         T0,
         draws(),
@@ -175,7 +239,6 @@ pub(super) fn a_move(t: &mut Table, pit: u8, now: u64) -> Effects {
             user,
             pit: Pit::new(pit).unwrap(),
             version: None,
-            r#ref: None,
         },
         now,
         draws(),

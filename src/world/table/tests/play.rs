@@ -33,31 +33,38 @@ fn a_move_is_stored_and_told_and_a_move_sent_again_is_answered_not_played() {
     let mut t = table();
     two_seated(&mut t);
     let mover = to_move(&t);
+    let seen = t.version;
     let fx = t.apply(
         Command::Move {
             user: mover.clone(),
             pit: Pit::new(3).unwrap(),
-            version: None,
-            r#ref: Some(serde_json::json!(7)),
+            version: Some(seen),
         },
         T0 + 10,
         draws(),
     );
     assert!(matches!(fx.writes[..], [Write::Move { ply: 1, .. }]));
     assert_eq!(kinds(&fx), ["game_state"]);
+    // Sent again from the version it was played at: the same reply, the move not played.
     let again = t.apply(
         Command::Move {
-            user: mover,
+            user: mover.clone(),
             pit: Pit::new(3).unwrap(),
-            version: None,
-            r#ref: Some(serde_json::json!(7)),
+            version: Some(seen),
         },
         T0 + 20,
         draws(),
     );
     assert!(again.writes.is_empty());
-    assert!(matches!(again.events[..], [Event::Again(..)]));
+    assert!(
+        matches!(&again.events[..], [Event::Again(to, TableEvent::Moved { version, .. })] if *to == mover && *version == seen + 1)
+    );
     assert_eq!(t.game.as_ref().unwrap().game.ply(), 1);
+    // The room matches a ref sent again against this reply.
+    assert!(matches!(
+        t.last_move_of(&mover),
+        Some(TableEvent::Moved { version, .. }) if *version == seen + 1
+    ));
 }
 
 #[test]
@@ -77,7 +84,6 @@ fn moves_out_of_turn_out_of_date_or_illegal_are_refused_and_change_nothing() {
             user: waiting,
             pit: Pit::new(1).unwrap(),
             version: None,
-            r#ref: None,
         },
         T0,
         draws(),
@@ -88,7 +94,6 @@ fn moves_out_of_turn_out_of_date_or_illegal_are_refused_and_change_nothing() {
             user: to_move(&t),
             pit: Pit::new(1).unwrap(),
             version: Some(1),
-            r#ref: None,
         },
         T0,
         draws(),
@@ -100,7 +105,6 @@ fn moves_out_of_turn_out_of_date_or_illegal_are_refused_and_change_nothing() {
             user: UserId::from("chidi"),
             pit: Pit::new(1).unwrap(),
             version: None,
-            r#ref: None,
         },
         T0,
         draws(),
@@ -215,9 +219,7 @@ fn against_the_house(t: &mut super::super::Table, best_of: Option<u8>) {
         Command::PlayHouse {
             user: person("Ade"),
             house: house(),
-            clock: None,
-            best_of,
-            seats: None,
+            choice: choice(None, best_of, None),
             seated_elsewhere: false,
         },
         T0,

@@ -8,7 +8,7 @@ use crate::common::{InvitationId, User, UserId};
 
 use super::super::super::hotel::CloseGames;
 use super::super::super::matches::Scope;
-use super::super::{Command, Departure, Effects, Table};
+use super::super::{choose, Command, Departure, Effects, Table};
 use super::{draws_for, house, person, table, T0};
 
 /// Who a step is about: one of three guests, Baba Ayo, or whoever is to move.
@@ -109,9 +109,9 @@ fn id(t: &Table, who: Who) -> UserId {
     user(t, who).id
 }
 
-/// The step as a command to the table as it is.
-fn command(t: &Table, step: &Step) -> Command {
-    let own = |s: Option<&str>| s.map(str::to_owned);
+/// The step as a command to the table as it is; `None` for settings the room refuses before
+/// the table (they do not parse).
+fn command(t: &Table, step: &Step) -> Option<Command> {
     let version = |current: bool| {
         if current {
             t.version
@@ -119,25 +119,21 @@ fn command(t: &Table, step: &Step) -> Command {
             t.version.saturating_sub(1)
         }
     };
-    match *step {
+    Some(match *step {
         Step::Sit(w, seat, seats) => Command::Sit {
             user: user(t, w),
             seat,
-            seats: own(seats),
+            seats: choose(None, None, seats).ok()?.seats,
         },
         Step::Stand(w) => Command::Stand { user: id(t, w) },
         Step::SetMatch(w, clock, best_of, seats) => Command::SetMatch {
             user: id(t, w),
-            clock: own(clock),
-            best_of: Some(best_of),
-            seats: own(seats),
+            choice: choose(clock, Some(best_of), seats).ok()?,
         },
         Step::PlayHouse(w, clock, best_of, seated_elsewhere) => Command::PlayHouse {
             user: user(t, w),
             house: house(),
-            clock: own(clock),
-            best_of: Some(best_of),
-            seats: None,
+            choice: choose(clock, Some(best_of), None).ok()?,
             seated_elsewhere,
         },
         Step::Start(w) => Command::Start { user: id(t, w) },
@@ -150,7 +146,6 @@ fn command(t: &Table, step: &Step) -> Command {
             to: id(t, to),
             id: InvitationId::new(format!("i{n}")),
             to_present,
-            r#ref: None,
         },
         Step::Respond(w, n, accept, seated) => Command::Respond {
             user: user(t, w),
@@ -162,7 +157,6 @@ fn command(t: &Table, step: &Step) -> Command {
             user: id(t, w),
             pit: Pit::new(pit).expect("pits 1 to 6"),
             version: current.then_some(t.version),
-            r#ref: None,
         },
         Step::HouseMove(pit, current) => Command::HouseMove {
             version: version(current),
@@ -206,7 +200,7 @@ fn command(t: &Table, step: &Step) -> Command {
         Step::NextGame => Command::NextGame,
         Step::Announce => Command::Announce,
         Step::TakeAway => Command::TakeAway,
-    }
+    })
 }
 
 /// What a command decided, written out to compare runs.
@@ -226,7 +220,9 @@ proptest! {
         let mut log = Vec::new();
         for (n, (step, wait)) in steps.iter().enumerate() {
             now += wait;
-            let command = command(&t, step);
+            let Some(command) = command(&t, step) else {
+                continue;
+            };
             let draws = draws_for(n as u64);
             let fx = t.apply(command.clone(), now, draws.clone());
             if let Some(live) = &t.game {

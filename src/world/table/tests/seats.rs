@@ -28,7 +28,6 @@ fn an_invitation_expires_on_the_clock_and_both_are_told() {
             to: bisi.id.clone(),
             id: id.clone(),
             to_present: true,
-            r#ref: None,
         },
         T0,
         draws(),
@@ -59,9 +58,7 @@ fn an_accepted_invitation_starts_the_match_under_the_settings_it_promised() {
     t.apply(
         Command::SetMatch {
             user: ade.id.clone(),
-            clock: Some("3+2".into()),
-            best_of: Some(3),
-            seats: None,
+            choice: choice(Some("3+2"), Some(3), None),
         },
         T0,
         draws(),
@@ -73,7 +70,6 @@ fn an_accepted_invitation_starts_the_match_under_the_settings_it_promised() {
             to: bisi.id.clone(),
             id: id.clone(),
             to_present: true,
-            r#ref: None,
         },
         T0,
         draws(),
@@ -177,9 +173,7 @@ fn baba_ayo_sits_opposite_and_is_asked_to_move_when_it_is_his_turn() {
             Command::PlayHouse {
                 user: person("Ade"),
                 house: house(),
-                clock: None,
-                best_of: None,
-                seats: None,
+                choice: choice(None, None, None),
                 seated_elsewhere: false,
             },
             T0,

@@ -1,0 +1,50 @@
+//! How a match is played is the host's choice: checked as a client sends it, chosen only
+//! while seated and before the opponent sits, and kept for the match.
+
+use crate::ayo::clock::TimeControl;
+use crate::ayo::Side;
+use crate::common::{ErrorCode, UserId};
+
+use super::super::{choose, Command, TableEvent};
+use super::*;
+
+#[test]
+fn match_settings_are_checked_and_chosen_by_the_host_only() {
+    let mut t = table();
+    let ade = person("Ade");
+    let set = |user: &UserId, clock, best_of| Command::SetMatch {
+        user: user.clone(),
+        choice: choice(clock, best_of, None),
+    };
+    let fx = act(&mut t, set(&ade.id, Some("3+2"), None), T0);
+    assert_eq!(refused(&fx), Some(ErrorCode::NotSeated));
+    sit(&mut t, ade.clone(), Side::South);
+    for ((clock, best_of), needle) in [
+        ((Some("2d"), None), "a day"),
+        ((Some("fast"), None), "not a time control"),
+        ((None, Some(4)), "best of 1, 3, 5 or 7"),
+    ] {
+        let bad = choose(clock, best_of, None).unwrap_err();
+        assert_eq!(bad.code, ErrorCode::BadSettings);
+        assert!(bad.message.contains(needle), "{}", bad.message);
+    }
+    let fx = act(&mut t, set(&ade.id, Some("10m"), Some(7)), T0);
+    let TableEvent::Changed(table) = first_of(&fx, "table") else {
+        unreachable!()
+    };
+    assert_eq!(table.settings.clock, TimeControl::PerMove { seconds: 600 });
+    assert_eq!(u8::from(table.settings.best_of), 7);
+    let bisi = person("Bisi");
+    let fx = sit(&mut t, bisi.clone(), Side::North);
+    assert_eq!(u8::from(match_of(&fx, "game_started").best_of), 7);
+    let fx = act(
+        &mut t,
+        Command::Start {
+            user: bisi.id.clone(),
+        },
+        T0,
+    );
+    assert_eq!(refused(&fx), Some(ErrorCode::NotBetweenGames));
+    let fx = act(&mut t, set(&bisi.id, None, Some(1)), T0);
+    assert_eq!(refused(&fx), Some(ErrorCode::GameInPlay));
+}
