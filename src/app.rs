@@ -421,7 +421,7 @@ fn seed_hotel(
 ) -> Result<Vec<store::StoredRoom>, StoreError> {
     for seed in seeds {
         let room = RoomRow {
-            id: RoomId::from(seed.id.as_str()),
+            id: RoomId::new(seed.id.as_str()),
             name: seed.name.clone(),
             kind: seed.kind,
             owner_id: None,
@@ -429,7 +429,7 @@ fn seed_hotel(
         };
         let tables: Vec<TableRow> = (1..=seed.tables)
             .map(|n| TableRow {
-                id: TableId::from(format!("{}-{n}", seed.id)),
+                id: TableId::new(format!("{}-{n}", seed.id)),
                 room_id: room.id.clone(),
                 position: i32::try_from(n).unwrap_or(i32::MAX),
                 rules,

@@ -46,19 +46,19 @@ pub struct Thing {
 pub async fn furnishings(
     _: Player,
     state: web::Data<AppState>,
-    room: web::Path<String>,
+    room: web::Path<RoomId>,
 ) -> Result<HttpResponse, ApiError> {
     let store = state.store.clone();
-    let id = RoomId::from(room.as_str());
+    let id = room.into_inner();
     let view = web::block(move || -> Result<Furnishings, ApiError> {
-        let missing = || HotelError::NoSuchRoom(id.to_string());
+        let missing = || HotelError::NoSuchRoom(id.clone());
         let (row, _) = store.room(&id)?.ok_or_else(missing)?;
         let owner = match (row.kind, row.owner_id) {
             (RoomKind::Apartment, Some(owner)) => store.user(&owner)?.ok_or_else(missing)?,
             _ => return Err(missing().into()),
         };
         let mut things: Vec<Thing> = store
-            .inventory(owner.id.as_str())?
+            .inventory(&owner.id)?
             .into_iter()
             .filter(|(owned, item)| !item.is_board() || owned.table_id.is_some())
             .map(|(owned, item)| Thing {

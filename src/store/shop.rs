@@ -12,6 +12,7 @@ use thiserror::Error;
 
 use super::schema::{coin_entries, inventory, purchases, shop_items, users};
 use super::{new_id, now, ordered_id, Db, Store, StoreError, UserRow};
+use crate::common::{OperatorName, UserId};
 
 /// A shop item as stored and as the API shows it.
 #[derive(
@@ -72,7 +73,7 @@ pub struct ItemChange {
 #[diesel(table_name = purchases)]
 pub struct PurchaseRow {
     pub id: String,
-    pub user_id: String,
+    pub user_id: UserId,
     pub item_id: String,
     /// The item's name when sold.
     pub item_name: String,
@@ -110,7 +111,7 @@ pub struct Purchase {
 #[diesel(table_name = inventory)]
 pub struct Owned {
     pub id: String,
-    pub user_id: String,
+    pub user_id: UserId,
     pub item_id: String,
     pub purchase_id: Option<String>,
     /// Where a board stands, when placed at home.
@@ -126,7 +127,7 @@ pub struct Owned {
 pub struct CoinEntry {
     pub id: String,
     #[serde(skip)]
-    pub user_id: String,
+    pub user_id: UserId,
     /// Coins in (positive) or out (negative).
     pub amount: i64,
     /// The balance after this entry.
@@ -209,7 +210,7 @@ impl Store {
     }
 
     /// A new item, on an operator's word, audited in the same transaction.
-    pub fn create_item(&self, actor: &str, item: &ShopItem) -> Result<(), StoreError> {
+    pub fn create_item(&self, actor: &OperatorName, item: &ShopItem) -> Result<(), StoreError> {
         self.write(|conn| {
             diesel::insert_into(shop_items::table)
                 .values(item)
@@ -227,7 +228,7 @@ impl Store {
     /// Changes an item on an operator's word, audited; the item as it is now.
     pub fn change_item(
         &self,
-        actor: &str,
+        actor: &OperatorName,
         id: &str,
         change: &ItemChange,
     ) -> Result<ShopItem, StoreError> {
@@ -298,7 +299,7 @@ impl Store {
         if grant > 0 {
             Store::move_coins(
                 conn,
-                user.id.as_str(),
+                &user.id,
                 grant,
                 "welcome",
                 "welcome to Lagos Hotel",
@@ -314,7 +315,7 @@ impl Store {
     }
 
     /// A user's balance, or `None` for no such user.
-    pub fn coins(&self, user_id: &str) -> Result<Option<i64>, StoreError> {
+    pub fn coins(&self, user_id: &UserId) -> Result<Option<i64>, StoreError> {
         Ok(users::table
             .find(user_id)
             .select(users::coins)
@@ -323,7 +324,7 @@ impl Store {
     }
 
     /// A user's ledger, newest first, at most `limit` entries.
-    pub fn ledger(&self, user_id: &str, limit: i64) -> Result<Vec<CoinEntry>, StoreError> {
+    pub fn ledger(&self, user_id: &UserId, limit: i64) -> Result<Vec<CoinEntry>, StoreError> {
         Ok(coin_entries::table
             .filter(coin_entries::user_id.eq(user_id))
             .order(coin_entries::id.desc())
@@ -336,12 +337,12 @@ impl Store {
     /// transaction `conn` is in. Refused, changing nothing, when it would go below zero.
     pub(super) fn move_coins(
         conn: &mut Db,
-        user_id: &str,
+        user_id: &UserId,
         amount: i64,
         reason: &str,
         note: &str,
         purchase_id: Option<&str>,
-        actor: Option<&str>,
+        actor: Option<&OperatorName>,
     ) -> Result<CoinEntry, ShopError> {
         let needed = amount.saturating_neg().max(0);
         let balance: Option<i64> =
@@ -357,19 +358,19 @@ impl Store {
                 .first(conn)
                 .optional()?;
             return Err(match balance {
-                None => ShopError::NoSuchUser(user_id.to_owned()),
+                None => ShopError::NoSuchUser(user_id.to_string()),
                 Some(balance) => ShopError::InsufficientCoins { needed, balance },
             });
         };
         let entry = CoinEntry {
             id: ordered_id(),
-            user_id: user_id.to_owned(),
+            user_id: user_id.clone(),
             amount,
             balance,
             reason: reason.to_owned(),
             note: note.to_owned(),
             purchase_id: purchase_id.map(str::to_owned),
-            actor: actor.map(str::to_owned),
+            actor: actor.map(OperatorName::to_string),
             created_at: now(),
         };
         diesel::insert_into(coin_entries::table)
@@ -382,7 +383,7 @@ impl Store {
     /// purchase again (`replayed`) and changes nothing.
     pub fn purchase(
         &self,
-        user_id: &str,
+        user_id: &UserId,
         item_id: &str,
         idempotency_key: Option<&str>,
     ) -> Result<Purchase, ShopError> {
@@ -428,7 +429,7 @@ impl Store {
             }
             let purchase = PurchaseRow {
                 id: purchase_id,
-                user_id: user_id.to_owned(),
+                user_id: user_id.clone(),
                 item_id: item_id.to_owned(),
                 item_name: item.name.clone(),
                 price: item.price,
@@ -441,7 +442,7 @@ impl Store {
                 .execute(conn)?;
             let owned = Owned {
                 id: new_id(),
-                user_id: user_id.to_owned(),
+                user_id: user_id.clone(),
                 item_id: item_id.to_owned(),
                 purchase_id: Some(purchase.id.clone()),
                 table_id: None,
@@ -465,7 +466,7 @@ impl Store {
     }
 
     /// The purchase a user made with `key`, if any, as it was answered.
-    fn purchase_by_key(&self, user_id: &str, key: &str) -> Result<Option<Purchase>, StoreError> {
+    fn purchase_by_key(&self, user_id: &UserId, key: &str) -> Result<Option<Purchase>, StoreError> {
         let mut conn = self.conn()?;
         let Some(purchase) = purchases::table
             .filter(purchases::user_id.eq(user_id))
@@ -488,7 +489,7 @@ impl Store {
     }
 
     /// Everything a user owns, oldest first, with the items.
-    pub fn inventory(&self, user_id: &str) -> Result<Vec<(Owned, ShopItem)>, StoreError> {
+    pub fn inventory(&self, user_id: &UserId) -> Result<Vec<(Owned, ShopItem)>, StoreError> {
         Ok(inventory::table
             .inner_join(shop_items::table)
             .filter(inventory::user_id.eq(user_id))
@@ -501,8 +502,8 @@ impl Store {
     /// transaction.
     pub fn adjust_coins(
         &self,
-        actor: &str,
-        user_id: &str,
+        actor: &OperatorName,
+        user_id: &UserId,
         amount: i64,
         note: &str,
     ) -> Result<CoinEntry, ShopError> {
@@ -517,7 +518,7 @@ impl Store {
                 } else {
                     "coins.take"
                 },
-                user_id,
+                user_id.as_str(),
                 &serde_json::json!({"amount": amount, "reason": note, "balance": entry.balance}),
             )?;
             Ok(entry)

@@ -2,6 +2,8 @@
 //! series scoring and early finish, start presses and their timeouts, draw and resign scopes,
 //! the first move swapping, rematches, and a restart in the middle of a timed game.
 
+use lounge::common::RoomId;
+use lounge::common::{MatchId, TableId, UserId};
 use lounge::world::{RoomConfig, RoomHandle, ServerClock};
 use serde_json::{json, Value};
 
@@ -73,7 +75,7 @@ async fn a_game_clock_adds_the_increment_and_the_side_whose_time_runs_out_loses(
     let db = TestDb::sqlite();
     let (config, clock) = on_hand_clock();
     let world = lounge_world(&db, config);
-    let room = world.room("lounge").unwrap();
+    let room = world.room(&RoomId::new("lounge")).unwrap();
     let mut ps = two_people(&db, &room).await;
     let started = start(&room, &mut ps, "3+2", 1).await;
     let c = &started["clock"];
@@ -131,7 +133,7 @@ async fn a_move_clock_starts_afresh_every_move_and_running_out_loses() {
     let db = TestDb::sqlite();
     let (config, clock) = on_hand_clock();
     let world = lounge_world(&db, config);
-    let room = world.room("lounge").unwrap();
+    let room = world.room(&RoomId::new("lounge")).unwrap();
     let mut ps = two_people(&db, &room).await;
     let started = start(&room, &mut ps, "60s", 1).await;
     assert_eq!(
@@ -182,7 +184,7 @@ async fn a_move_clock_starts_afresh_every_move_and_running_out_loses() {
 async fn a_best_of_three_swaps_the_first_move_and_ends_once_decided() {
     let db = TestDb::sqlite();
     let world = lounge_world(&db, config());
-    let room = world.room("lounge").unwrap();
+    let room = world.room(&RoomId::new("lounge")).unwrap();
     let mut ps = two_people(&db, &room).await;
     let started = start(&room, &mut ps, "none", 3).await;
     let (first, second) = order(&ps, &started);
@@ -226,7 +228,7 @@ async fn a_best_of_three_swaps_the_first_move_and_ends_once_decided() {
     // Stored as it was played.
     let record = db
         .store()
-        .match_record(&done["match_id"].as_str().unwrap().into())
+        .match_record(&MatchId::new(done["match_id"].as_str().unwrap()))
         .unwrap()
         .unwrap();
     assert_eq!(record.row.status, lounge::store::MatchStatus::Won);
@@ -243,7 +245,7 @@ async fn a_best_of_three_swaps_the_first_move_and_ends_once_decided() {
 async fn draws_and_resignations_are_for_the_game_or_the_whole_match() {
     let db = TestDb::sqlite();
     let world = lounge_world(&db, config());
-    let room = world.room("lounge").unwrap();
+    let room = world.room(&RoomId::new("lounge")).unwrap();
     let mut ps = two_people(&db, &room).await;
     let started = start(&room, &mut ps, "none", 5).await;
     let (first, second) = order(&ps, &started);
@@ -355,7 +357,7 @@ async fn not_pressing_start_loses_the_game_and_if_nobody_presses_the_leader_wins
     let db = TestDb::sqlite();
     let (config, clock) = on_hand_clock();
     let world = lounge_world(&db, config);
-    let room = world.room("lounge").unwrap();
+    let room = world.room(&RoomId::new("lounge")).unwrap();
     let mut ps = two_people(&db, &room).await;
     // 1 + 0: a minute each, so a minute to press start.
     let started = start(&room, &mut ps, "1+0", 3).await;
@@ -412,7 +414,7 @@ async fn against_baba_ayo_the_first_move_swaps_too_and_he_is_always_ready() {
         })
         .unwrap();
     let world = lounge_world(&db, config());
-    let room = world.room("lounge").unwrap();
+    let room = world.room(&RoomId::new("lounge")).unwrap();
     let mut a = Person::enter(&room, user(&db, "Ade"), 1024).await;
     a.next_of("room").await;
     a.act(
@@ -463,7 +465,7 @@ async fn against_baba_ayo_the_first_move_swaps_too_and_he_is_always_ready() {
 async fn match_settings_are_checked_and_chosen_by_the_host_only() {
     let db = TestDb::sqlite();
     let world = lounge_world(&db, config());
-    let room = world.room("lounge").unwrap();
+    let room = world.room(&RoomId::new("lounge")).unwrap();
     let [a, mut b] = two_people(&db, &room).await;
     let mut a = a;
     a.act(
@@ -529,7 +531,7 @@ async fn a_timed_game_resumes_after_a_restart_with_its_clocks_as_they_stood() {
     let db = TestDb::sqlite();
     let (config, clock) = on_hand_clock();
     let world = lounge_world(&db, config.clone());
-    let room = world.room("lounge").unwrap();
+    let room = world.room(&RoomId::new("lounge")).unwrap();
     let mut ps = two_people(&db, &room).await;
     let started = start(&room, &mut ps, "5+0", 3).await;
     let (south, north) = sides(&ps, &started);
@@ -548,7 +550,7 @@ async fn a_timed_game_resumes_after_a_restart_with_its_clocks_as_they_stood() {
     drop(ps);
     clock.advance(3_600_000);
     let world = lounge_world_resumed(&db, config);
-    let room = world.room("lounge").unwrap();
+    let room = world.room(&RoomId::new("lounge")).unwrap();
     let mut b = Person::enter(&room, user_of(&started["players"]["north"]), 1024).await;
     let snapshot = b.next_of("room").await;
     let table = &snapshot["tables"][0];
@@ -576,7 +578,7 @@ async fn a_timed_game_resumes_after_a_restart_with_its_clocks_as_they_stood() {
             ..crate::helpers::world::config()
         },
     );
-    let room = world.room("lounge").unwrap();
+    let room = world.room(&RoomId::new("lounge")).unwrap();
     let mut b = Person::enter(&room, user_of(&started["players"]["north"]), 1024).await;
     let snapshot = b.next_of("room").await;
     let c = &snapshot["tables"][0]["game"]["clock"];
@@ -592,7 +594,7 @@ async fn a_timed_game_resumes_after_a_restart_with_its_clocks_as_they_stood() {
     // The outages are on the game's record.
     let record = db
         .store()
-        .match_record(&started["match"]["id"].as_str().unwrap().into())
+        .match_record(&MatchId::new(started["match"]["id"].as_str().unwrap()))
         .unwrap()
         .unwrap();
     let outages = &record.games[0].outages;
@@ -608,7 +610,7 @@ async fn a_timed_game_resumes_after_a_restart_with_its_clocks_as_they_stood() {
 /// A user from a message's user object.
 fn user_of(v: &Value) -> lounge::world::User {
     lounge::world::User {
-        id: v["id"].as_str().unwrap().into(),
+        id: UserId::new(v["id"].as_str().unwrap()),
         name: v["name"].as_str().unwrap().to_owned(),
         house: false,
     }
@@ -741,15 +743,15 @@ async fn every_match_is_stored_with_a_history_and_a_head_to_head_over_http() {
 /// The lounge with its table t1 stored, and two players.
 fn stored_lounge(db: &TestDb) -> (lounge::world::User, lounge::world::User) {
     let room = lounge::store::RoomRow {
-        id: "lounge".into(),
+        id: RoomId::new("lounge"),
         name: "Lounge".into(),
         kind: lounge::common::RoomKind::Lounge,
         owner_id: None,
         created_at: lounge::store::now(),
     };
     let table = lounge::store::TableRow {
-        id: "t1".into(),
-        room_id: "lounge".into(),
+        id: TableId::new("t1"),
+        room_id: RoomId::new("lounge"),
         position: 1,
         rules: Default::default(),
     };
@@ -771,7 +773,7 @@ pub fn a_match_its_last_stored_move_ended(
     rules.set("no_capture_limit", "1").unwrap();
     let m = MatchRow {
         id: lounge::store::ordered_id().into(),
-        table_id: "t1".into(),
+        table_id: TableId::new("t1"),
         first_id: a.id.clone(),
         second_id: b.id.clone(),
         house: false,
@@ -790,7 +792,7 @@ pub fn a_match_its_last_stored_move_ended(
     store.insert_match(&m).unwrap();
     let g = GameRow {
         id: lounge::store::new_id().into(),
-        table_id: "t1".into(),
+        table_id: TableId::new("t1"),
         south_id: a.id.clone(),
         north_id: b.id.clone(),
         rules,
@@ -819,11 +821,11 @@ fn a_game_its_last_stored_move_ended_is_finished_as_it_ended_at_the_next_start()
         lounge::world::resumable(store, &world_config.clock, &world_config.results).unwrap();
     assert!(resumed.is_empty(), "nothing left in play");
     let game = store.game(&g.id).unwrap().unwrap();
-    assert_eq!(game.end_reason.as_deref(), Some("no_capture_limit"));
+    assert_eq!(game.end_reason.map(|r| r.word()), Some("no_capture_limit"));
     assert_ne!(game.status, lounge::ayo::Status::Playing);
     let record = store.match_record(&m.id).unwrap().unwrap();
     assert_ne!(record.row.status, lounge::store::MatchStatus::Playing);
-    assert_eq!(record.row.end_reason.as_deref(), Some("games"));
+    assert_eq!(record.row.end_reason.map(|r| r.word()), Some("games"));
 }
 
 #[test]
@@ -834,7 +836,7 @@ fn an_outage_recorded_again_by_a_start_that_failed_is_not_refunded_twice() {
     let (a, b) = stored_lounge(&db);
     let g = GameRow {
         id: lounge::store::new_id().into(),
-        table_id: "t1".into(),
+        table_id: TableId::new("t1"),
         south_id: a.id,
         north_id: b.id,
         rules: Default::default(),
@@ -880,13 +882,13 @@ async fn nobody_back_after_a_restart_calls_the_game_off_and_blames_nobody() {
         ..config()
     };
     let world = lounge_world(&db, config.clone());
-    let room = world.room("lounge").unwrap();
+    let room = world.room(&RoomId::new("lounge")).unwrap();
     let mut ps = two_people(&db, &room).await;
     let started = start(&room, &mut ps, "none", 3).await;
     world.close().await;
     drop(ps);
     let world = lounge_world_resumed(&db, config);
-    let room = world.room("lounge").unwrap();
+    let room = world.room(&RoomId::new("lounge")).unwrap();
     // Someone else watches; neither player comes back within the grace.
     let mut onlooker = Person::enter(&room, user(&db, "Chidi"), 1024).await;
     onlooker.next_of("room").await;
@@ -908,7 +910,7 @@ async fn nobody_back_after_a_restart_calls_the_game_off_and_blames_nobody() {
 async fn a_host_dropped_for_not_reading_gives_up_the_seat_and_the_invitation() {
     let db = TestDb::sqlite();
     let world = lounge_world(&db, config());
-    let room = world.room("lounge").unwrap();
+    let room = world.room(&RoomId::new("lounge")).unwrap();
     // The host's queue holds the snapshot and a few frames; it never reads.
     let host = Person::enter(&room, user(&db, "Slow"), 4).await;
     let mut b = Person::enter(&room, user(&db, "Bisi"), 1024).await;

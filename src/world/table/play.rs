@@ -6,7 +6,7 @@ use serde_json::Value;
 use crate::ayo::{EndReason, Forfeit, Game, Pit, Side};
 use crate::common::{ErrorCode, User, UserId};
 
-use super::super::matches::{DrawOffer, MatchEnd, PlayedGame, Scope};
+use super::super::matches::{DrawOffer, GameEnd, MatchEnd, PlayedGame, Scope};
 use super::super::protocol::{ClockView, LastMove, ServerMessage, WallVerdict};
 use super::{refuse, AppliedMove, Effects, Event, MoveClock, Refusal, Table, Win, Write};
 
@@ -344,7 +344,7 @@ impl Table {
             south: live.players[0].id.clone(),
             north: live.players[1].id.clone(),
             result: status,
-            reason: super::json_word(&reason),
+            reason: GameEnd::Game(reason),
         };
         self.count_game(played);
         let Some(live) = self.game.as_ref() else {
