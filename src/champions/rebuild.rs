@@ -56,7 +56,7 @@ impl Champions {
             let ids = [game.south_id.clone(), game.north_id.clone()];
             let house_level = ids
                 .iter()
-                .find_map(|id| House::level_of(id))
+                .find_map(House::level_of)
                 .map(|l| l.name().to_owned());
             let ended = game.ended_at.unwrap_or(from.naive_utc());
             let win = crate::store::Win {

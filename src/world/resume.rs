@@ -74,7 +74,7 @@ fn resume(
     let mut resumed = Vec::new();
     for in_play in store.matches_in_play()? {
         let row = in_play.row;
-        if only.is_some_and(|tables| !tables.iter().any(|t| *t == row.table_id)) {
+        if only.is_some_and(|tables| !tables.contains(&row.table_id)) {
             continue;
         }
         let Some(best_of) = u8::try_from(row.best_of)
