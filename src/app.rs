@@ -11,7 +11,7 @@ use utoipa_actix_web::AppExt;
 use crate::ayo::house::Level;
 use crate::ayo::Rules;
 use crate::champions::{Champions, MemoryWall, RedisWall, Wall};
-use crate::common::{RoomId, TableId};
+use crate::common::{ItemId, RoomId, TableId};
 use crate::config::Settings;
 use crate::house::House;
 use crate::http::{self, auth::Auth, AppState};
@@ -395,7 +395,7 @@ pub fn champions(settings: &Settings, store: Store) -> Result<Champions, Startup
 fn seed_shop(store: &Store, items: &[crate::config::ItemSeed]) -> Result<(), StoreError> {
     for seed in items {
         let item = store::ShopItem {
-            id: seed.id.clone(),
+            id: ItemId::new(seed.id.as_str()),
             name: seed.name.clone(),
             kind: seed.kind,
             wood: seed.wood.clone(),

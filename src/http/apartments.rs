@@ -8,7 +8,7 @@ use utoipa::ToSchema;
 use super::auth::Player;
 use super::error::{ApiError, ErrorBody};
 use super::AppState;
-use crate::common::{RoomId, RoomKind};
+use crate::common::{RoomId, RoomKind, TableId};
 use crate::world::{HotelError, User};
 
 #[derive(Serialize, ToSchema)]
@@ -29,7 +29,8 @@ pub struct Thing {
     pub wood: Option<String>,
     pub finish: Option<String>,
     /// The table a placed board stands as.
-    pub table: Option<String>,
+    #[schema(value_type = Option<String>)]
+    pub table: Option<TableId>,
 }
 
 /// What the owner of an apartment has in it. Boards bought and not placed stay out of sight.

@@ -309,6 +309,7 @@ fn state_of(req: &HttpRequest) -> Result<&actix_web::web::Data<super::AppState>,
 /// One lookup by primary key.
 pub async fn player(req: &HttpRequest) -> Result<PlayerClaims, ApiError> {
     let claims = claims_with(req, Role::Player)?;
+    // The role was checked: a player token's subject is a user.
     let Subject::Player(id) = claims.subject else {
         return Err(Refused::NotValid.into());
     };
@@ -319,6 +320,7 @@ pub async fn player(req: &HttpRequest) -> Result<PlayerClaims, ApiError> {
         sid: claims.sid,
     })
 }
+
 /// The stored name of player `id`; 401 when there is no such player (or it is Baba Ayo).
 pub async fn stored_player(state: &super::AppState, id: &UserId) -> Result<String, ApiError> {
     let (store, id) = (state.store.clone(), id.clone());

@@ -13,7 +13,8 @@ use crate::store::BlockError;
 
 #[derive(Serialize, ToSchema)]
 pub struct BlockedUser {
-    pub id: String,
+    #[schema(value_type = String)]
+    pub id: UserId,
     pub name: String,
 }
 
@@ -50,10 +51,7 @@ pub async fn blocks(
     let rows = web::block(move || store.blocks_of(&me)).await??;
     let blocks = rows
         .into_iter()
-        .map(|(id, name)| BlockedUser {
-            id: id.to_string(),
-            name,
-        })
+        .map(|(id, name)| BlockedUser { id, name })
         .collect();
     Ok(HttpResponse::Ok().json(Blocks { blocks }))
 }

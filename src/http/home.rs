@@ -9,7 +9,7 @@ use super::auth::Player;
 use super::error::{ApiError, ErrorBody};
 use super::input::{Body, RulesSpec};
 use super::AppState;
-use crate::common::{RoomId, TableId, UserId};
+use crate::common::{ItemId, RoomId, TableId, UserId};
 use crate::store::{self, Actor, RoomRow, ShopItem};
 use crate::world::apartment::{self, Apartment};
 use crate::world::{Door, HotelError, TableChange, User};
@@ -40,7 +40,8 @@ pub async fn shop_items(_: Player, state: web::Data<AppState>) -> Result<HttpRes
 #[serde(deny_unknown_fields)]
 pub struct PurchaseRequest {
     /// The id of the shop item to buy.
-    pub item: String,
+    #[schema(value_type = String)]
+    pub item: ItemId,
 }
 
 /// A purchase as answered (the same again for a retry with the same `Idempotency-Key`).
@@ -137,7 +138,8 @@ pub struct OwnedView {
     pub id: String,
     pub item: ShopItem,
     /// The table of the apartment this board stands as, when placed.
-    pub table: Option<String>,
+    #[schema(value_type = Option<String>)]
+    pub table: Option<TableId>,
     pub acquired_at: String,
 }
 

@@ -383,7 +383,7 @@ impl Store {
                 return Err(StoreError::NotFound(format!("table `{table_id}`")));
             }
             diesel::update(inventory::table.filter(inventory::table_id.eq(table_id)))
-                .set(inventory::table_id.eq(None::<String>))
+                .set(inventory::table_id.eq(None::<TableId>))
                 .execute(conn)?;
             Store::audit_by(
                 conn,

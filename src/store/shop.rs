@@ -12,7 +12,7 @@ use thiserror::Error;
 
 use super::schema::{coin_entries, inventory, purchases, shop_items, users};
 use super::{new_id, now, ordered_id, Db, Store, StoreError, UserRow};
-use crate::common::{OperatorName, UserId};
+use crate::common::{ItemId, OperatorName, TableId, UserId};
 
 /// A shop item as stored and as the API shows it.
 #[derive(
@@ -20,7 +20,8 @@ use crate::common::{OperatorName, UserId};
 )]
 #[diesel(table_name = shop_items)]
 pub struct ShopItem {
-    pub id: String,
+    #[schema(value_type = String)]
+    pub id: ItemId,
     pub name: String,
     #[schema(value_type = String)]
     pub kind: ItemKind,
@@ -74,7 +75,7 @@ pub struct ItemChange {
 pub struct PurchaseRow {
     pub id: String,
     pub user_id: UserId,
-    pub item_id: String,
+    pub item_id: ItemId,
     /// The item's name when sold.
     pub item_name: String,
     pub price: i64,
@@ -86,7 +87,8 @@ pub struct PurchaseRow {
 /// An item as it was sold: what cannot change afterwards, so a retry answers the same.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct SoldItem {
-    pub id: String,
+    #[schema(value_type = String)]
+    pub id: ItemId,
     pub name: String,
     #[schema(value_type = String)]
     pub kind: ItemKind,
@@ -112,10 +114,10 @@ pub struct Purchase {
 pub struct Owned {
     pub id: String,
     pub user_id: UserId,
-    pub item_id: String,
+    pub item_id: ItemId,
     pub purchase_id: Option<String>,
     /// Where a board stands, when placed at home.
-    pub table_id: Option<String>,
+    pub table_id: Option<TableId>,
     pub acquired_at: NaiveDateTime,
 }
 
@@ -185,7 +187,7 @@ impl Store {
         Ok(query.load(&mut *self.conn()?)?)
     }
 
-    pub fn shop_item(&self, id: &str) -> Result<Option<ShopItem>, StoreError> {
+    pub fn shop_item(&self, id: &ItemId) -> Result<Option<ShopItem>, StoreError> {
         Ok(shop_items::table
             .find(id)
             .select(ShopItem::as_select())
@@ -219,7 +221,7 @@ impl Store {
                 conn,
                 actor,
                 "shop_item.create",
-                &item.id,
+                item.id.as_str(),
                 &serde_json::to_value(item).unwrap_or_default(),
             )
         })
@@ -229,7 +231,7 @@ impl Store {
     pub fn change_item(
         &self,
         actor: &OperatorName,
-        id: &str,
+        id: &ItemId,
         change: &ItemChange,
     ) -> Result<ShopItem, StoreError> {
         self.write(|conn| {
@@ -247,14 +249,20 @@ impl Store {
             if let Some(on_sale) = change.on_sale {
                 details.insert("on_sale".into(), on_sale.into());
             }
-            Store::audit_in(conn, actor, "shop_item.change", id, &details.into())?;
+            Store::audit_in(
+                conn,
+                actor,
+                "shop_item.change",
+                id.as_str(),
+                &details.into(),
+            )?;
             Ok(item)
         })
     }
 
     fn change_item_in(
         conn: &mut Db,
-        id: &str,
+        id: &ItemId,
         change: &ItemChange,
     ) -> Result<ShopItem, StoreError> {
         let mut item: ShopItem = shop_items::table
@@ -384,7 +392,7 @@ impl Store {
     pub fn purchase(
         &self,
         user_id: &UserId,
-        item_id: &str,
+        item_id: &ItemId,
         idempotency_key: Option<&str>,
     ) -> Result<Purchase, ShopError> {
         if let Some(key) = idempotency_key {
@@ -398,7 +406,7 @@ impl Store {
                 .select(ShopItem::as_select())
                 .first(conn)
                 .optional()?
-                .ok_or_else(|| ShopError::NoSuchItem(item_id.to_owned()))?;
+                .ok_or_else(|| ShopError::NoSuchItem(item_id.to_string()))?;
             if !item.on_sale {
                 return Err(ShopError::NotOnSale(item.name));
             }
@@ -430,7 +438,7 @@ impl Store {
             let purchase = PurchaseRow {
                 id: purchase_id,
                 user_id: user_id.clone(),
-                item_id: item_id.to_owned(),
+                item_id: item_id.clone(),
                 item_name: item.name.clone(),
                 price: item.price,
                 balance: entry.balance,
@@ -443,7 +451,7 @@ impl Store {
             let owned = Owned {
                 id: new_id(),
                 user_id: user_id.clone(),
-                item_id: item_id.to_owned(),
+                item_id: item_id.clone(),
                 purchase_id: Some(purchase.id.clone()),
                 table_id: None,
                 acquired_at: purchase.created_at,
@@ -544,8 +552,8 @@ impl Purchase {
     }
 
     /// A stored purchase answering a retry: refused if the key was used for another item.
-    fn matching(self, item_id: &str) -> Result<Purchase, ShopError> {
-        if self.purchase.item_id == item_id {
+    fn matching(self, item_id: &ItemId) -> Result<Purchase, ShopError> {
+        if self.purchase.item_id == *item_id {
             Ok(self)
         } else {
             Err(ShopError::KeyReused(self.item.name))

@@ -2,7 +2,7 @@
 //! SQLite and PostgreSQL.
 
 use futures_util::future::join_all;
-use lounge::common::{GameId, UserId};
+use lounge::common::{GameId, ItemId, UserId};
 use serde_json::{json, Value};
 
 use crate::helpers::{on_both, on_both_with, play_out, TestApp, TestDb};
@@ -103,7 +103,7 @@ async fn the_last_of_a_stock_goes_to_one_buyer_only() {
             assert_eq!(*status, 409);
             assert_eq!(body["error"]["code"], "out_of_stock");
         }
-        let item = app.db.store().shop_item("iroko-stool").unwrap().unwrap();
+        let item = app.db.store().shop_item(&ItemId::new("iroko-stool")).unwrap().unwrap();
         assert_eq!(item.stock, Some(0));
         // Nobody paid for what they did not get.
         for (_, id) in &buyers {

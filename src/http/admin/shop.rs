@@ -11,7 +11,7 @@ use super::super::home::ItemList;
 use super::super::input::{display_name, double_option, slug, Body};
 use super::super::AppState;
 use super::{slugify, Page};
-use crate::common::{ErrorCode, UserId};
+use crate::common::{ErrorCode, ItemId, UserId};
 use crate::store::{self, CoinEntry, ItemChange, ItemKind, ShopItem};
 
 const MAX_AMOUNT: i64 = 1_000_000;
@@ -70,10 +70,10 @@ pub async fn create_item(
     Body(body): Body<NewItem>,
 ) -> Result<HttpResponse, ApiError> {
     let name = display_name("name", &body.name, 60)?;
-    let id = match &body.id {
+    let id = ItemId::new(match &body.id {
         Some(id) => slug("id", id)?,
         None => slug("name", &slugify(&name))?,
-    };
+    });
     let wood = body
         .wood
         .as_deref()
@@ -140,7 +140,7 @@ pub struct ItemPatch {
 pub async fn change_item(
     Admin(operator): Admin,
     state: web::Data<AppState>,
-    path: web::Path<String>,
+    path: web::Path<ItemId>,
     Body(body): Body<ItemPatch>,
 ) -> Result<HttpResponse, ApiError> {
     let change = ItemChange {
