@@ -12,6 +12,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use lounge::champions::{MemoryWall, RedisWall, Wall, WinRecord};
+use lounge::common::{GameId, UserId};
 use lounge::world::User;
 
 fn main() {
@@ -53,10 +54,10 @@ fn main() {
                     let winner = g % players;
                     let loser = (g * 7 + 1) % players;
                     let record = WinRecord {
-                        game_id: format!("g{g}"),
+                        game_id: GameId::new(format!("g{g}")),
                         day,
-                        winner: User { id: format!("p{winner}").into(), name: format!("Player {winner}"), house: false },
-                        loser_id: format!("p{loser}"),
+                        winner: User { id: UserId::new(format!("p{winner}")), name: format!("Player {winner}"), house: false },
+                        loser_id: UserId::new(format!("p{loser}")),
                         seeds: (g % 48) as u32,
                         at_ms: g,
                     };

@@ -11,7 +11,7 @@ use utoipa_actix_web::AppExt;
 use crate::ayo::house::Level;
 use crate::ayo::Rules;
 use crate::champions::{Champions, MemoryWall, RedisWall, Wall};
-use crate::common::{RoomId, TableId};
+use crate::common::{ItemId, RoomId, TableId};
 use crate::config::Settings;
 use crate::house::House;
 use crate::http::{self, auth::Auth, AppState};
@@ -395,7 +395,7 @@ pub fn champions(settings: &Settings, store: Store) -> Result<Champions, Startup
 fn seed_shop(store: &Store, items: &[crate::config::ItemSeed]) -> Result<(), StoreError> {
     for seed in items {
         let item = store::ShopItem {
-            id: seed.id.clone(),
+            id: ItemId::new(seed.id.as_str()),
             name: seed.name.clone(),
             kind: seed.kind,
             wood: seed.wood.clone(),
@@ -421,7 +421,7 @@ fn seed_hotel(
 ) -> Result<Vec<store::StoredRoom>, StoreError> {
     for seed in seeds {
         let room = RoomRow {
-            id: RoomId::from(seed.id.as_str()),
+            id: RoomId::new(seed.id.as_str()),
             name: seed.name.clone(),
             kind: seed.kind,
             owner_id: None,
@@ -429,7 +429,7 @@ fn seed_hotel(
         };
         let tables: Vec<TableRow> = (1..=seed.tables)
             .map(|n| TableRow {
-                id: TableId::from(format!("{}-{n}", seed.id)),
+                id: TableId::new(format!("{}-{n}", seed.id)),
                 room_id: room.id.clone(),
                 position: i32::try_from(n).unwrap_or(i32::MAX),
                 rules,

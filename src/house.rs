@@ -11,6 +11,7 @@ use crate::ayo::endgame::Endgame;
 use crate::ayo::house::Level;
 use crate::ayo::search::Searcher;
 use crate::ayo::Rules;
+use crate::common::UserId;
 use crate::config::HouseSettings;
 
 /// The time budget of each level, from config.
@@ -303,15 +304,15 @@ impl House {
     /// which level played it.
     pub fn user(level: Level) -> crate::common::User {
         crate::common::User {
-            id: format!("{HOUSE_ID}{}", level.name()).into(),
+            id: UserId::new(format!("{HOUSE_ID}{}", level.name())),
             name: "Baba Ayo".into(),
             house: true,
         }
     }
 
     /// The level a house user id plays at.
-    pub fn level_of(user_id: &str) -> Option<Level> {
-        user_id.strip_prefix(HOUSE_ID)?.parse().ok()
+    pub fn level_of(user_id: &UserId) -> Option<Level> {
+        user_id.as_str().strip_prefix(HOUSE_ID)?.parse().ok()
     }
 
     pub fn endgames(&self) -> &Arc<Endgames> {

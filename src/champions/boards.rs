@@ -5,7 +5,7 @@ use chrono::NaiveDate;
 use serde::Serialize;
 
 use super::{Champions, MemoryWall, Standing, WallReason};
-use crate::common::User;
+use crate::common::{User, UserId};
 use crate::store::{blocking, StoreError};
 
 /// The house board: wins against Baba Ayo today, a list a level.
@@ -49,7 +49,7 @@ impl Champions {
     ) -> Result<UncountedView, StoreError> {
         let store = self.store.clone();
         let results = blocking(move || store.results_of_day(day)).await?;
-        let mut by_winner: std::collections::HashMap<String, Uncounted> = Default::default();
+        let mut by_winner: std::collections::HashMap<UserId, Uncounted> = Default::default();
         for (result, winner) in &results {
             let Some(reason) = WallReason::of(result).filter(|r| *r != WallReason::House) else {
                 continue;

@@ -5,6 +5,7 @@
 use chrono::{DateTime, NaiveDateTime, TimeDelta, Utc};
 use serde::Serialize;
 
+use crate::common::UserId;
 use crate::store::{Facts, Finished, GameResult, Judge, StoreError, Verdict, Win};
 
 /// Why a game's end puts no win on the champions wall.
@@ -135,7 +136,7 @@ impl WallRules {
     fn established(
         &self,
         facts: &mut Facts<'_>,
-        user: &str,
+        user: &UserId,
         at_ms: u64,
     ) -> Result<bool, StoreError> {
         let created: NaiveDateTime = facts.account_created(user)?;

@@ -5,6 +5,7 @@ use serde::Serialize;
 
 use super::{Champions, RebuildError, WallReason};
 use crate::ayo::{Game, Pit, Side, Status};
+use crate::common::UserId;
 use crate::house::House;
 use crate::store::{blocking, GameResult};
 
@@ -55,12 +56,12 @@ impl Champions {
             let ids = [game.south_id.clone(), game.north_id.clone()];
             let house_level = ids
                 .iter()
-                .find_map(|id| House::level_of(id.as_str()))
+                .find_map(House::level_of)
                 .map(|l| l.name().to_owned());
             let ended = game.ended_at.unwrap_or(from.naive_utc());
             let win = crate::store::Win {
-                winner_id: ids[winner.index()].to_string(),
-                loser_id: ids[loser.index()].to_string(),
+                winner_id: ids[winner.index()].clone(),
+                loser_id: ids[loser.index()].clone(),
                 seeds: replayed.position().stores()[winner.index()],
                 house_level,
                 plies: replayed.ply(),
@@ -73,7 +74,7 @@ impl Champions {
                 blocking(move || store.with_facts(|facts| rules.before_cap(facts, &win))).await?
             };
             let result = GameResult {
-                game_id: game.id.to_string(),
+                game_id: game.id.clone(),
                 day: report.date.clone(),
                 winner_id: win.winner_id,
                 loser_id: win.loser_id,
@@ -96,7 +97,7 @@ impl Champions {
         // again.
         let store = self.store.clone();
         let results = blocking(move || store.results_of_day(day)).await?;
-        let mut pairs: std::collections::HashMap<(String, String), u32> = Default::default();
+        let mut pairs: std::collections::HashMap<(UserId, UserId), u32> = Default::default();
         for (result, winner) in &results {
             let before_cap = if result.house_level.is_some() || winner.house {
                 Some(WallReason::House)

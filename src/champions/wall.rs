@@ -15,16 +15,16 @@ use chrono::NaiveDate;
 use serde::Serialize;
 use thiserror::Error;
 
-use crate::common::User;
+use crate::common::{GameId, User, UserId};
 
 /// A counted win on its way to the wall.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WinRecord {
-    pub game_id: String,
+    pub game_id: GameId,
     /// The hotel's day it ended.
     pub day: NaiveDate,
     pub winner: User,
-    pub loser_id: String,
+    pub loser_id: UserId,
     pub seeds: u32,
     /// Milliseconds from the start of the day to the end of the game: who got there first.
     pub at_ms: u64,
@@ -106,9 +106,9 @@ fn ranked_by(
 struct Day {
     /// The marker: filled from the database.
     filled: bool,
-    games: HashSet<String>,
-    pairs: HashMap<(String, String), u32>,
-    tallies: HashMap<String, Tally>,
+    games: HashSet<GameId>,
+    pairs: HashMap<(UserId, UserId), u32>,
+    tallies: HashMap<UserId, Tally>,
 }
 
 impl Day {
@@ -118,7 +118,7 @@ impl Day {
         }
         let pair = self
             .pairs
-            .entry((win.winner.id.to_string(), win.loser_id.clone()))
+            .entry((win.winner.id.clone(), win.loser_id.clone()))
             .or_default();
         *pair += 1;
         if *pair > cap {
@@ -126,7 +126,7 @@ impl Day {
         }
         let tally = self
             .tallies
-            .entry(win.winner.id.to_string())
+            .entry(win.winner.id.clone())
             .or_insert_with(|| Tally {
                 user: win.winner.clone(),
                 wins: 0,
@@ -310,9 +310,9 @@ impl RedisWall {
             .script
             .key(&keys[..])
             .key(self.marker(win.day))
-            .arg(&win.game_id)
+            .arg(win.game_id.as_str())
             .arg(win.winner.id.as_str())
-            .arg(&win.loser_id)
+            .arg(win.loser_id.as_str())
             .arg(win.seeds)
             .arg(win.at_ms)
             .arg(self.cap)

@@ -16,6 +16,7 @@ use clap::{Args, Parser, Subcommand};
 use thiserror::Error;
 
 use crate::ayo::{perft, Position, Rules, RulesError};
+use crate::common::OperatorName;
 use crate::config::{ConfigError, Settings};
 
 pub use external::{parse_pit, pit_letter, position_line, External, ExternalError};
@@ -344,8 +345,9 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
             // The same secret as `lounge serve` in this folder: configured, or kept in the data
             // folder.
             let auth = crate::app::signer(&settings).map_err(|e| CliError::Usage(e.to_string()))?;
+            let operator = crate::http::auth::Subject::Operator(OperatorName::new(subject));
             let token = auth
-                .issue(subject, subject, crate::http::auth::Role::Admin, Some(ttl))
+                .issue(&operator, subject, Some(ttl))
                 .map_err(|e| CliError::Usage(e.to_string()))?;
             writeln!(io::stdout().lock(), "{token}")?;
             Ok(ExitCode::SUCCESS)

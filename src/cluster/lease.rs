@@ -243,7 +243,7 @@ mod tests {
     use super::*;
 
     fn held(sent_at: u64, ttl: u64) -> Held {
-        Held::new("lounge".into(), Fence(7), sent_at, ttl)
+        Held::new(RoomId::new("lounge"), Fence(7), sent_at, ttl)
     }
 
     #[test]

@@ -1,14 +1,15 @@
 //! Ids as types: a table id cannot be passed where a user id is wanted. Each is a string on
-//! the wire (`#[serde(transparent)]`) and in the database (a `Text` column).
+//! the wire (`#[serde(transparent)]`) and in the database (a `Text` column). None is made
+//! from a bare `&str` by conversion, nor compared with one: a string becomes an id where it
+//! comes in (a path, a body, a row, a token) and stays one.
 
-use std::borrow::Borrow;
 use std::fmt;
 
 macro_rules! id_type {
     ($(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*
         #[derive(
-            Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash,
+            Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash,
             serde::Serialize, serde::Deserialize,
         )]
         #[serde(transparent)]
@@ -40,12 +41,6 @@ macro_rules! id_type {
             }
         }
 
-        impl From<&str> for $name {
-            fn from(id: &str) -> $name {
-                $name(id.to_owned())
-            }
-        }
-
         impl From<$name> for String {
             fn from(id: $name) -> String {
                 id.0
@@ -55,37 +50,6 @@ macro_rules! id_type {
         impl AsRef<str> for $name {
             fn as_ref(&self) -> &str {
                 &self.0
-            }
-        }
-
-        // Lets maps keyed by the id be looked up with a `&str`.
-        impl Borrow<str> for $name {
-            fn borrow(&self) -> &str {
-                &self.0
-            }
-        }
-
-        impl PartialEq<str> for $name {
-            fn eq(&self, other: &str) -> bool {
-                self.0 == other
-            }
-        }
-
-        impl PartialEq<String> for $name {
-            fn eq(&self, other: &String) -> bool {
-                &self.0 == other
-            }
-        }
-
-        impl PartialEq<$name> for String {
-            fn eq(&self, other: &$name) -> bool {
-                self == &other.0
-            }
-        }
-
-        impl PartialEq<&str> for $name {
-            fn eq(&self, other: &&str) -> bool {
-                self.0 == *other
             }
         }
     };
@@ -118,6 +82,10 @@ id_type!(
 id_type!(
     /// A shop item, or an owned board.
     ItemId
+);
+id_type!(
+    /// An operator: whom an admin token speaks for (its `sub`), named in what they did.
+    OperatorName
 );
 
 impl GameId {

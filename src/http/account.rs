@@ -10,12 +10,12 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use utoipa::ToSchema;
 
-use super::auth::{Player, Role};
+use super::auth::{Player, Subject};
 use super::error::{ApiError, ErrorBody};
 use super::input::Body;
 pub use super::passwords::Passwords;
 use super::AppState;
-use crate::common::{ErrorCode, User, UserId, UserName};
+use crate::common::{ErrorCode, User, UserName};
 use crate::store::{self, DeviceRow, Revocation, Rotation, StoreError, UserRow};
 
 /// A new refresh credential and its hash (hex).
@@ -82,9 +82,8 @@ fn grant_on(
     credential: String,
 ) -> Result<Grant, ApiError> {
     let token = state.auth.issue_for(
-        user.id.as_str(),
+        &Subject::Player(user.id.clone()),
         &user.name,
-        Role::Player,
         None,
         Some(&device.id),
     )?;
@@ -180,7 +179,7 @@ pub async fn sign_out(
 ) -> Result<HttpResponse, ApiError> {
     if let Some(device) = claims.sid {
         let (store, now) = (state.store.clone(), state.auth.now_ms());
-        let user = UserId::from(claims.sub);
+        let user = claims.id;
         store::blocking(move || store.revoke_device(&user, &device, Revocation::SignedOut, now))
             .await?;
     }
@@ -228,7 +227,7 @@ pub async fn devices(
     state: web::Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
     let (store, now) = (state.store.clone(), state.auth.now_ms());
-    let user = UserId::from(claims.sub);
+    let user = claims.id;
     let rows = store::blocking(move || store.devices(&user, now)).await?;
     let devices = rows
         .into_iter()
@@ -265,7 +264,7 @@ pub async fn remove_device(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let (store, now) = (state.store.clone(), state.auth.now_ms());
-    let (user, device) = (UserId::from(claims.sub), path.into_inner());
+    let (user, device) = (claims.id, path.into_inner());
     let done =
         store::blocking(move || store.revoke_device(&user, &device, Revocation::Removed, now))
             .await?;
@@ -327,12 +326,12 @@ pub async fn set_password(
             format!("{MIN_PASSWORD_CHARS} characters or more, up to {MAX_PASSWORD_BYTES} bytes"),
         ));
     }
-    let (store, id) = (state.store.clone(), UserId::from(claims.sub.clone()));
+    let (store, id) = (state.store.clone(), claims.id.clone());
     let current = store::blocking(move || store.password_of(&id)).await?;
     if let Some(phc) = current {
         let given = body.current.unwrap_or_default();
         let user = UserRow {
-            id: UserId::from(claims.sub.clone()),
+            id: claims.id.clone(),
             name: claims.name.clone(),
             house: false,
             created_at: store::now(),
@@ -348,11 +347,7 @@ pub async fn set_password(
         }
     }
     let phc = state.passwords.hash(body.password).await?;
-    let (store, id, now) = (
-        state.store.clone(),
-        UserId::from(claims.sub),
-        state.auth.now_ms(),
-    );
+    let (store, id, now) = (state.store.clone(), claims.id, state.auth.now_ms());
     store::blocking(move || store.set_password(&id, &phc, now)).await?;
     Ok(HttpResponse::NoContent().finish())
 }

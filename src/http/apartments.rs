@@ -8,7 +8,7 @@ use utoipa::ToSchema;
 use super::auth::Player;
 use super::error::{ApiError, ErrorBody};
 use super::AppState;
-use crate::common::{RoomId, RoomKind};
+use crate::common::{RoomId, RoomKind, TableId};
 use crate::world::{HotelError, User};
 
 #[derive(Serialize, ToSchema)]
@@ -29,7 +29,8 @@ pub struct Thing {
     pub wood: Option<String>,
     pub finish: Option<String>,
     /// The table a placed board stands as.
-    pub table: Option<String>,
+    #[schema(value_type = Option<String>)]
+    pub table: Option<TableId>,
 }
 
 /// What the owner of an apartment has in it. Boards bought and not placed stay out of sight.
@@ -51,19 +52,19 @@ pub struct Thing {
 pub async fn furnishings(
     _: Player,
     state: web::Data<AppState>,
-    room: web::Path<String>,
+    room: web::Path<RoomId>,
 ) -> Result<HttpResponse, ApiError> {
     let store = state.store.clone();
-    let id = RoomId::from(room.as_str());
+    let id = room.into_inner();
     let view = web::block(move || -> Result<Furnishings, ApiError> {
-        let missing = || HotelError::NoSuchRoom(id.to_string());
+        let missing = || HotelError::NoSuchRoom(id.clone());
         let (row, _) = store.room(&id)?.ok_or_else(missing)?;
         let owner = match (row.kind, row.owner_id) {
             (RoomKind::Apartment, Some(owner)) => store.user(&owner)?.ok_or_else(missing)?,
             _ => return Err(missing().into()),
         };
         let mut things: Vec<Thing> = store
-            .inventory(owner.id.as_str())?
+            .inventory(&owner.id)?
             .into_iter()
             .filter(|(owned, item)| !item.is_board() || owned.table_id.is_some())
             .map(|(owned, item)| Thing {

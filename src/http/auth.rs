@@ -8,7 +8,7 @@ use jsonwebtoken::{decode, encode, Algorithm, DecodingKey, EncodingKey, Header, 
 use serde::{Deserialize, Serialize};
 
 use super::error::ApiError;
-use crate::common::{ErrorCode, ServerClock, UserId};
+use crate::common::{ErrorCode, OperatorName, ServerClock, UserId};
 use crate::config::AuthSettings;
 
 /// What a token may do.
@@ -19,22 +19,97 @@ pub enum Role {
     Admin,
 }
 
-/// The claims of every token.
+/// Whom a token speaks for: its `role` and `sub` read together.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Subject {
+    /// A player token's user.
+    Player(UserId),
+    /// An admin token's operator.
+    Operator(OperatorName),
+}
+
+impl Subject {
+    pub fn role(&self) -> Role {
+        match self {
+            Subject::Player(_) => Role::Player,
+            Subject::Operator(_) => Role::Admin,
+        }
+    }
+
+    /// The `sub` claim.
+    fn sub(&self) -> &str {
+        match self {
+            Subject::Player(id) => id.as_str(),
+            Subject::Operator(name) => name.as_str(),
+        }
+    }
+}
+
+/// The claims of every token (`sub` and `role` read as the [`Subject`]).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "WireClaims", into = "WireClaims")]
 pub struct Claims {
-    /// The user id (players) or the operator's name (admins).
-    pub sub: String,
+    pub subject: Subject,
     /// The display name, for players.
-    #[serde(default)]
     pub name: String,
-    pub role: Role,
     pub iss: String,
     pub iat: i64,
     pub exp: i64,
     /// The device (refresh family) the token was issued to, when it was issued through one:
     /// signing out revokes this one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sid: Option<String>,
+}
+
+impl Claims {
+    pub fn role(&self) -> Role {
+        self.subject.role()
+    }
+}
+
+/// The claims as a token carries them, field for field: tokens already issued still verify.
+#[derive(Serialize, Deserialize)]
+struct WireClaims {
+    /// The user id (players) or the operator's name (admins).
+    sub: String,
+    #[serde(default)]
+    name: String,
+    role: Role,
+    iss: String,
+    iat: i64,
+    exp: i64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    sid: Option<String>,
+}
+
+impl From<WireClaims> for Claims {
+    fn from(wire: WireClaims) -> Claims {
+        let subject = match wire.role {
+            Role::Player => Subject::Player(UserId::new(wire.sub)),
+            Role::Admin => Subject::Operator(OperatorName::new(wire.sub)),
+        };
+        Claims {
+            subject,
+            name: wire.name,
+            iss: wire.iss,
+            iat: wire.iat,
+            exp: wire.exp,
+            sid: wire.sid,
+        }
+    }
+}
+
+impl From<Claims> for WireClaims {
+    fn from(claims: Claims) -> WireClaims {
+        WireClaims {
+            sub: claims.subject.sub().to_owned(),
+            name: claims.name,
+            role: claims.subject.role(),
+            iss: claims.iss,
+            iat: claims.iat,
+            exp: claims.exp,
+            sid: claims.sid,
+        }
+    }
 }
 
 /// Why a token was refused: a fixed message each, never the JWT library's words (those go to
@@ -111,32 +186,30 @@ impl Auth {
         i64::try_from(self.clock.now_ms()).unwrap_or(i64::MAX)
     }
 
-    /// A token for `sub` with `role`, valid for `ttl` (the configured one when `None`).
+    /// A token for `subject` (its role with it), valid for `ttl` (the configured one when
+    /// `None`).
     pub fn issue(
         &self,
-        sub: &str,
+        subject: &Subject,
         name: &str,
-        role: Role,
         ttl: Option<Duration>,
     ) -> Result<String, ApiError> {
-        self.issue_for(sub, name, role, ttl, None)
+        self.issue_for(subject, name, ttl, None)
     }
 
     /// `issue`, for a device.
     pub fn issue_for(
         &self,
-        sub: &str,
+        subject: &Subject,
         name: &str,
-        role: Role,
         ttl: Option<Duration>,
         sid: Option<&str>,
     ) -> Result<String, ApiError> {
         let now = self.now_ms() / 1000;
         let ttl = i64::try_from(ttl.unwrap_or(self.ttl).as_secs()).unwrap_or(i64::MAX / 2);
         let claims = Claims {
-            sub: sub.to_owned(),
+            subject: subject.clone(),
             name: name.to_owned(),
-            role,
             iss: self.issuer.clone(),
             iat: now,
             exp: now.saturating_add(ttl),
@@ -189,23 +262,35 @@ impl Auth {
     }
 }
 
-/// A request made with a player token (401 without a valid token, 403 with another role).
-pub struct Player(pub Claims);
+/// A request made with a player token whose user exists (401 without a valid token, 403 with
+/// another role).
+pub struct Player(pub PlayerClaims);
 
-/// A request made with an admin token (401 without a valid token, 403 with another role).
-pub struct Admin(pub Claims);
+/// What a player token says, its user found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlayerClaims {
+    pub id: UserId,
+    /// The name as stored (a token's name may be older than the user's).
+    pub name: String,
+    /// The device the token was issued to, if any.
+    pub sid: Option<String>,
+}
+
+/// A request made with an admin token (401 without a valid token, 403 with another role):
+/// the operator it speaks for.
+pub struct Admin(pub OperatorName);
 
 fn claims_with(req: &HttpRequest, role: Role) -> Result<Claims, ApiError> {
     let state = state_of(req)?;
     let claims = state.auth.from_request(req)?;
     // A banned guest's tokens stop working at once.
-    if let Some(reason) = (claims.role == Role::Player)
-        .then(|| state.banlist.reason(&claims.sub))
-        .flatten()
-    {
+    if let Some(reason) = match &claims.subject {
+        Subject::Player(id) => state.banlist.reason(id),
+        Subject::Operator(_) => None,
+    } {
         return Err(ApiError::Banned(reason));
     }
-    if claims.role != role {
+    if claims.role() != role {
         return Err(ApiError::Forbidden(match role {
             Role::Admin => "this needs an admin token".into(),
             Role::Player => "this needs a player token".into(),
@@ -222,11 +307,18 @@ fn state_of(req: &HttpRequest) -> Result<&actix_web::web::Data<super::AppState>,
 /// The claims of a player token whose user exists, with the name as stored (a token's name
 /// may be older than the user's, and a token for a user who is not there lets no one in).
 /// One lookup by primary key.
-pub async fn player(req: &HttpRequest) -> Result<Claims, ApiError> {
-    let mut claims = claims_with(req, Role::Player)?;
-    let id = UserId::from(claims.sub.clone());
-    claims.name = stored_player(state_of(req)?, &id).await?;
-    Ok(claims)
+pub async fn player(req: &HttpRequest) -> Result<PlayerClaims, ApiError> {
+    let claims = claims_with(req, Role::Player)?;
+    // The role was checked: a player token's subject is a user.
+    let Subject::Player(id) = claims.subject else {
+        return Err(Refused::NotValid.into());
+    };
+    let name = stored_player(state_of(req)?, &id).await?;
+    Ok(PlayerClaims {
+        id,
+        name,
+        sid: claims.sid,
+    })
 }
 
 /// The stored name of player `id`; 401 when there is no such player (or it is Baba Ayo).
@@ -253,6 +345,11 @@ impl actix_web::FromRequest for Admin {
     type Future = std::future::Ready<Result<Admin, ApiError>>;
 
     fn from_request(req: &HttpRequest, _: &mut actix_web::dev::Payload) -> Self::Future {
-        std::future::ready(claims_with(req, Role::Admin).map(Admin))
+        std::future::ready(
+            claims_with(req, Role::Admin).and_then(|claims| match claims.subject {
+                Subject::Operator(name) => Ok(Admin(name)),
+                Subject::Player(_) => Err(Refused::NotValid.into()),
+            }),
+        )
     }
 }

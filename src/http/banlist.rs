@@ -21,7 +21,7 @@ impl Banlist {
     pub fn new(bans: Vec<Ban>, clock: ServerClock) -> Banlist {
         let bans = bans
             .into_iter()
-            .map(|b| (UserId::from(b.user_id), (b.reason, b.until)))
+            .map(|b| (b.user_id, (b.reason, b.until)))
             .collect();
         Banlist {
             bans: RwLock::new(bans),
@@ -38,7 +38,7 @@ impl Banlist {
     }
 
     /// The reason `user` is banned, if they are.
-    pub fn reason(&self, user: &str) -> Option<String> {
+    pub fn reason(&self, user: &UserId) -> Option<String> {
         let bans = self.bans.read().unwrap_or_else(|e| e.into_inner());
         let (reason, until) = bans.get(user)?;
         until
@@ -47,7 +47,7 @@ impl Banlist {
     }
 
     pub fn add(&self, ban: &Ban) {
-        self.set(&UserId::from(ban.user_id.clone()), &ban.reason, ban.until);
+        self.set(&ban.user_id, &ban.reason, ban.until);
     }
 
     /// `user` is banned for `reason` until `until` (never when `None`).

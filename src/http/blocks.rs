@@ -13,7 +13,8 @@ use crate::store::BlockError;
 
 #[derive(Serialize, ToSchema)]
 pub struct BlockedUser {
-    pub id: String,
+    #[schema(value_type = String)]
+    pub id: UserId,
     pub name: String,
 }
 
@@ -48,14 +49,11 @@ pub async fn blocks(
     Player(claims): Player,
     state: web::Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
-    let (store, me) = (state.store.clone(), UserId::from(claims.sub));
+    let (store, me) = (state.store.clone(), claims.id);
     let rows = web::block(move || store.blocks_of(&me)).await??;
     let blocks = rows
         .into_iter()
-        .map(|(id, name)| BlockedUser {
-            id: id.to_string(),
-            name,
-        })
+        .map(|(id, name)| BlockedUser { id, name })
         .collect();
     Ok(HttpResponse::Ok().json(Blocks { blocks }))
 }
@@ -82,9 +80,9 @@ pub async fn blocks(
 pub async fn block(
     Player(claims): Player,
     state: web::Data<AppState>,
-    path: web::Path<String>,
+    path: web::Path<UserId>,
 ) -> Result<HttpResponse, ApiError> {
-    let (me, other) = (UserId::from(claims.sub), UserId::from(path.into_inner()));
+    let (me, other) = (claims.id, path.into_inner());
     state.world.block(&me, &other).await?;
     Ok(HttpResponse::NoContent().finish())
 }
@@ -107,9 +105,9 @@ pub async fn block(
 pub async fn unblock(
     Player(claims): Player,
     state: web::Data<AppState>,
-    path: web::Path<String>,
+    path: web::Path<UserId>,
 ) -> Result<HttpResponse, ApiError> {
-    let (me, other) = (UserId::from(claims.sub), UserId::from(path.into_inner()));
+    let (me, other) = (claims.id, path.into_inner());
     if state.world.unblock(&me, &other).await? {
         Ok(HttpResponse::NoContent().finish())
     } else {

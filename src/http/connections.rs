@@ -194,23 +194,23 @@ mod tests {
     fn an_address_has_a_cap_and_a_closed_connection_frees_its_place() {
         let connections = Connections::new(2);
         let ip: IpAddr = "10.0.0.1".parse().unwrap();
-        let a = connections.admit(&UserId::from("a".to_owned()), Some(ip), 1);
-        let b = connections.admit(&UserId::from("b".to_owned()), Some(ip), 2);
+        let a = connections.admit(&UserId::new("a".to_owned()), Some(ip), 1);
+        let b = connections.admit(&UserId::new("b".to_owned()), Some(ip), 2);
         assert!(a.is_ok() && b.is_ok());
         assert!(connections
-            .admit(&UserId::from("c".to_owned()), Some(ip), 3)
+            .admit(&UserId::new("c".to_owned()), Some(ip), 3)
             .is_err());
         drop(a);
         assert_eq!(connections.from_address(ip), 1);
         assert!(connections
-            .admit(&UserId::from("c".to_owned()), Some(ip), 3)
+            .admit(&UserId::new("c".to_owned()), Some(ip), 3)
             .is_ok());
     }
 
     #[test]
     fn a_new_connection_tells_the_others_of_its_user_to_close() {
         let connections = Connections::new(10);
-        let user = UserId::from("a".to_owned());
+        let user = UserId::new("a".to_owned());
         let mut first = connections.admit(&user, None, 1).unwrap();
         let second = connections.admit(&user, None, 2).unwrap();
         assert_eq!(second.take_over(), 1);
@@ -222,7 +222,7 @@ mod tests {
     #[test]
     fn a_frame_reaches_every_connection_of_its_user_only() {
         let connections = Connections::new(10);
-        let (ade, bisi) = (UserId::from("a".to_owned()), UserId::from("b".to_owned()));
+        let (ade, bisi) = (UserId::new("a".to_owned()), UserId::new("b".to_owned()));
         let mut a = connections.admit(&ade, None, 1).unwrap();
         let mut b = connections.admit(&bisi, None, 2).unwrap();
         let frame = Frame::from_static("{}");

@@ -36,7 +36,8 @@ pub struct MatchBody {
     #[schema(value_type = Option<Object>)]
     winner: Option<User>,
     /// `games`, `resigned`, `agreed_draw`, `no_start`, `abandoned` or `called_off`.
-    end_reason: Option<String>,
+    #[schema(value_type = Option<String>)]
+    end_reason: Option<crate::store::MatchEnd>,
     /// The first and second player's points: a win 1, a draw 0.5.
     points: [f32; 2],
     #[schema(value_type = String, format = DateTime)]
@@ -103,8 +104,8 @@ pub struct Page {
     before: Option<String>,
 }
 
-async fn known_user(state: &AppState, id: &str) -> Result<UserRow, ApiError> {
-    let (store, id) = (state.store.clone(), UserId::from(id));
+async fn known_user(state: &AppState, id: &UserId) -> Result<UserRow, ApiError> {
+    let (store, id) = (state.store.clone(), id.clone());
     let found = web::block(move || store.user(&id)).await??;
     found.ok_or_else(|| ApiError::NotFound("no such user".into()))
 }
@@ -128,7 +129,7 @@ async fn known_user(state: &AppState, id: &str) -> Result<UserRow, ApiError> {
 #[get("/users/{id}/matches")]
 pub async fn matches_of(
     state: web::Data<AppState>,
-    path: web::Path<String>,
+    path: web::Path<UserId>,
     query: web::Query<Page>,
 ) -> Result<HttpResponse, ApiError> {
     let limit = super::input::limit(query.limit.as_deref(), 20)? as i64;
@@ -165,9 +166,9 @@ pub async fn matches_of(
 #[get("/matches/{id}")]
 pub async fn one_match(
     state: web::Data<AppState>,
-    path: web::Path<String>,
+    path: web::Path<MatchId>,
 ) -> Result<HttpResponse, ApiError> {
-    let (store, id) = (state.store.clone(), MatchId::from(path.into_inner()));
+    let (store, id) = (state.store.clone(), path.into_inner());
     let record = web::block(move || store.match_record(&id)).await??;
     let record = record.ok_or_else(|| ApiError::NotFound("no such match".into()))?;
     Ok(HttpResponse::Ok().json(MatchBody::from(record)))
@@ -199,7 +200,7 @@ struct HeadToHead {
 #[get("/users/{id}/head-to-head/{other}")]
 pub async fn head_to_head(
     state: web::Data<AppState>,
-    path: web::Path<(String, String)>,
+    path: web::Path<(UserId, UserId)>,
 ) -> Result<HttpResponse, ApiError> {
     let (a, b) = path.into_inner();
     let (a, b) = (known_user(&state, &a).await?, known_user(&state, &b).await?);

@@ -9,7 +9,7 @@ use super::auth::Player;
 use super::error::{ApiError, ErrorBody};
 use super::input::{Body, RulesSpec};
 use super::AppState;
-use crate::common::{RoomId, TableId, UserId};
+use crate::common::{ItemId, RoomId, TableId, UserId};
 use crate::store::{self, Actor, RoomRow, ShopItem};
 use crate::world::apartment::{self, Apartment};
 use crate::world::{Door, HotelError, TableChange, User};
@@ -43,7 +43,8 @@ pub async fn shop_items(_: Player, state: web::Data<AppState>) -> Result<HttpRes
 #[serde(deny_unknown_fields)]
 pub struct PurchaseRequest {
     /// The id of the shop item to buy.
-    pub item: String,
+    #[schema(value_type = String)]
+    pub item: ItemId,
 }
 
 /// A purchase as answered (the same again for a retry with the same `Idempotency-Key`).
@@ -111,7 +112,7 @@ pub async fn purchase(
     };
     let store = state.store.clone();
     let bought =
-        web::block(move || store.purchase(&claims.sub, &body.item, key.as_deref())).await??;
+        web::block(move || store.purchase(&claims.id, &body.item, key.as_deref())).await??;
     let replayed = bought.replayed;
     let answer = PurchaseBody {
         balance: bought.purchase.balance,
@@ -147,7 +148,8 @@ pub struct OwnedView {
     pub id: String,
     pub item: ShopItem,
     /// The table of the apartment this board stands as, when placed.
-    pub table: Option<String>,
+    #[schema(value_type = Option<String>)]
+    pub table: Option<TableId>,
     pub acquired_at: String,
 }
 
@@ -191,10 +193,10 @@ pub async fn me(
     let store = state.store.clone();
     let max_boards = state.max_boards;
     let me = web::block(move || -> Result<MeBody, ApiError> {
-        let user = apartment::known_user(&store, &UserId::from(claims.sub))?;
-        let coins = store.coins(user.id.as_str())?.unwrap_or(0);
+        let user = apartment::known_user(&store, &claims.id)?;
+        let coins = store.coins(&user.id)?.unwrap_or(0);
         let inventory = store
-            .inventory(user.id.as_str())?
+            .inventory(&user.id)?
             .into_iter()
             .map(|(owned, item)| OwnedView {
                 id: owned.id,
@@ -251,7 +253,7 @@ pub async fn set_door(
     state: web::Data<AppState>,
     Body(body): Body<DoorRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let room = my_apartment(&state, &claims.sub).await?;
+    let room = my_apartment(&state, &claims.id).await?;
     let (store, row) = (state.store.clone(), room.clone());
     web::block(move || apartment::set_door(&store, &row, body.door)).await??;
     door_changed(&state, &room).await
@@ -261,7 +263,8 @@ pub async fn set_door(
 #[serde(deny_unknown_fields)]
 pub struct GuestRequest {
     /// The user id of the guest.
-    pub user: String,
+    #[schema(value_type = String)]
+    pub user: UserId,
 }
 
 /// Puts a user on the apartment's guest list: they may come in while the door is `invited`.
@@ -285,10 +288,9 @@ pub async fn add_guest(
     state: web::Data<AppState>,
     Body(body): Body<GuestRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let room = my_apartment(&state, &claims.sub).await?;
+    let room = my_apartment(&state, &claims.id).await?;
     let (store, row) = (state.store.clone(), room.clone());
-    web::block(move || apartment::invite(&store, &row, &claims.sub.into(), &body.user.into()))
-        .await??;
+    web::block(move || apartment::invite(&store, &row, &claims.id, &body.user)).await??;
     door_changed(&state, &room).await
 }
 
@@ -311,11 +313,11 @@ pub async fn add_guest(
 pub async fn remove_guest(
     Player(claims): Player,
     state: web::Data<AppState>,
-    path: web::Path<String>,
+    path: web::Path<UserId>,
 ) -> Result<HttpResponse, ApiError> {
-    let room = my_apartment(&state, &claims.sub).await?;
+    let room = my_apartment(&state, &claims.id).await?;
     let (store, row) = (state.store.clone(), room.clone());
-    let guest = UserId::from(path.into_inner());
+    let guest = path.into_inner();
     web::block(move || apartment::uninvite(&store, &row, &guest)).await??;
     door_changed(&state, &room).await
 }
@@ -365,15 +367,15 @@ pub async fn place_board(
         Some(spec) => spec.resolve("rules")?,
         None => state.default_rules,
     };
-    let room = my_apartment(&state, &claims.sub).await?;
+    let room = my_apartment(&state, &claims.id).await?;
     let (store, board) = (state.store.clone(), body.board.clone());
-    let user = UserId::from(claims.sub.as_str());
+    let user = claims.id.clone();
     web::block(move || apartment::may_place(&store, &user, &board)).await??;
     let change = TableChange::Add {
         rules,
         board: Some(body.board),
     };
-    let table = change_tables(&state, room.id.as_str(), Actor::Owner(claims.sub), change)
+    let table = change_tables(&state, &room.id, Actor::Owner(claims.id), change)
         .await?
         .ok_or(HotelError::Gone)?;
     Ok(HttpResponse::Created().json(TableBody { table }))
@@ -399,20 +401,20 @@ pub async fn place_board(
 pub async fn take_up_board(
     Player(claims): Player,
     state: web::Data<AppState>,
-    path: web::Path<String>,
+    path: web::Path<TableId>,
 ) -> Result<HttpResponse, ApiError> {
-    let room = my_apartment(&state, &claims.sub).await?;
+    let room = my_apartment(&state, &claims.id).await?;
     let change = TableChange::Remove {
         table: path.into_inner(),
     };
-    change_tables(&state, room.id.as_str(), Actor::Owner(claims.sub), change).await?;
+    change_tables(&state, &room.id, Actor::Owner(claims.id), change).await?;
     Ok(HttpResponse::NoContent().finish())
 }
 
 /// Asks a room (opening it if need be) to change its tables.
 pub(super) async fn change_tables(
     state: &AppState,
-    room: &str,
+    room: &RoomId,
     actor: Actor,
     change: TableChange,
 ) -> Result<Option<serde_json::Value>, ApiError> {
@@ -420,13 +422,13 @@ pub(super) async fn change_tables(
         .world
         .open(room)
         .await?
-        .ok_or_else(|| HotelError::NoSuchRoom(room.to_owned()))?;
+        .ok_or_else(|| HotelError::NoSuchRoom(room.clone()))?;
     Ok(handle.change_tables(actor, change).await?)
 }
 
 /// The player's apartment, made on first need.
-pub(super) async fn my_apartment(state: &AppState, user_id: &str) -> Result<RoomRow, ApiError> {
-    let (store, id) = (state.store.clone(), UserId::from(user_id));
+pub(super) async fn my_apartment(state: &AppState, user_id: &UserId) -> Result<RoomRow, ApiError> {
+    let (store, id) = (state.store.clone(), user_id.clone());
     Ok(web::block(move || apartment::apartment_of(&store, &id)).await??)
 }
 
@@ -442,7 +444,7 @@ pub(super) async fn apartment_told(
 ) -> Result<ApartmentView, ApiError> {
     let (store, row, max) = (state.store.clone(), room.clone(), state.max_boards);
     let view = web::block(move || apartment::apartment(&store, &row)).await??;
-    state.world.door_changed(room.id.as_str()).await;
+    state.world.door_changed(&room.id).await;
     Ok(apartment_view(view, max))
 }
 

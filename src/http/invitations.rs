@@ -12,7 +12,7 @@ use super::error::{ApiError, ErrorBody};
 use super::home::{apartment_told, my_apartment, ApartmentView, GuestRequest};
 use super::input::Body;
 use super::AppState;
-use crate::common::{ErrorCode, User, UserId};
+use crate::common::{ErrorCode, User};
 use crate::world::apartment;
 use crate::world::protocol::ServerMessage;
 
@@ -61,16 +61,12 @@ pub async fn invite_home(
     Body(body): Body<GuestRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let owner = User {
-        id: UserId::from(claims.sub),
+        id: claims.id,
         name: claims.name,
         house: false,
     };
-    let room = my_apartment(&state, owner.id.as_str()).await?;
-    let (store, owner_id, guest_id) = (
-        state.store.clone(),
-        owner.id.clone(),
-        UserId::from(body.user),
-    );
+    let room = my_apartment(&state, &owner.id).await?;
+    let (store, owner_id, guest_id) = (state.store.clone(), owner.id.clone(), body.user);
     let guest = web::block(move || apartment::may_invite(&store, &owner_id, &guest_id)).await??;
     // Only invitations that could go count against the owner's pace.
     if let Err(wait) = state

@@ -324,7 +324,7 @@ pub async fn ws_ticket(
     Player(claims): Player,
     state: web::Data<AppState>,
 ) -> Result<HttpResponse, ApiError> {
-    let user = UserId::from(claims.sub);
+    let user = claims.id;
     let ticket = state
         .tickets
         .issue(&user, claims.sid.as_deref(), state.clock.now_ms())
@@ -347,7 +347,7 @@ pub async fn ws_user(req: &HttpRequest, state: &AppState) -> Result<User, ApiErr
     let Some(ticket) = ticket else {
         let claims = super::auth::player(req).await?;
         return Ok(User {
-            id: UserId::from(claims.sub),
+            id: claims.id,
             name: claims.name,
             house: false,
         });
@@ -360,7 +360,7 @@ pub async fn ws_user(req: &HttpRequest, state: &AppState) -> Result<User, ApiErr
             TicketRefused::Unavailable => ApiError::Unavailable(e.to_string()),
             e => ApiError::Unauthorized(e.to_string()),
         })?;
-    if let Some(reason) = state.banlist.reason(id.as_str()) {
+    if let Some(reason) = state.banlist.reason(&id) {
         return Err(ApiError::Banned(reason));
     }
     let name = super::auth::stored_player(state, &id).await?;
@@ -389,7 +389,7 @@ mod tests {
     #[tokio::test]
     async fn a_ticket_is_spent_once_and_only_before_it_expires() {
         let tickets = WsTickets::new(Duration::from_secs(30));
-        let ade = UserId::from("ade".to_owned());
+        let ade = UserId::new("ade".to_owned());
         let t = tickets.issue(&ade, Some("phone"), 0).await.unwrap();
         assert_eq!(
             tickets.spend(&t, 29_999).await,
@@ -411,7 +411,7 @@ mod tests {
     #[tokio::test]
     async fn a_user_holds_a_few_the_oldest_evicted_and_expired_ones_swept() {
         let tickets = WsTickets::new(Duration::from_secs(30));
-        let ade = UserId::from("ade".to_owned());
+        let ade = UserId::new("ade".to_owned());
         let first = tickets.issue(&ade, None, 0).await.unwrap();
         let mut rest = Vec::new();
         for _ in 0..PER_USER {
@@ -422,7 +422,7 @@ mod tests {
         assert!(tickets.spend(&rest[0], 1).await.is_ok());
         // Everyone's expired tickets go once many are held.
         for n in 0..SWEEP_AT {
-            let user = UserId::from(format!("u{n}"));
+            let user = UserId::new(format!("u{n}"));
             tickets.issue(&user, None, 0).await.unwrap();
         }
         tickets.issue(&ade, None, 60_000).await.unwrap();

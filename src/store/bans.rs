@@ -8,19 +8,19 @@ use serde_json::json;
 
 use super::schema::{bans, users};
 use super::{now, Store, StoreError};
-use crate::common::UserId;
+use crate::common::{OperatorName, UserId};
 
 /// A guest's ban.
 #[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable, Serialize)]
 #[diesel(table_name = bans)]
 pub struct Ban {
-    pub user_id: String,
+    pub user_id: UserId,
     pub reason: String,
     /// When it ends by itself; `None` until lifted.
     #[serde(serialize_with = "super::utc_opt")]
     pub until: Option<NaiveDateTime>,
     /// The operator.
-    pub banned_by: String,
+    pub banned_by: OperatorName,
     #[serde(serialize_with = "super::utc")]
     pub created_at: NaiveDateTime,
 }
@@ -52,14 +52,14 @@ impl Store {
                 conn,
                 &ban.banned_by,
                 "user.ban",
-                &ban.user_id,
+                ban.user_id.as_str(),
                 &json!({"reason": ban.reason, "until": until}),
             )
         })
     }
 
     /// Lifts `user`'s ban, audited as `user.unban`; false when there was none.
-    pub fn lift_ban(&self, actor: &str, user: &UserId) -> Result<bool, StoreError> {
+    pub fn lift_ban(&self, actor: &OperatorName, user: &UserId) -> Result<bool, StoreError> {
         self.write(|conn| {
             let lifted = diesel::delete(bans::table.find(user.as_str())).execute(conn)? > 0;
             if lifted {

@@ -16,7 +16,7 @@ use diesel::sqlite::Sqlite;
 
 use super::MultiBackend;
 use crate::ayo::clock::TimeControl;
-use crate::ayo::{Rules, Side, Status};
+use crate::ayo::{EndReason, Rules, Side, Status};
 use crate::common::{Door, RoomKind, Seating};
 
 /// A stored value that does not read as its type.
@@ -277,6 +277,129 @@ impl TextColumn for MatchStatus {
     }
 }
 
+/// How a match ended: stored as its word (`games`, `resigned`, ...), shown as the same.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MatchEnd {
+    /// Its games decided it: someone got past half, or every game was played.
+    Games,
+    /// A player resigned the match (or gave up the seat, or left the room).
+    Resigned,
+    /// Both agreed to draw the match.
+    AgreedDraw,
+    /// Nobody pressed start for the next game: the leader wins, level is a draw.
+    NoStart,
+    /// A player dropped out and did not come back in time.
+    Abandoned,
+    /// An operator closed the room: the leader wins, level is a draw.
+    CalledOff,
+}
+
+impl MatchEnd {
+    pub fn word(self) -> &'static str {
+        match self {
+            MatchEnd::Games => "games",
+            MatchEnd::Resigned => "resigned",
+            MatchEnd::AgreedDraw => "agreed_draw",
+            MatchEnd::NoStart => "no_start",
+            MatchEnd::Abandoned => "abandoned",
+            MatchEnd::CalledOff => "called_off",
+        }
+    }
+}
+
+impl TextColumn for MatchEnd {
+    const WHAT: &'static str = "match end";
+
+    fn to_text(&self) -> Cow<'_, str> {
+        Cow::Borrowed(self.word())
+    }
+
+    fn from_text(s: &str) -> Result<Self, String> {
+        [
+            MatchEnd::Games,
+            MatchEnd::Resigned,
+            MatchEnd::AgreedDraw,
+            MatchEnd::NoStart,
+            MatchEnd::Abandoned,
+            MatchEnd::CalledOff,
+        ]
+        .into_iter()
+        .find(|end| end.word() == s)
+        .ok_or_else(|| format!("`{s}` is not how a match ends"))
+    }
+}
+
+/// Why a game ended, as stored: the game's own reason (`resigned`, `timeout`, ...), or
+/// `not_started` for a game lost by not pressing start, which the game itself never saw.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GameEnd {
+    Game(EndReason),
+    NotStarted,
+}
+
+impl GameEnd {
+    pub fn word(self) -> &'static str {
+        match self {
+            GameEnd::Game(reason) => end_reason_word(reason),
+            GameEnd::NotStarted => "not_started",
+        }
+    }
+}
+
+impl From<EndReason> for GameEnd {
+    fn from(reason: EndReason) -> GameEnd {
+        GameEnd::Game(reason)
+    }
+}
+
+/// An end reason's word: serde's, as the protocol shows it.
+fn end_reason_word(reason: EndReason) -> &'static str {
+    match reason {
+        EndReason::Majority => "majority",
+        EndReason::NoLegalMove => "no_legal_move",
+        EndReason::NoCaptureLimit => "no_capture_limit",
+        EndReason::Repetition => "repetition",
+        EndReason::Resigned => "resigned",
+        EndReason::AgreedDraw => "agreed_draw",
+        EndReason::Timeout => "timeout",
+        EndReason::Abandoned => "abandoned",
+    }
+}
+
+/// Shown as its word, as stored.
+impl serde::Serialize for GameEnd {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.word())
+    }
+}
+
+impl TextColumn for GameEnd {
+    const WHAT: &'static str = "game end";
+
+    fn to_text(&self) -> Cow<'_, str> {
+        Cow::Borrowed(self.word())
+    }
+
+    fn from_text(s: &str) -> Result<Self, String> {
+        [
+            EndReason::Majority,
+            EndReason::NoLegalMove,
+            EndReason::NoCaptureLimit,
+            EndReason::Repetition,
+            EndReason::Resigned,
+            EndReason::AgreedDraw,
+            EndReason::Timeout,
+            EndReason::Abandoned,
+        ]
+        .into_iter()
+        .map(GameEnd::Game)
+        .chain([GameEnd::NotStarted])
+        .find(|end| end.word() == s)
+        .ok_or_else(|| format!("`{s}` is not how a game ends"))
+    }
+}
+
 impl TextColumn for super::ItemKind {
     const WHAT: &'static str = "item kind";
 
@@ -346,6 +469,8 @@ text_column!(
     Seating,
     TimeControl,
     MatchStatus,
+    MatchEnd,
+    GameEnd,
     super::ItemKind
 );
 
@@ -360,7 +485,7 @@ macro_rules! id_column {
             }
 
             fn from_text(s: &str) -> Result<Self, String> {
-                Ok(crate::common::$ty::from(s))
+                Ok(crate::common::$ty::new(s))
             }
         }
 
@@ -375,7 +500,8 @@ id_column!(
     GameId,
     MatchId,
     InvitationId,
-    ItemId
+    ItemId,
+    OperatorName
 );
 
 /// Rows read one by one: a row that does not read is logged and left out (`what` names
@@ -404,7 +530,7 @@ mod tests {
 
     use super::super::{new_id, now, DatabaseUrl, RoomRow, Store, StoreError, TableRow};
     use crate::ayo::{Preset, Rules};
-    use crate::common::RoomKind;
+    use crate::common::{RoomId, RoomKind};
 
     fn sqlite() -> (Store, std::path::PathBuf) {
         let path = std::env::temp_dir().join(format!("lounge-column-{}.db", new_id()));
@@ -420,7 +546,7 @@ mod tests {
 
     fn lounge(store: &Store, id: &str, tables: i32) {
         let room = RoomRow {
-            id: id.into(),
+            id: RoomId::new(id),
             name: id.into(),
             kind: RoomKind::Lounge,
             owner_id: None,
@@ -429,7 +555,7 @@ mod tests {
         let tables: Vec<TableRow> = (1..=tables)
             .map(|n| TableRow {
                 id: format!("{id}-{n}").into(),
-                room_id: id.into(),
+                room_id: RoomId::new(id),
                 position: n,
                 rules: Preset::Kontest.rules(),
             })
@@ -456,7 +582,7 @@ mod tests {
         let rules: Rules = serde_json::from_str(&words[1].word).unwrap();
         assert_eq!(rules, Preset::Kontest.rules());
         assert_eq!(
-            store.tables(&"l".into()).unwrap()[0].rules,
+            store.tables(&RoomId::new("l")).unwrap()[0].rules,
             Preset::Kontest.rules()
         );
         let _ = std::fs::remove_file(path);
@@ -471,7 +597,7 @@ mod tests {
             "UPDATE ayo_tables SET rules = '{}' WHERE id = 'l-2'",
         );
         let ids: Vec<String> = store
-            .tables(&"l".into())
+            .tables(&RoomId::new("l"))
             .unwrap()
             .into_iter()
             .map(|t| t.id.into_string())
@@ -487,7 +613,7 @@ mod tests {
         lounge(&store, "b", 1);
         raw(&store, "UPDATE rooms SET kind = 'ballroom' WHERE id = 'a'");
         assert!(matches!(
-            store.room(&"a".into()),
+            store.room(&RoomId::new("a")),
             Err(StoreError::Query(
                 diesel::result::Error::DeserializationError(_)
             ))
@@ -505,16 +631,44 @@ mod tests {
     #[test]
     fn typed_ids_query_text_columns() {
         use super::super::schema::rooms;
-        use crate::common::RoomId;
         let (store, path) = sqlite();
         lounge(&store, "l", 1);
         let id: RoomId = rooms::table
-            .filter(rooms::id.eq(RoomId::from("l")))
+            .filter(rooms::id.eq(RoomId::new("l")))
             .select(rooms::id)
             .first(&mut *store.conn().unwrap())
             .unwrap();
-        assert_eq!(id, RoomId::from("l"));
+        assert_eq!(id, RoomId::new("l"));
         let _ = std::fs::remove_file(path);
+    }
+
+    #[test]
+    fn every_end_reads_back_from_its_word_as_serde_shows_it() {
+        use super::{GameEnd, MatchEnd, TextColumn};
+        use crate::ayo::EndReason;
+        for reason in [
+            EndReason::Majority,
+            EndReason::NoLegalMove,
+            EndReason::NoCaptureLimit,
+            EndReason::Repetition,
+            EndReason::Resigned,
+            EndReason::AgreedDraw,
+            EndReason::Timeout,
+            EndReason::Abandoned,
+        ] {
+            let word = serde_json::to_value(reason).unwrap();
+            assert_eq!(word, GameEnd::Game(reason).word());
+            assert_eq!(
+                GameEnd::read(word.as_str().unwrap()).unwrap(),
+                GameEnd::Game(reason)
+            );
+        }
+        assert_eq!(GameEnd::read("not_started").unwrap(), GameEnd::NotStarted);
+        assert!(GameEnd::read("no_start").is_err());
+        for end in [MatchEnd::Games, MatchEnd::NoStart, MatchEnd::CalledOff] {
+            assert_eq!(serde_json::to_value(end).unwrap(), end.word());
+            assert_eq!(MatchEnd::read(end.word()).unwrap(), end);
+        }
     }
 
     #[test]

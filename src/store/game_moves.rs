@@ -209,6 +209,7 @@ mod tests {
     use super::super::{new_id, GameRow, RoomRow, TableRow, UserRow};
     use super::*;
     use crate::ayo::Preset;
+    use crate::common::{RoomId, TableId};
 
     /// A SQLite store in a fresh folder with one game in play.
     fn store_with_a_game() -> (Store, GameId, std::path::PathBuf) {
@@ -216,14 +217,14 @@ mod tests {
         let path = dir.join("db.sqlite");
         let store = Store::open(&DatabaseUrl::Sqlite(path.clone()), 2).unwrap();
         let room = RoomRow {
-            id: "lounge".into(),
+            id: RoomId::new("lounge"),
             name: "Lounge".into(),
             kind: crate::common::RoomKind::Lounge,
             owner_id: None,
             created_at: now(),
         };
         let table = TableRow {
-            id: "lounge-1".into(),
+            id: TableId::new("lounge-1"),
             room_id: room.id.clone(),
             position: 1,
             rules: Preset::Lagos.rules(),
@@ -307,7 +308,7 @@ mod tests {
             "a retried ply is refused at once, as on the pool"
         );
         assert!(matches!(
-            store.record_move_at_once(&"nope".into(), 1, 1, None),
+            store.record_move_at_once(&GameId::new("nope"), 1, 1, None),
             Some(Err(StoreError::NotFound(_)))
         ));
 

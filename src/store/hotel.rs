@@ -15,13 +15,13 @@ use super::schema::{
 use super::shop::{Owned, ShopItem};
 use super::{now, ordered_id, Db, RoomRow, Store, StoreError, TableRow, UserRow};
 use crate::ayo::{Rules, Status};
-use crate::common::{Door, RoomId, RoomKind, TableId, UserId};
+use crate::common::{Door, OperatorName, RoomId, RoomKind, TableId, UserId};
 
 /// Who changes the hotel: an operator (audited) or an apartment's owner.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Actor {
-    Operator(String),
-    Owner(String),
+    Operator(OperatorName),
+    Owner(UserId),
 }
 
 /// One line of the audit log.
@@ -57,21 +57,21 @@ pub struct StoredRoom {
 
 /// The id of a user's apartment.
 pub fn apartment_id(user_id: &UserId) -> RoomId {
-    RoomId::from(format!("apartment-{user_id}"))
+    RoomId::new(format!("apartment-{user_id}"))
 }
 
 impl Store {
     /// Writes an audit entry in a transaction `conn` is in.
     pub(super) fn audit_in(
         conn: &mut Db,
-        actor: &str,
+        actor: &OperatorName,
         action: &str,
         target: &str,
         details: &Value,
     ) -> Result<(), StoreError> {
         let entry = AuditEntry {
             id: ordered_id(),
-            actor: actor.to_owned(),
+            actor: actor.to_string(),
             action: action.to_owned(),
             target: target.to_owned(),
             details: details.to_string(),
@@ -241,7 +241,7 @@ impl Store {
     /// A new room with its tables, audited.
     pub fn create_room(
         &self,
-        actor: &str,
+        actor: &OperatorName,
         room: &RoomRow,
         tables: &[TableRow],
     ) -> Result<(), StoreError> {
@@ -265,7 +265,12 @@ impl Store {
     }
 
     /// Renames an open room, audited.
-    pub fn rename_room(&self, actor: &str, id: &RoomId, name: &str) -> Result<(), StoreError> {
+    pub fn rename_room(
+        &self,
+        actor: &OperatorName,
+        id: &RoomId,
+        name: &str,
+    ) -> Result<(), StoreError> {
         self.write(|conn| {
             let changed = diesel::update(rooms::table.find(id).filter(rooms::closed_at.is_null()))
                 .set(rooms::name.eq(name))
@@ -284,7 +289,12 @@ impl Store {
     }
 
     /// Marks a room closed, audited; `games` says what happens to games in play.
-    pub fn close_room(&self, actor: &str, id: &RoomId, games: &str) -> Result<(), StoreError> {
+    pub fn close_room(
+        &self,
+        actor: &OperatorName,
+        id: &RoomId,
+        games: &str,
+    ) -> Result<(), StoreError> {
         self.write(|conn| {
             // Closing again (to end the games a first close let finish) keeps the first time.
             diesel::update(rooms::table.find(id).filter(rooms::closed_at.is_null()))
@@ -321,7 +331,7 @@ impl Store {
                 .first(conn)?;
             let position = last.unwrap_or(0).saturating_add(1);
             let table = TableRow {
-                id: TableId::from(format!("{room_id}-{position}")),
+                id: TableId::new(format!("{room_id}-{position}")),
                 room_id: room_id.clone(),
                 position,
                 rules,
@@ -373,7 +383,7 @@ impl Store {
                 return Err(StoreError::NotFound(format!("table `{table_id}`")));
             }
             diesel::update(inventory::table.filter(inventory::table_id.eq(table_id)))
-                .set(inventory::table_id.eq(None::<String>))
+                .set(inventory::table_id.eq(None::<TableId>))
                 .execute(conn)?;
             Store::audit_by(
                 conn,
@@ -490,7 +500,11 @@ impl Store {
     }
 
     /// One thing a user owns, with its item.
-    pub fn owned(&self, user_id: &str, id: &str) -> Result<Option<(Owned, ShopItem)>, StoreError> {
+    pub fn owned(
+        &self,
+        user_id: &UserId,
+        id: &str,
+    ) -> Result<Option<(Owned, ShopItem)>, StoreError> {
         Ok(self
             .inventory(user_id)?
             .into_iter()

@@ -8,7 +8,7 @@ use chrono::NaiveDateTime;
 use diesel::prelude::*;
 use serde::Serialize;
 
-use super::column::{readable, MatchStatus};
+use super::column::{readable, GameEnd, MatchEnd, MatchStatus};
 use super::schema::{ayo_tables, clock_pauses, games, heartbeats, matches, moves, users};
 use super::{now, Db, GameRow, Store, StoreError, UserRow};
 use crate::ayo::clock::TimeControl;
@@ -29,7 +29,7 @@ pub struct MatchRow {
     pub rules: Rules,
     pub status: MatchStatus,
     pub winner_id: Option<UserId>,
-    pub end_reason: Option<String>,
+    pub end_reason: Option<MatchEnd>,
     pub first_halves: i32,
     pub second_halves: i32,
     pub started_at: NaiveDateTime,
@@ -44,7 +44,7 @@ pub struct MatchResult {
     /// `Won` or `Draw`.
     pub status: MatchStatus,
     pub winner_id: Option<UserId>,
-    pub end_reason: String,
+    pub end_reason: MatchEnd,
     pub halves: [u32; 2],
 }
 
@@ -69,7 +69,8 @@ pub struct GameRecord {
     /// `playing`, `south_won`, `north_won` or `draw`.
     #[schema(value_type = String)]
     pub status: Status,
-    pub end_reason: Option<String>,
+    #[schema(value_type = Option<String>)]
+    pub end_reason: Option<GameEnd>,
     pub plies: i64,
     #[schema(value_type = String, format = DateTime)]
     #[serde(serialize_with = "super::utc")]
@@ -324,21 +325,21 @@ impl Store {
 
     fn records(&self, rows: Vec<MatchRow>) -> Result<Vec<MatchRecord>, StoreError> {
         let mut conn = self.conn()?;
-        let ids: Vec<&str> = rows.iter().map(|m| m.id.as_str()).collect();
+        let ids: Vec<&MatchId> = rows.iter().map(|m| &m.id).collect();
         let game_rows: Vec<GameRow> = games::table
-            .filter(games::match_id.eq_any(&ids))
+            .filter(games::match_id.eq_any(ids))
             .order((games::match_id.asc(), games::number.asc()))
             .select(GameRow::as_select())
             .load(&mut *conn)?;
-        let game_ids: Vec<&str> = game_rows.iter().map(|g| g.id.as_str()).collect();
-        let plies: HashMap<String, i64> = moves::table
+        let game_ids: Vec<&GameId> = game_rows.iter().map(|g| &g.id).collect();
+        let plies: HashMap<GameId, i64> = moves::table
             .filter(moves::game_id.eq_any(&game_ids))
             .group_by(moves::game_id)
             .select((moves::game_id, diesel::dsl::count_star()))
-            .load::<(String, i64)>(&mut *conn)?
+            .load::<(GameId, i64)>(&mut *conn)?
             .into_iter()
             .collect();
-        let mut outages: HashMap<String, Vec<Outage>> = HashMap::new();
+        let mut outages: HashMap<GameId, Vec<Outage>> = HashMap::new();
         for (game_id, stopped_ms, resumed_ms) in clock_pauses::table
             .filter(clock_pauses::game_id.eq_any(&game_ids))
             .order(clock_pauses::stopped_ms.asc())
@@ -347,7 +348,7 @@ impl Store {
                 clock_pauses::stopped_ms,
                 clock_pauses::resumed_ms,
             ))
-            .load::<(String, i64, i64)>(&mut *conn)?
+            .load::<(GameId, i64, i64)>(&mut *conn)?
         {
             outages.entry(game_id).or_default().push(Outage {
                 stopped_ms,
@@ -356,25 +357,26 @@ impl Store {
         }
         let mut games_of: HashMap<MatchId, Vec<GameRecord>> = HashMap::new();
         for g in game_rows {
-            games_of
-                .entry(g.match_id.clone().unwrap_or_default())
-                .or_default()
-                .push(GameRecord {
-                    plies: plies.get(g.id.as_str()).copied().unwrap_or(0),
-                    outages: outages.remove(g.id.as_str()).unwrap_or_default(),
-                    id: g.id,
-                    number: g.number,
-                    south_id: g.south_id,
-                    north_id: g.north_id,
-                    status: g.status,
-                    end_reason: g.end_reason,
-                    started_at: g.started_at,
-                    ended_at: g.ended_at,
-                });
+            // Each was read by its match id.
+            let Some(match_id) = g.match_id.clone() else {
+                continue;
+            };
+            games_of.entry(match_id).or_default().push(GameRecord {
+                plies: plies.get(&g.id).copied().unwrap_or(0),
+                outages: outages.remove(&g.id).unwrap_or_default(),
+                id: g.id,
+                number: g.number,
+                south_id: g.south_id,
+                north_id: g.north_id,
+                status: g.status,
+                end_reason: g.end_reason,
+                started_at: g.started_at,
+                ended_at: g.ended_at,
+            });
         }
-        let user_ids: Vec<&str> = rows
+        let user_ids: Vec<&UserId> = rows
             .iter()
-            .flat_map(|m| [m.first_id.as_str(), m.second_id.as_str()])
+            .flat_map(|m| [&m.first_id, &m.second_id])
             .collect();
         let people: HashMap<UserId, UserRow> = users::table
             .filter(users::id.eq_any(&user_ids))

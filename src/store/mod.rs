@@ -26,7 +26,7 @@ mod turns;
 pub use accounts::{DeviceRow, Revocation, Rotation};
 pub use bans::Ban;
 pub use blocks::{BlockError, MAX_BLOCKS};
-pub use column::{status_word, MatchStatus, TextColumn, Unreadable};
+pub use column::{status_word, GameEnd, MatchEnd, MatchStatus, TextColumn, Unreadable};
 pub use connection::DatabaseUrl;
 use connection::Manager;
 pub use hotel::{apartment_id, Actor, AuditEntry, StoredRoom};
@@ -153,7 +153,7 @@ pub struct GameRow {
     pub rules: Rules,
     pub house: bool,
     pub status: Status,
-    pub end_reason: Option<String>,
+    pub end_reason: Option<GameEnd>,
     pub started_at: NaiveDateTime,
     pub ended_at: Option<NaiveDateTime>,
     /// The match it is a game of, and its number there (from 1).
@@ -296,7 +296,7 @@ impl Store {
         &self,
         game_id: &GameId,
         status: Status,
-        end_reason: &str,
+        end_reason: GameEnd,
     ) -> Result<bool, StoreError> {
         finish_game_on(&mut *self.conn()?, game_id, status, end_reason)
     }
@@ -310,13 +310,13 @@ impl Store {
             .select(GameRow::as_select())
             .load_iter::<GameRow, diesel::connection::DefaultLoadingMode>(&mut *conn)?;
         let rows = column::readable(rows, "a game in play")?;
-        let ids: Vec<&str> = rows.iter().map(|g| g.id.as_str()).collect();
-        let all: Vec<(String, i32)> = moves::table
+        let ids: Vec<&GameId> = rows.iter().map(|g| &g.id).collect();
+        let all: Vec<(GameId, i32)> = moves::table
             .filter(moves::game_id.eq_any(&ids))
             .order((moves::game_id.asc(), moves::ply.asc()))
             .select((moves::game_id, moves::pit))
             .load(&mut *conn)?;
-        let mut by_game: std::collections::HashMap<String, Vec<u8>> = Default::default();
+        let mut by_game: std::collections::HashMap<GameId, Vec<u8>> = Default::default();
         for (game_id, pit) in all {
             by_game
                 .entry(game_id)
@@ -326,7 +326,7 @@ impl Store {
         Ok(rows
             .into_iter()
             .map(|game| GameInPlay {
-                moves: by_game.remove(game.id.as_str()).unwrap_or_default(),
+                moves: by_game.remove(&game.id).unwrap_or_default(),
                 game,
             })
             .collect())
@@ -383,7 +383,7 @@ pub(crate) fn finish_game_on(
     conn: &mut Db,
     game_id: &GameId,
     status: Status,
-    end_reason: &str,
+    end_reason: GameEnd,
 ) -> Result<bool, StoreError> {
     let changed = diesel::update(
         games::table

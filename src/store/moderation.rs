@@ -7,7 +7,7 @@ use serde_json::json;
 
 use super::schema::{mutes, room_bars, rooms, users};
 use super::{now, Store, StoreError};
-use crate::common::{RoomId, UserId};
+use crate::common::{OperatorName, RoomId, UserId};
 
 fn ms_column(ms: u64) -> i64 {
     i64::try_from(ms).unwrap_or(i64::MAX)
@@ -27,7 +27,12 @@ impl Store {
     }
 
     /// An operator sets a room's slow mode, audited (`room.slow_mode`).
-    pub fn set_slow_mode(&self, actor: &str, room: &RoomId, secs: u32) -> Result<(), StoreError> {
+    pub fn set_slow_mode(
+        &self,
+        actor: &OperatorName,
+        room: &RoomId,
+        secs: u32,
+    ) -> Result<(), StoreError> {
         self.write(|conn| {
             let changed =
                 diesel::update(rooms::table.find(room).filter(rooms::closed_at.is_null()))
@@ -50,7 +55,7 @@ impl Store {
     /// mute replaces the old.
     pub fn mute(
         &self,
-        actor: &str,
+        actor: &OperatorName,
         user: &UserId,
         until_ms: u64,
         reason: &str,
@@ -76,7 +81,7 @@ impl Store {
     }
 
     /// An operator lifts a guest's mute, audited (`user.unmute`); false when none was on.
-    pub fn unmute(&self, actor: &str, user: &UserId) -> Result<bool, StoreError> {
+    pub fn unmute(&self, actor: &OperatorName, user: &UserId) -> Result<bool, StoreError> {
         self.write(|conn| {
             let gone = diesel::delete(mutes::table.find(user)).execute(conn)?;
             if gone > 0 {
@@ -102,7 +107,7 @@ impl Store {
     /// An operator puts a guest out of a room until `until_ms`, audited (`room.put_out`).
     pub fn put_out(
         &self,
-        actor: &str,
+        actor: &OperatorName,
         room: &RoomId,
         user: &UserId,
         until_ms: u64,
@@ -151,7 +156,7 @@ impl Store {
     /// themselves are not stored.
     pub fn audit_chat_removed(
         &self,
-        actor: &str,
+        actor: &OperatorName,
         room: &RoomId,
         line: u64,
     ) -> Result<(), StoreError> {

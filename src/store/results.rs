@@ -8,18 +8,18 @@ use chrono::{NaiveDate, NaiveDateTime};
 use diesel::prelude::*;
 
 use super::schema::{game_results, games, users};
-use super::{now, Db, Store, StoreError, UserRow};
-use crate::common::GameId;
+use super::{now, Db, GameEnd, Store, StoreError, UserRow};
+use crate::common::{GameId, UserId};
 
 /// A stored result.
 #[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable)]
 #[diesel(table_name = game_results)]
 pub struct GameResult {
-    pub game_id: String,
+    pub game_id: GameId,
     /// The hotel's day it ended, `YYYY-MM-DD`.
     pub day: String,
-    pub winner_id: String,
-    pub loser_id: String,
+    pub winner_id: UserId,
+    pub loser_id: UserId,
     pub seeds: i32,
     pub house_level: Option<String>,
     /// The judge's verdict: whether it counts (for the champions wall).
@@ -35,8 +35,8 @@ pub struct GameResult {
 /// A game won, as the room knows it when it ends.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Win {
-    pub winner_id: String,
-    pub loser_id: String,
+    pub winner_id: UserId,
+    pub loser_id: UserId,
     /// The seeds in the winner's store at the end.
     pub seeds: u8,
     /// Baba Ayo's level when one side was him.
@@ -71,7 +71,7 @@ pub struct Facts<'a> {
 
 impl Facts<'_> {
     /// When `user`'s account was made.
-    pub fn account_created(&mut self, user: &str) -> Result<NaiveDateTime, StoreError> {
+    pub fn account_created(&mut self, user: &UserId) -> Result<NaiveDateTime, StoreError> {
         Ok(users::table
             .find(user)
             .select(users::created_at)
@@ -79,7 +79,11 @@ impl Facts<'_> {
     }
 
     /// Results between people with `user` on either side, but for those judged `except`.
-    pub fn results_between_people(&mut self, user: &str, except: &str) -> Result<i64, StoreError> {
+    pub fn results_between_people(
+        &mut self,
+        user: &UserId,
+        except: &str,
+    ) -> Result<i64, StoreError> {
         Ok(game_results::table
             .filter(
                 game_results::winner_id
@@ -102,8 +106,8 @@ impl Facts<'_> {
     pub fn counted_against(
         &mut self,
         day: &str,
-        winner: &str,
-        loser: &str,
+        winner: &UserId,
+        loser: &UserId,
     ) -> Result<i64, StoreError> {
         if let Db::Postgres(pg) = &mut *self.conn {
             diesel::sql_query("SELECT pg_advisory_xact_lock(hashtext($1))")
@@ -149,7 +153,7 @@ impl Store {
         &self,
         game_id: &GameId,
         status: crate::ayo::Status,
-        end_reason: &str,
+        end_reason: GameEnd,
         win: Option<&Win>,
         day_of: impl Fn(NaiveDateTime) -> NaiveDate,
         judge: &dyn Judge,
@@ -192,7 +196,7 @@ impl Store {
     /// Sets a result's verdict again (a rebuild recomputing the cap).
     pub fn set_counts(
         &self,
-        game_id: &str,
+        game_id: &GameId,
         counts: bool,
         reason: Option<&str>,
     ) -> Result<(), StoreError> {
@@ -250,7 +254,7 @@ pub(super) fn finish_on(
     conn: &mut Db,
     game_id: &GameId,
     status: crate::ayo::Status,
-    end_reason: &str,
+    end_reason: GameEnd,
     win: Option<&Win>,
     day_of: &dyn Fn(NaiveDateTime) -> NaiveDate,
     judge: &dyn Judge,
@@ -284,7 +288,7 @@ pub(super) fn finish_on(
     append_on(
         conn,
         GameResult {
-            game_id: game_id.to_string(),
+            game_id: game_id.clone(),
             day,
             winner_id: win.winner_id.clone(),
             loser_id: win.loser_id.clone(),

@@ -10,7 +10,7 @@ use diesel::connection::SimpleConnection;
 
 use super::results::{finish_on, Finished, Judge, Win};
 use super::{
-    game_moves, matches, Db, GameRow, MatchResult, MatchRow, MoveClock, Store, StoreError,
+    game_moves, matches, Db, GameEnd, GameRow, MatchResult, MatchRow, MoveClock, Store, StoreError,
 };
 use crate::common::{GameId, MatchId, RoomId};
 
@@ -30,7 +30,7 @@ pub trait RoomWriter {
         &mut self,
         game: &GameId,
         status: crate::ayo::Status,
-        end_reason: &str,
+        end_reason: GameEnd,
         win: Option<&Win>,
         day_of: &dyn Fn(NaiveDateTime) -> NaiveDate,
         judge: &dyn Judge,
@@ -61,7 +61,7 @@ impl<W: RoomWriter + ?Sized> RoomWriter for &mut W {
         &mut self,
         game: &GameId,
         status: crate::ayo::Status,
-        end_reason: &str,
+        end_reason: GameEnd,
         win: Option<&Win>,
         day_of: &dyn Fn(NaiveDateTime) -> NaiveDate,
         judge: &dyn Judge,
@@ -97,7 +97,7 @@ impl RoomWriter for &Store {
         &mut self,
         game: &GameId,
         status: crate::ayo::Status,
-        end_reason: &str,
+        end_reason: GameEnd,
         win: Option<&Win>,
         day_of: &dyn Fn(NaiveDateTime) -> NaiveDate,
         judge: &dyn Judge,
@@ -146,7 +146,7 @@ impl RoomWrites<'_> {
         &mut self,
         game: &GameId,
         status: crate::ayo::Status,
-        end_reason: &str,
+        end_reason: GameEnd,
     ) -> Result<bool, StoreError> {
         super::finish_game_on(self.conn, game, status, end_reason)
     }
@@ -182,7 +182,7 @@ impl RoomWriter for RoomWrites<'_> {
         &mut self,
         game: &GameId,
         status: crate::ayo::Status,
-        end_reason: &str,
+        end_reason: GameEnd,
         win: Option<&Win>,
         day_of: &dyn Fn(NaiveDateTime) -> NaiveDate,
         judge: &dyn Judge,

@@ -12,6 +12,7 @@ use thiserror::Error;
 
 use super::schema::{coin_entries, inventory, purchases, shop_items, users};
 use super::{new_id, now, ordered_id, Db, Store, StoreError, UserRow};
+use crate::common::{ItemId, OperatorName, TableId, UserId};
 
 /// A shop item as stored and as the API shows it.
 #[derive(
@@ -19,7 +20,8 @@ use super::{new_id, now, ordered_id, Db, Store, StoreError, UserRow};
 )]
 #[diesel(table_name = shop_items)]
 pub struct ShopItem {
-    pub id: String,
+    #[schema(value_type = String)]
+    pub id: ItemId,
     pub name: String,
     #[schema(value_type = String)]
     pub kind: ItemKind,
@@ -72,8 +74,8 @@ pub struct ItemChange {
 #[diesel(table_name = purchases)]
 pub struct PurchaseRow {
     pub id: String,
-    pub user_id: String,
-    pub item_id: String,
+    pub user_id: UserId,
+    pub item_id: ItemId,
     /// The item's name when sold.
     pub item_name: String,
     pub price: i64,
@@ -85,7 +87,8 @@ pub struct PurchaseRow {
 /// An item as it was sold: what cannot change afterwards, so a retry answers the same.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct SoldItem {
-    pub id: String,
+    #[schema(value_type = String)]
+    pub id: ItemId,
     pub name: String,
     #[schema(value_type = String)]
     pub kind: ItemKind,
@@ -110,11 +113,11 @@ pub struct Purchase {
 #[diesel(table_name = inventory)]
 pub struct Owned {
     pub id: String,
-    pub user_id: String,
-    pub item_id: String,
+    pub user_id: UserId,
+    pub item_id: ItemId,
     pub purchase_id: Option<String>,
     /// Where a board stands, when placed at home.
-    pub table_id: Option<String>,
+    pub table_id: Option<TableId>,
     pub acquired_at: NaiveDateTime,
 }
 
@@ -126,7 +129,7 @@ pub struct Owned {
 pub struct CoinEntry {
     pub id: String,
     #[serde(skip)]
-    pub user_id: String,
+    pub user_id: UserId,
     /// Coins in (positive) or out (negative).
     pub amount: i64,
     /// The balance after this entry.
@@ -184,7 +187,7 @@ impl Store {
         Ok(query.load(&mut *self.conn()?)?)
     }
 
-    pub fn shop_item(&self, id: &str) -> Result<Option<ShopItem>, StoreError> {
+    pub fn shop_item(&self, id: &ItemId) -> Result<Option<ShopItem>, StoreError> {
         Ok(shop_items::table
             .find(id)
             .select(ShopItem::as_select())
@@ -209,7 +212,7 @@ impl Store {
     }
 
     /// A new item, on an operator's word, audited in the same transaction.
-    pub fn create_item(&self, actor: &str, item: &ShopItem) -> Result<(), StoreError> {
+    pub fn create_item(&self, actor: &OperatorName, item: &ShopItem) -> Result<(), StoreError> {
         self.write(|conn| {
             diesel::insert_into(shop_items::table)
                 .values(item)
@@ -218,7 +221,7 @@ impl Store {
                 conn,
                 actor,
                 "shop_item.create",
-                &item.id,
+                item.id.as_str(),
                 &serde_json::to_value(item).unwrap_or_default(),
             )
         })
@@ -227,8 +230,8 @@ impl Store {
     /// Changes an item on an operator's word, audited; the item as it is now.
     pub fn change_item(
         &self,
-        actor: &str,
-        id: &str,
+        actor: &OperatorName,
+        id: &ItemId,
         change: &ItemChange,
     ) -> Result<ShopItem, StoreError> {
         self.write(|conn| {
@@ -246,14 +249,20 @@ impl Store {
             if let Some(on_sale) = change.on_sale {
                 details.insert("on_sale".into(), on_sale.into());
             }
-            Store::audit_in(conn, actor, "shop_item.change", id, &details.into())?;
+            Store::audit_in(
+                conn,
+                actor,
+                "shop_item.change",
+                id.as_str(),
+                &details.into(),
+            )?;
             Ok(item)
         })
     }
 
     fn change_item_in(
         conn: &mut Db,
-        id: &str,
+        id: &ItemId,
         change: &ItemChange,
     ) -> Result<ShopItem, StoreError> {
         let mut item: ShopItem = shop_items::table
@@ -298,7 +307,7 @@ impl Store {
         if grant > 0 {
             Store::move_coins(
                 conn,
-                user.id.as_str(),
+                &user.id,
                 grant,
                 "welcome",
                 "welcome to Lagos Hotel",
@@ -314,7 +323,7 @@ impl Store {
     }
 
     /// A user's balance, or `None` for no such user.
-    pub fn coins(&self, user_id: &str) -> Result<Option<i64>, StoreError> {
+    pub fn coins(&self, user_id: &UserId) -> Result<Option<i64>, StoreError> {
         Ok(users::table
             .find(user_id)
             .select(users::coins)
@@ -323,7 +332,7 @@ impl Store {
     }
 
     /// A user's ledger, newest first, at most `limit` entries.
-    pub fn ledger(&self, user_id: &str, limit: i64) -> Result<Vec<CoinEntry>, StoreError> {
+    pub fn ledger(&self, user_id: &UserId, limit: i64) -> Result<Vec<CoinEntry>, StoreError> {
         Ok(coin_entries::table
             .filter(coin_entries::user_id.eq(user_id))
             .order(coin_entries::id.desc())
@@ -336,12 +345,12 @@ impl Store {
     /// transaction `conn` is in. Refused, changing nothing, when it would go below zero.
     pub(super) fn move_coins(
         conn: &mut Db,
-        user_id: &str,
+        user_id: &UserId,
         amount: i64,
         reason: &str,
         note: &str,
         purchase_id: Option<&str>,
-        actor: Option<&str>,
+        actor: Option<&OperatorName>,
     ) -> Result<CoinEntry, ShopError> {
         let needed = amount.saturating_neg().max(0);
         let balance: Option<i64> =
@@ -357,19 +366,19 @@ impl Store {
                 .first(conn)
                 .optional()?;
             return Err(match balance {
-                None => ShopError::NoSuchUser(user_id.to_owned()),
+                None => ShopError::NoSuchUser(user_id.to_string()),
                 Some(balance) => ShopError::InsufficientCoins { needed, balance },
             });
         };
         let entry = CoinEntry {
             id: ordered_id(),
-            user_id: user_id.to_owned(),
+            user_id: user_id.clone(),
             amount,
             balance,
             reason: reason.to_owned(),
             note: note.to_owned(),
             purchase_id: purchase_id.map(str::to_owned),
-            actor: actor.map(str::to_owned),
+            actor: actor.map(OperatorName::to_string),
             created_at: now(),
         };
         diesel::insert_into(coin_entries::table)
@@ -382,8 +391,8 @@ impl Store {
     /// purchase again (`replayed`) and changes nothing.
     pub fn purchase(
         &self,
-        user_id: &str,
-        item_id: &str,
+        user_id: &UserId,
+        item_id: &ItemId,
         idempotency_key: Option<&str>,
     ) -> Result<Purchase, ShopError> {
         if let Some(key) = idempotency_key {
@@ -397,7 +406,7 @@ impl Store {
                 .select(ShopItem::as_select())
                 .first(conn)
                 .optional()?
-                .ok_or_else(|| ShopError::NoSuchItem(item_id.to_owned()))?;
+                .ok_or_else(|| ShopError::NoSuchItem(item_id.to_string()))?;
             if !item.on_sale {
                 return Err(ShopError::NotOnSale(item.name));
             }
@@ -428,8 +437,8 @@ impl Store {
             }
             let purchase = PurchaseRow {
                 id: purchase_id,
-                user_id: user_id.to_owned(),
-                item_id: item_id.to_owned(),
+                user_id: user_id.clone(),
+                item_id: item_id.clone(),
                 item_name: item.name.clone(),
                 price: item.price,
                 balance: entry.balance,
@@ -441,8 +450,8 @@ impl Store {
                 .execute(conn)?;
             let owned = Owned {
                 id: new_id(),
-                user_id: user_id.to_owned(),
-                item_id: item_id.to_owned(),
+                user_id: user_id.clone(),
+                item_id: item_id.clone(),
                 purchase_id: Some(purchase.id.clone()),
                 table_id: None,
                 acquired_at: purchase.created_at,
@@ -465,7 +474,7 @@ impl Store {
     }
 
     /// The purchase a user made with `key`, if any, as it was answered.
-    fn purchase_by_key(&self, user_id: &str, key: &str) -> Result<Option<Purchase>, StoreError> {
+    fn purchase_by_key(&self, user_id: &UserId, key: &str) -> Result<Option<Purchase>, StoreError> {
         let mut conn = self.conn()?;
         let Some(purchase) = purchases::table
             .filter(purchases::user_id.eq(user_id))
@@ -488,7 +497,7 @@ impl Store {
     }
 
     /// Everything a user owns, oldest first, with the items.
-    pub fn inventory(&self, user_id: &str) -> Result<Vec<(Owned, ShopItem)>, StoreError> {
+    pub fn inventory(&self, user_id: &UserId) -> Result<Vec<(Owned, ShopItem)>, StoreError> {
         Ok(inventory::table
             .inner_join(shop_items::table)
             .filter(inventory::user_id.eq(user_id))
@@ -501,8 +510,8 @@ impl Store {
     /// transaction.
     pub fn adjust_coins(
         &self,
-        actor: &str,
-        user_id: &str,
+        actor: &OperatorName,
+        user_id: &UserId,
         amount: i64,
         note: &str,
     ) -> Result<CoinEntry, ShopError> {
@@ -517,7 +526,7 @@ impl Store {
                 } else {
                     "coins.take"
                 },
-                user_id,
+                user_id.as_str(),
                 &serde_json::json!({"amount": amount, "reason": note, "balance": entry.balance}),
             )?;
             Ok(entry)
@@ -543,8 +552,8 @@ impl Purchase {
     }
 
     /// A stored purchase answering a retry: refused if the key was used for another item.
-    fn matching(self, item_id: &str) -> Result<Purchase, ShopError> {
-        if self.purchase.item_id == item_id {
+    fn matching(self, item_id: &ItemId) -> Result<Purchase, ShopError> {
+        if self.purchase.item_id == *item_id {
             Ok(self)
         } else {
             Err(ShopError::KeyReused(self.item.name))

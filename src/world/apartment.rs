@@ -97,7 +97,7 @@ pub fn uninvite(store: &Store, room: &RoomRow, guest: &UserId) -> Result<(), Hot
 /// Whether `owner` may place `board` at home: an Ayo board they own, not placed yet. (How
 /// many boards an apartment holds the room decides, as it places it.)
 pub fn may_place(store: &Store, owner: &UserId, board: &str) -> Result<(), HotelError> {
-    match store.owned(owner.as_str(), board)? {
+    match store.owned(owner, board)? {
         None => Err(HotelError::NoSuchBoard(board.to_owned())),
         Some((_, item)) if !item.is_board() => Err(HotelError::NotABoard(item.name)),
         Some((owned, _)) if owned.table_id.is_some() => Err(HotelError::BoardPlaced(owned.id)),

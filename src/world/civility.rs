@@ -385,7 +385,7 @@ mod tests {
     }
 
     fn id(s: &str) -> UserId {
-        UserId::from(s)
+        UserId::new(s)
     }
 
     #[test]

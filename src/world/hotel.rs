@@ -27,7 +27,7 @@ impl DoorState {
     }
 
     /// Whether `user_id` may come in to a room owned by `owner`.
-    pub fn admits(&self, owner: Option<&str>, user_id: &str) -> bool {
+    pub fn admits(&self, owner: Option<&UserId>, user_id: &UserId) -> bool {
         match self.door {
             None | Some(Door::Open) => true,
             Some(Door::Invited) => owner == Some(user_id) || self.guests.contains(user_id),
@@ -61,20 +61,20 @@ pub enum TableChange {
     /// A new table; `board` is the owned Ayo board that becomes it, at home.
     Add { rules: Rules, board: Option<String> },
     /// Takes an idle table away (a board goes back to its owner's inventory).
-    Remove { table: String },
+    Remove { table: TableId },
     /// Changes an idle table's rules.
-    Rules { table: String, rules: Rules },
+    Rules { table: TableId, rules: Rules },
 }
 
 /// Why a change to the hotel was refused.
 #[derive(Debug, Error)]
 pub enum HotelError {
     #[error("there is no room `{0}`")]
-    NoSuchRoom(String),
+    NoSuchRoom(RoomId),
     #[error("there is no table `{0}` in this room")]
-    NoSuchTable(String),
+    NoSuchTable(TableId),
     #[error("table `{0}` is in use: wait until no game is in play and nobody sits there")]
-    TableBusy(String),
+    TableBusy(TableId),
     #[error("room `{0}` is closing")]
     RoomClosing(String),
     #[error("an apartment holds {0} boards at most: take one up first")]
@@ -184,14 +184,14 @@ pub fn new_room(
     }
     let tables = (1..=tables)
         .map(|n| TableRow {
-            id: TableId::from(format!("{id}-{n}")),
-            room_id: RoomId::from(id.clone()),
+            id: TableId::new(format!("{id}-{n}")),
+            room_id: RoomId::new(id.clone()),
             position: n as i32,
             rules,
         })
         .collect();
     let room = RoomRow {
-        id: RoomId::from(id),
+        id: RoomId::new(id),
         name,
         kind,
         owner_id: None,

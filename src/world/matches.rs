@@ -81,36 +81,7 @@ pub enum Scope {
     Match,
 }
 
-/// How a match ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum MatchEnd {
-    /// Its games decided it: someone got past half, or every game was played.
-    Games,
-    /// A player resigned the match (or gave up the seat, or left the room).
-    Resigned,
-    /// Both agreed to draw the match.
-    AgreedDraw,
-    /// Nobody pressed start for the next game: the leader wins, level is a draw.
-    NoStart,
-    /// A player dropped out and did not come back in time.
-    Abandoned,
-    /// An operator closed the room: the leader wins, level is a draw.
-    CalledOff,
-}
-
-impl MatchEnd {
-    pub fn word(self) -> &'static str {
-        match self {
-            MatchEnd::Games => "games",
-            MatchEnd::Resigned => "resigned",
-            MatchEnd::AgreedDraw => "agreed_draw",
-            MatchEnd::NoStart => "no_start",
-            MatchEnd::Abandoned => "abandoned",
-            MatchEnd::CalledOff => "called_off",
-        }
-    }
-}
+pub use crate::store::{GameEnd, MatchEnd};
 
 /// A game of the match that is over.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -122,7 +93,7 @@ pub struct PlayedGame {
     pub north: UserId,
     pub result: Status,
     /// The protocol's end reason, or `not_started` for a game lost by not pressing start.
-    pub reason: String,
+    pub reason: GameEnd,
 }
 
 /// Between two games: who pressed start, and until when they may.

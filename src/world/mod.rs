@@ -43,7 +43,7 @@ use protocol::RoomInfo;
 pub struct Registry(Arc<RwLock<BTreeMap<RoomId, RoomHandle>>>);
 
 impl Registry {
-    pub fn get(&self, id: &str) -> Option<RoomHandle> {
+    pub fn get(&self, id: &RoomId) -> Option<RoomHandle> {
         self.read().get(id).cloned()
     }
 
@@ -56,13 +56,13 @@ impl Registry {
     }
 
     /// Takes a room out: nobody reaches it any more.
-    pub fn remove(&self, id: &str) {
+    pub fn remove(&self, id: &RoomId) {
         self.remove_if(id, |_| true);
     }
 
     /// Takes a room out if its handle there is the one `which` picks (a room that failed
     /// takes out itself, not a newer task opened meanwhile).
-    pub fn remove_if(&self, id: &str, which: impl FnOnce(&RoomHandle) -> bool) {
+    pub fn remove_if(&self, id: &RoomId, which: impl FnOnce(&RoomHandle) -> bool) {
         let mut rooms = self
             .0
             .write()
@@ -194,7 +194,7 @@ impl World {
             let matches: Vec<ResumedMatch> = room
                 .tables
                 .iter()
-                .flat_map(|t| matches_at.remove(t.id.as_str()).unwrap_or_default())
+                .flat_map(|t| matches_at.remove(&t.id).unwrap_or_default())
                 .collect();
             world.spawn(room, matches, None);
         }
@@ -279,13 +279,13 @@ impl World {
     /// An open room; one not open (an apartment nobody visited lately, or a room whose task
     /// failed) opens from the store, its matches in play resumed. With several instances it
     /// opens here only under its lease: `Elsewhere` when another instance runs it.
-    pub async fn open(&self, id: &str) -> Result<Option<RoomHandle>, OpenError> {
+    pub async fn open(&self, id: &RoomId) -> Result<Option<RoomHandle>, OpenError> {
         self.open_as(id, true).await
     }
 
     /// `open`; a room run elsewhere gets a handle that relays to it only when `relaying`
     /// (else it is `Elsewhere`: the sweeper opens only what nobody runs).
-    async fn open_as(&self, id: &str, relaying: bool) -> Result<Option<RoomHandle>, OpenError> {
+    async fn open_as(&self, id: &RoomId, relaying: bool) -> Result<Option<RoomHandle>, OpenError> {
         if let Some(handle) = self.registry.get(id) {
             return Ok(Some(handle));
         }
@@ -296,7 +296,7 @@ impl World {
         if let Some(remote) = self.remote(id) {
             return Ok(Some(remote));
         }
-        let room_id = RoomId::from(id);
+        let room_id = id.clone();
         let (held, beater) = match &self.owner {
             None => (None, Store::SERVICE.to_owned()),
             // Stopping: its rooms are handed on, and none is taken here again.
@@ -353,7 +353,7 @@ impl World {
 
     /// An apartment's door or guest list changed in the store: its room, if open, reads them
     /// again. Under the opening lock, so a room being opened meanwhile reads the new ones.
-    pub async fn door_changed(&self, id: &str) {
+    pub async fn door_changed(&self, id: &RoomId) {
         let _opening = self.opening.lock().await;
         if let Some(handle) = self.room(id) {
             handle.send(RoomCommand::DoorChanged).await;
@@ -365,7 +365,7 @@ impl World {
         if self.owner.is_some() {
             let id = stored.room.id.clone();
             return self
-                .open(id.as_str())
+                .open(&id)
                 .await?
                 .ok_or_else(|| OpenError::Store(StoreError::NotFound(format!("room `{id}`"))));
         }
@@ -375,14 +375,14 @@ impl World {
     /// A room to tell something: open here or relayed to, and with several instances also
     /// one run elsewhere that nobody here is in (a handle that relays is made for it), or one
     /// nobody runs (it opens here). `None` when it is not open (one instance) or not known.
-    pub async fn reach(&self, id: &str) -> Option<RoomHandle> {
+    pub async fn reach(&self, id: &RoomId) -> Option<RoomHandle> {
         if self.owner.is_none() {
             return self.room(id);
         }
         match self.open(id).await {
             Ok(handle) => handle,
             Err(e) => {
-                tracing::warn!(error = %e, room = id, "reaching a room");
+                tracing::warn!(error = %e, room = %id, "reaching a room");
                 None
             }
         }
@@ -404,7 +404,7 @@ impl World {
         };
         let mut rooms = Vec::new();
         for id in ids {
-            if let Some(handle) = self.reach(id.as_str()).await {
+            if let Some(handle) = self.reach(&id).await {
                 rooms.push(handle);
             }
         }
@@ -412,7 +412,7 @@ impl World {
     }
 
     /// An open room: run here, or elsewhere with sessions here in it.
-    pub fn room(&self, id: &str) -> Option<RoomHandle> {
+    pub fn room(&self, id: &RoomId) -> Option<RoomHandle> {
         self.registry.get(id).or_else(|| self.remote(id))
     }
 
@@ -423,7 +423,7 @@ impl World {
 
     /// Makes a room's task panic: fault injection for the supervision test.
     #[doc(hidden)]
-    pub async fn crash_room(&self, id: &str) -> bool {
+    pub async fn crash_room(&self, id: &RoomId) -> bool {
         match self.registry.get(id) {
             Some(room) => room.send(RoomCommand::Crash).await,
             None => false,
@@ -449,8 +449,7 @@ impl World {
                 let _ = closed.await;
             }
             // Closed: what other instances relay to it is answered "not here".
-            self.registry
-                .remove_if(room.info.id.as_str(), |h| h.is_closed());
+            self.registry.remove_if(&room.info.id, |h| h.is_closed());
         }
         if let Some(owner) = &self.owner {
             let handed = owner.let_go().await;

@@ -4,7 +4,7 @@
 
 use tokio::sync::oneshot;
 
-use crate::common::{RoomId, UserId};
+use crate::common::{OperatorName, RoomId, UserId};
 use crate::store::{blocking, BlockError, StoreError};
 
 use super::cluster::notices::Notice;
@@ -24,11 +24,11 @@ impl World {
     /// Puts `room` in slow mode (`seconds` per chat line per guest; 0 off).
     pub async fn set_slow_mode(
         &self,
-        actor: &str,
-        room: &str,
+        actor: &OperatorName,
+        room: &RoomId,
         seconds: u32,
     ) -> Result<(), HotelError> {
-        let (store, actor, id) = (self.store.clone(), actor.to_owned(), RoomId::from(room));
+        let (store, actor, id) = (self.store.clone(), actor.clone(), room.clone());
         blocking(move || store.set_slow_mode(&actor, &id, seconds)).await?;
         if let Some(handle) = self.reach(room).await {
             handle
@@ -41,7 +41,7 @@ impl World {
     /// Mutes `user` for `for_ms`; they are told in the room they are in. Returns the end.
     pub async fn mute(
         &self,
-        actor: &str,
+        actor: &OperatorName,
         user: &UserId,
         for_ms: u64,
         reason: &str,
@@ -66,7 +66,7 @@ impl World {
     }
 
     /// Lifts `user`'s mute; false when none was on.
-    pub async fn unmute(&self, actor: &str, user: &UserId) -> Result<bool, HotelError> {
+    pub async fn unmute(&self, actor: &OperatorName, user: &UserId) -> Result<bool, HotelError> {
         let (store, actor, id) = (self.store.clone(), actor.to_owned(), user.clone());
         let lifted = blocking(move || store.unmute(&actor, &id)).await?;
         self.config.civility.set_mute(user, None);
@@ -86,8 +86,8 @@ impl World {
     /// when they may come back.
     pub async fn put_out(
         &self,
-        actor: &str,
-        room: &str,
+        actor: &OperatorName,
+        room: &RoomId,
         user: &UserId,
         for_ms: u64,
         reason: &str,
@@ -95,8 +95,8 @@ impl World {
         let until = self.now_ms().saturating_add(for_ms);
         let (store, actor, room_id, id, why) = (
             self.store.clone(),
-            actor.to_owned(),
-            RoomId::from(room),
+            actor.clone(),
+            room.clone(),
             user.clone(),
             reason.to_owned(),
         );
@@ -117,14 +117,14 @@ impl World {
     /// had such a line (chat lines live only in the open room).
     pub async fn remove_chat_line(
         &self,
-        actor: &str,
-        room: &str,
+        actor: &OperatorName,
+        room: &RoomId,
         line: u64,
     ) -> Result<bool, HotelError> {
         let handle = self
             .reach(room)
             .await
-            .ok_or_else(|| HotelError::NoSuchRoom(room.to_owned()))?;
+            .ok_or_else(|| HotelError::NoSuchRoom(room.clone()))?;
         let (reply, answer) = oneshot::channel();
         let remove = Moderation::RemoveLine { line, reply };
         if !handle.send(RoomCommand::Moderate(remove)).await {
@@ -133,7 +133,7 @@ impl World {
         if !answer.await.map_err(|_| HotelError::Gone)? {
             return Ok(false);
         }
-        let (store, actor, id) = (self.store.clone(), actor.to_owned(), RoomId::from(room));
+        let (store, actor, id) = (self.store.clone(), actor.clone(), room.clone());
         blocking(move || store.audit_chat_removed(&actor, &id, line)).await?;
         Ok(true)
     }

@@ -5,13 +5,13 @@
 use std::collections::HashMap;
 
 use crate::ayo::clock::{Clocks, TimeControl};
-use crate::ayo::{Game, Pit, Side, Status};
+use crate::ayo::{EndReason, Game, Pit, Side, Status};
 use crate::store::{self, GameRow, MatchRow, RoomWriter, RoomWrites, Store, StoreError};
 
-use super::matches::{LiveMatch, MatchSettings, PlayedGame};
+use super::matches::{GameEnd, LiveMatch, MatchSettings, PlayedGame};
 use super::room::{ResultsConfig, ResumedGame, ResumedMatch};
 use super::series::BestOf;
-use super::table::{json_word, result_of, win_of};
+use super::table::{result_of, win_of};
 use crate::common::{MatchId, RoomId, Seating, ServerClock, TableId, User, UserId};
 
 /// Every match in play, ready for its room (one instance alone, at its start).
@@ -74,7 +74,7 @@ fn resume(
     let mut resumed = Vec::new();
     for in_play in store.matches_in_play()? {
         let row = in_play.row;
-        if only.is_some_and(|tables| !tables.iter().any(|t| *t == row.table_id.as_str())) {
+        if only.is_some_and(|tables| !tables.contains(&row.table_id)) {
             continue;
         }
         let Some(best_of) = u8::try_from(row.best_of)
@@ -107,19 +107,14 @@ fn resume(
             match replay(writes, &g)? {
                 Replayed::Over(over) => {
                     // Its last move ended it, and the service stopped before that was stored.
-                    let (status, reason) = (over.status(), json_word(&over.end_reason()));
+                    // A game over always has its reason.
+                    let reason = GameEnd::from(over.end_reason().unwrap_or(EndReason::Abandoned));
+                    let status = over.status();
                     let win = win_of(&over, &players).map(|w| super::room::stored_win(&w, now));
                     let clock = results.clock;
                     let day_of = |ended: chrono::NaiveDateTime| clock.day_of(ended.and_utc());
                     let finished = writes.run(|w| {
-                        w.finish_game(
-                            &g.id,
-                            status,
-                            &reason,
-                            win.as_ref(),
-                            &day_of,
-                            &results.rules,
-                        )
+                        w.finish_game(&g.id, status, reason, win.as_ref(), &day_of, &results.rules)
                     })?;
                     if finished.counts() {
                         results.pending.notify_one();
@@ -144,7 +139,7 @@ fn resume(
                     // Marked abandoned: it counts as the draw it is stored as now.
                     m.record(PlayedGame {
                         result: Status::Draw,
-                        reason: "abandoned".into(),
+                        reason: GameEnd::Game(EndReason::Abandoned),
                         ..played(&g)
                     });
                 }
@@ -187,7 +182,7 @@ fn replay(writes: &Writes<'_>, g: &GameRow) -> Result<Replayed, StoreError> {
         Ok(game) if game.moves().len() == stored.len() => Ok(Replayed::InPlay(game)),
         _ => {
             tracing::error!(game = %g.id, "a stored game does not replay; marking it abandoned");
-            writes.run(|w| w.end_game(&g.id, Status::Draw, "abandoned"))?;
+            writes.run(|w| w.end_game(&g.id, Status::Draw, GameEnd::Game(EndReason::Abandoned)))?;
             Ok(Replayed::Broken)
         }
     }
@@ -239,7 +234,8 @@ fn played(g: &GameRow) -> PlayedGame {
         south: g.south_id.clone(),
         north: g.north_id.clone(),
         result: g.status,
-        reason: g.end_reason.clone().unwrap_or_default(),
+        // Every game over is stored with its reason.
+        reason: g.end_reason.unwrap_or(GameEnd::Game(EndReason::Abandoned)),
     }
 }
 
@@ -252,7 +248,7 @@ fn adopt_lone_games(store: &Store, people: &mut People<'_>) -> Result<(), StoreE
         }
         people.get(&g.south_id)?;
         let row = MatchRow {
-            id: MatchId::from(store::ordered_id()),
+            id: MatchId::new(store::ordered_id()),
             table_id: g.table_id.clone(),
             first_id: g.south_id.clone(),
             second_id: g.north_id.clone(),

@@ -2,6 +2,7 @@
 //! room (`away`, the snapshot's `away`) until they come back (`back`) or their grace ends
 //! (the table's events only); after a restart both players are away from the start.
 
+use lounge::common::RoomId;
 use serde_json::json;
 
 use crate::helpers::world::{config, lounge_world, lounge_world_resumed, user, Person};
@@ -89,7 +90,7 @@ async fn after_a_restart_both_players_are_away_until_each_comes_back() {
         ..config()
     };
     let world = lounge_world(&db, config.clone());
-    let room = world.room("lounge").unwrap();
+    let room = world.room(&RoomId::new("lounge")).unwrap();
     let (ade, bisi) = (user(&db, "Ade"), user(&db, "Bisi"));
     let mut a = Person::enter(&room, ade.clone(), 1024).await;
     let mut b = Person::enter(&room, bisi.clone(), 1024).await;
@@ -104,7 +105,7 @@ async fn after_a_restart_both_players_are_away_until_each_comes_back() {
     drop((a, b));
     clock.advance(5_000);
     let world = lounge_world_resumed(&db, config);
-    let room = world.room("lounge").unwrap();
+    let room = world.room(&RoomId::new("lounge")).unwrap();
     let until = clock.now_ms() + 60_000;
     let mut c = Person::enter(&room, user(&db, "Chidi"), 1024).await;
     let away = c.next_of("room").await["away"].clone();

@@ -2,6 +2,7 @@
 //! service end to end (counting, the cap, the outbox while Redis is down, rebuild, the live
 //! display), on SQLite and PostgreSQL.
 
+use lounge::common::{GameId, UserId};
 use std::time::Duration;
 
 use chrono::{NaiveDate, TimeZone, Utc};
@@ -18,14 +19,14 @@ fn day(s: &str) -> NaiveDate {
 
 fn win(game: &str, d: &str, winner: &str, loser: &str, seeds: u32, at_ms: u64) -> WinRecord {
     WinRecord {
-        game_id: game.into(),
+        game_id: GameId::new(game),
         day: day(d),
         winner: User {
-            id: winner.into(),
+            id: UserId::new(winner),
             name: format!("Player {winner}"),
             house: false,
         },
-        loser_id: loser.into(),
+        loser_id: UserId::new(loser),
         seeds,
         at_ms,
     }
@@ -685,7 +686,7 @@ async fn after_a_restart_the_in_process_wall_still_shows_today() {
     );
     assert!(!champions.reconcile(today).await.unwrap(), "then it agrees");
     let wall = champions.standings(today, 10).await.unwrap();
-    assert_eq!(wall.entries[0].user.id, winner);
+    assert_eq!(wall.entries[0].user.id.as_str(), winner);
     assert_eq!(wall.entries[0].wins, 1);
 }
 

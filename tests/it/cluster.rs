@@ -3,8 +3,11 @@
 //! a key prefix of the test's own; a lease running out is its key going, as Redis would do
 //! at the end of its time to live (no test sleeps through one).
 
+use lounge::ayo::EndReason;
 use lounge::cluster::{Fence, LeaseError, Leases};
+use lounge::common::TableId;
 use lounge::common::{RoomId, ServerClock};
+use lounge::store::GameEnd;
 use lounge::store::StoreError;
 
 async fn conn() -> redis::aio::ConnectionManager {
@@ -41,7 +44,7 @@ async fn pttl(raw: &mut redis::aio::ConnectionManager, key: &str) -> i64 {
 #[actix_web::test]
 async fn a_room_has_one_holder_and_every_grant_a_larger_fencing_number() {
     let (a, b, mut raw, prefix) = two_instances().await;
-    let room: RoomId = "surulere-games-lounge".into();
+    let room: RoomId = RoomId::new("surulere-games-lounge");
     let key = lease_key(&prefix, room.as_str());
 
     let mut first = a
@@ -113,7 +116,7 @@ async fn a_room_has_one_holder_and_every_grant_a_larger_fencing_number() {
 
     // Rooms are leased apart.
     let other = b
-        .acquire(&"rooftop".into(), Fence(0))
+        .acquire(&RoomId::new("rooftop"), Fence(0))
         .await
         .unwrap()
         .unwrap();
@@ -124,7 +127,7 @@ async fn a_room_has_one_holder_and_every_grant_a_larger_fencing_number() {
 #[actix_web::test]
 async fn a_lease_key_this_code_did_not_write_is_an_error_not_an_owner() {
     let (a, _, mut raw, prefix) = two_instances().await;
-    let room: RoomId = "lounge".into();
+    let room: RoomId = RoomId::new("lounge");
     let _: () = redis::cmd("SET")
         .arg(lease_key(&prefix, "lounge"))
         .arg("nonsense")
@@ -145,7 +148,7 @@ async fn a_lease_key_this_code_did_not_write_is_an_error_not_an_owner() {
 #[actix_web::test]
 async fn after_redis_lost_its_counters_the_numbers_go_on_above_the_databases() {
     let (a, b, mut raw, prefix) = two_instances().await;
-    let room: RoomId = "lounge".into();
+    let room: RoomId = RoomId::new("lounge");
     let first = a.acquire(&room, Fence(0)).await.unwrap().unwrap();
     assert_eq!(first.fence, Fence(1));
     // Redis restarted with nothing kept: the lease and the counter are gone. The database
@@ -179,7 +182,7 @@ fn a_room(db: &crate::helpers::TestDb) -> RoomId {
 /// The same room with `tables`.
 fn a_room_with(db: &crate::helpers::TestDb, tables: &[lounge::store::TableRow]) -> RoomId {
     let room = lounge::store::RoomRow {
-        id: "surulere-games-lounge".into(),
+        id: RoomId::new("surulere-games-lounge"),
         name: "Surulere Games Lounge".into(),
         kind: lounge::common::RoomKind::Lounge,
         owner_id: None,
@@ -275,8 +278,8 @@ fn a_match_in_play(
 ) -> (RoomId, lounge::store::MatchRow, lounge::store::GameRow) {
     use lounge::store::{now, GameRow, MatchRow, TableRow};
     let table = TableRow {
-        id: "t1".into(),
-        room_id: "surulere-games-lounge".into(),
+        id: TableId::new("t1"),
+        room_id: RoomId::new("surulere-games-lounge"),
         position: 1,
         rules: Default::default(),
     };
@@ -288,7 +291,7 @@ fn a_match_in_play(
     let rules = lounge::ayo::Preset::Lagos.rules();
     let m = MatchRow {
         id: lounge::store::ordered_id().into(),
-        table_id: "t1".into(),
+        table_id: TableId::new("t1"),
         first_id: a.id.clone(),
         second_id: b.id.clone(),
         house: false,
@@ -306,7 +309,7 @@ fn a_match_in_play(
     };
     let g = GameRow {
         id: lounge::store::new_id().into(),
-        table_id: "t1".into(),
+        table_id: TableId::new("t1"),
         south_id: a.id,
         north_id: b.id,
         rules,
@@ -451,7 +454,11 @@ async fn moves_waiting_together_on_postgres_go_in_one_group_each_answered_for_it
     assert_eq!(store.moves(&g.id).unwrap(), vec![3, 6]);
     // A game over takes no more moves; SQLite stores moves as before, not in groups.
     assert!(store
-        .finish_game(&g.id, lounge::ayo::Status::SouthWon, "resigned")
+        .finish_game(
+            &g.id,
+            lounge::ayo::Status::SouthWon,
+            GameEnd::Game(EndReason::Resigned)
+        )
         .unwrap());
     let late = a_move(store, Some(1), 3, 1).unwrap().await.unwrap();
     assert!(late.is_err(), "{late:?}");

@@ -2,6 +2,7 @@
 //! PostgreSQL database and one Redis, HAProxy in front (`helpers/hotel.rs`). A takeover waits
 //! for the dead owner's lease to run out in Redis (1.5 s here): the tests poll for it.
 
+use lounge::common::GameId;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
@@ -338,17 +339,20 @@ async fn the_owner_killed_mid_three_games_loses_no_move_and_they_finish_on_the_o
     }
     let store = hotel.db.store();
     for game in &seen {
-        let stored = store.moves(&game.game_id.as_str().into()).unwrap();
+        let stored = store.moves(&GameId::new(game.game_id.as_str())).unwrap();
         let stored: Vec<u64> = stored.into_iter().map(u64::from).collect();
         assert_eq!(
             stored[..game.pits.len()],
             game.pits[..],
             "0 lost: every acknowledged move is stored, in order"
         );
-        let row = store.game(&game.game_id.as_str().into()).unwrap().unwrap();
+        let row = store
+            .game(&GameId::new(game.game_id.as_str()))
+            .unwrap()
+            .unwrap();
         assert_ne!(lounge::store::status_word(row.status), "playing");
     }
-    let first = store.moves(&seen[0].game_id.as_str().into()).unwrap();
+    let first = store.moves(&GameId::new(seen[0].game_id.as_str())).unwrap();
     assert_eq!(
         first.len(),
         seen[0].pits.len() + seen[0].after,
@@ -422,7 +426,11 @@ async fn an_owner_paused_past_its_lease_writes_nothing_when_it_wakes_and_both_se
         assert!(Instant::now() < deadline, "the old owner drops the room");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    let stored = hotel.db.store().moves(&game_id.as_str().into()).unwrap();
+    let stored = hotel
+        .db
+        .store()
+        .moves(&GameId::new(game_id.as_str()))
+        .unwrap();
     assert_eq!(stored.len(), 4, "none of the old owner's writes landed");
     // Seen from the old owner's instance, the table is the new owner's.
     let (_, from_old) = back_in(&i0, &to).await;
@@ -616,14 +624,14 @@ async fn a_rolling_restart_during_play_hands_every_room_on_and_every_game_finish
     );
     let store = hotel.db.store();
     for game in &games {
-        let row = store.game(&game.id.as_str().into()).unwrap().unwrap();
+        let row = store.game(&GameId::new(game.id.as_str())).unwrap().unwrap();
         assert_ne!(
             lounge::store::status_word(row.status),
             "playing",
             "table {}",
             game.table
         );
-        let stored = store.moves(&game.id.as_str().into()).unwrap();
+        let stored = store.moves(&GameId::new(game.id.as_str())).unwrap();
         assert_eq!(stored.len(), game.plies, "every move stored once");
     }
 }

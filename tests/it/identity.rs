@@ -9,7 +9,8 @@ use serde_json::{json, Value};
 
 use crate::helpers::identity::refused_start;
 use crate::helpers::{on_both, on_both_with, TestApp, TestDb};
-use lounge::http::auth::Role;
+use lounge::common::{OperatorName, UserId};
+use lounge::http::auth::Subject;
 
 fn text<'a>(body: &'a Value, key: &str) -> &'a str {
     body[key]
@@ -158,7 +159,11 @@ async fn a_validly_signed_token_for_no_such_user_is_refused_and_names_come_from_
     on_both(|app| async move {
         let ghost = app
             .auth
-            .issue("ghost-user-id", "Ghost", Role::Player, None)
+            .issue(
+                &Subject::Player(UserId::new("ghost-user-id")),
+                "Ghost",
+                None,
+            )
             .unwrap();
         assert_eq!(app.ws_status(Some(&ghost), None).await, 401);
         let (status, body) = app.me(&ghost).await;
@@ -167,7 +172,10 @@ async fn a_validly_signed_token_for_no_such_user_is_refused_and_names_come_from_
 
         // A real user's id with another name: the name shown is the stored one.
         let (_, id) = app.guest("Bola").await;
-        let impostor = app.auth.issue(&id, "Baba Ayo", Role::Player, None).unwrap();
+        let impostor = app
+            .auth
+            .issue(&Subject::Player(UserId::new(id.clone())), "Baba Ayo", None)
+            .unwrap();
         let mut ws = app.ws(&impostor).await;
         ws.send(json!({"type": "enter", "room": "gist-lounge"}))
             .await;
@@ -313,7 +321,11 @@ async fn without_a_secret_one_is_generated_and_kept_and_the_old_default_opens_no
     })
     .unwrap();
     let forged = old
-        .issue("ops", "ops", Role::Admin, Some(Duration::from_secs(600)))
+        .issue(
+            &Subject::Operator(OperatorName::new("ops")),
+            "ops",
+            Some(Duration::from_secs(600)),
+        )
         .unwrap();
     assert_eq!(app.admin_rooms(&forged).await.0, 401);
 

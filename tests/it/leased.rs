@@ -3,6 +3,7 @@
 //! the Redis at 127.0.0.1:6379, under a key prefix of the test's own.
 
 use lounge::cluster::{Fence, Leases};
+use lounge::common::GameId;
 use lounge::common::{RoomId, ServerClock};
 use serde_json::json;
 
@@ -57,7 +58,7 @@ async fn a_room_opens_under_its_lease_and_one_taken_by_a_later_owner_is_dropped_
     let prefix = format!("test-{}:", lounge::store::new_id());
     let app = instance(&prefix, "a").await;
     let leases = looking(&prefix).await;
-    let lounge = RoomId::from(LOUNGE);
+    let lounge = RoomId::new(LOUNGE);
     assert_eq!(
         leases.owner(&lounge).await.unwrap(),
         None,
@@ -147,7 +148,7 @@ async fn two_players_on_two_instances_play_a_whole_game_in_the_room_one_of_them_
         assert_eq!(room["tables"].as_array().unwrap().len(), 3, "{room}");
     }
     let leases = looking(&prefix).await;
-    let (holder, _) = leases.owner(&RoomId::from(LOUNGE)).await.unwrap().unwrap();
+    let (holder, _) = leases.owner(&RoomId::new(LOUNGE)).await.unwrap().unwrap();
     assert_eq!(holder, "a");
     wb.send(json!({"type": "chat", "text": "from b"})).await;
     assert_eq!(wa.next_of("chat").await["text"], "from b");
@@ -194,7 +195,7 @@ async fn two_players_on_two_instances_play_a_whole_game_in_the_room_one_of_them_
     }
     let over = wc.next_of("game_over").await;
     assert_eq!(over["game_id"], game_id.as_str());
-    let stored = a.db.store().moves(&game_id.as_str().into()).unwrap();
+    let stored = a.db.store().moves(&GameId::new(game_id.as_str())).unwrap();
     assert_eq!(stored.len(), moves, "every move is stored");
     let (_, metrics) = b.metrics().await;
     assert!(
@@ -436,7 +437,7 @@ async fn a_session_on_another_instance_in_a_room_its_owner_lost_is_let_go_to_fin
 
     // A later owner takes the lounge from a (its lease ran out and a later number took it).
     let leases = looking(&prefix).await;
-    let lounge = RoomId::from(LOUNGE);
+    let lounge = RoomId::new(LOUNGE);
     let key = format!("{prefix}{{room:{LOUNGE}}}:lease");
     let _: i64 = redis::cmd("DEL")
         .arg(&key)
@@ -470,11 +471,11 @@ fn a_resume_under_a_number_a_later_owner_overtook_writes_nothing() {
     for db in TestDb::both() {
         let (m, g) = crate::matches::a_match_its_last_stored_move_ended(&db);
         let store = db.store();
-        let lounge = RoomId::from("lounge");
+        let lounge = RoomId::new("lounge");
         store.take_room(&lounge, 1, "a").unwrap();
         store.take_room(&lounge, 2, "b").unwrap();
         let config = crate::helpers::world::config();
-        let tables = [lounge::common::TableId::from("t1")];
+        let tables = [lounge::common::TableId::new("t1")];
         let resume = |fence| {
             lounge::world::resumable_at(
                 store,

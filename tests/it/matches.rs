@@ -4,6 +4,8 @@
 //! draws, resignations, rematches, settings) are checked beside the table, in
 //! `src/world/table/tests/`.
 
+use lounge::common::RoomId;
+use lounge::common::{MatchId, TableId, UserId};
 use lounge::world::{RoomConfig, RoomHandle, ServerClock};
 use serde_json::{json, Value};
 
@@ -69,7 +71,7 @@ async fn a_timed_game_resumes_after_a_restart_with_its_clocks_as_they_stood() {
     let db = TestDb::sqlite();
     let (config, clock) = on_hand_clock();
     let world = lounge_world(&db, config.clone());
-    let room = world.room("lounge").unwrap();
+    let room = world.room(&RoomId::new("lounge")).unwrap();
     let mut ps = two_people(&db, &room).await;
     let started = start(&room, &mut ps, "5+0", 3).await;
     let (south, north) = sides(&ps, &started);
@@ -88,7 +90,7 @@ async fn a_timed_game_resumes_after_a_restart_with_its_clocks_as_they_stood() {
     drop(ps);
     clock.advance(3_600_000);
     let world = lounge_world_resumed(&db, config);
-    let room = world.room("lounge").unwrap();
+    let room = world.room(&RoomId::new("lounge")).unwrap();
     let mut b = Person::enter(&room, user_of(&started["players"]["north"]), 1024).await;
     let snapshot = b.next_of("room").await;
     let table = &snapshot["tables"][0];
@@ -116,7 +118,7 @@ async fn a_timed_game_resumes_after_a_restart_with_its_clocks_as_they_stood() {
             ..crate::helpers::world::config()
         },
     );
-    let room = world.room("lounge").unwrap();
+    let room = world.room(&RoomId::new("lounge")).unwrap();
     let mut b = Person::enter(&room, user_of(&started["players"]["north"]), 1024).await;
     let snapshot = b.next_of("room").await;
     let c = &snapshot["tables"][0]["game"]["clock"];
@@ -132,7 +134,7 @@ async fn a_timed_game_resumes_after_a_restart_with_its_clocks_as_they_stood() {
     // The outages are on the game's record.
     let record = db
         .store()
-        .match_record(&started["match"]["id"].as_str().unwrap().into())
+        .match_record(&MatchId::new(started["match"]["id"].as_str().unwrap()))
         .unwrap()
         .unwrap();
     let outages = &record.games[0].outages;
@@ -148,7 +150,7 @@ async fn a_timed_game_resumes_after_a_restart_with_its_clocks_as_they_stood() {
 /// A user from a message's user object.
 fn user_of(v: &Value) -> lounge::world::User {
     lounge::world::User {
-        id: v["id"].as_str().unwrap().into(),
+        id: UserId::new(v["id"].as_str().unwrap()),
         name: v["name"].as_str().unwrap().to_owned(),
         house: false,
     }
@@ -281,15 +283,15 @@ async fn every_match_is_stored_with_a_history_and_a_head_to_head_over_http() {
 /// The lounge with its table t1 stored, and two players.
 fn stored_lounge(db: &TestDb) -> (lounge::world::User, lounge::world::User) {
     let room = lounge::store::RoomRow {
-        id: "lounge".into(),
+        id: RoomId::new("lounge"),
         name: "Lounge".into(),
         kind: lounge::common::RoomKind::Lounge,
         owner_id: None,
         created_at: lounge::store::now(),
     };
     let table = lounge::store::TableRow {
-        id: "t1".into(),
-        room_id: "lounge".into(),
+        id: TableId::new("t1"),
+        room_id: RoomId::new("lounge"),
         position: 1,
         rules: Default::default(),
     };
@@ -311,7 +313,7 @@ pub fn a_match_its_last_stored_move_ended(
     rules.set("no_capture_limit", "1").unwrap();
     let m = MatchRow {
         id: lounge::store::ordered_id().into(),
-        table_id: "t1".into(),
+        table_id: TableId::new("t1"),
         first_id: a.id.clone(),
         second_id: b.id.clone(),
         house: false,
@@ -330,7 +332,7 @@ pub fn a_match_its_last_stored_move_ended(
     store.insert_match(&m).unwrap();
     let g = GameRow {
         id: lounge::store::new_id().into(),
-        table_id: "t1".into(),
+        table_id: TableId::new("t1"),
         south_id: a.id.clone(),
         north_id: b.id.clone(),
         rules,
@@ -359,11 +361,11 @@ fn a_game_its_last_stored_move_ended_is_finished_as_it_ended_at_the_next_start()
         lounge::world::resumable(store, &world_config.clock, &world_config.results).unwrap();
     assert!(resumed.is_empty(), "nothing left in play");
     let game = store.game(&g.id).unwrap().unwrap();
-    assert_eq!(game.end_reason.as_deref(), Some("no_capture_limit"));
+    assert_eq!(game.end_reason.map(|r| r.word()), Some("no_capture_limit"));
     assert_ne!(game.status, lounge::ayo::Status::Playing);
     let record = store.match_record(&m.id).unwrap().unwrap();
     assert_ne!(record.row.status, lounge::store::MatchStatus::Playing);
-    assert_eq!(record.row.end_reason.as_deref(), Some("games"));
+    assert_eq!(record.row.end_reason.map(|r| r.word()), Some("games"));
 }
 
 #[test]
@@ -374,7 +376,7 @@ fn an_outage_recorded_again_by_a_start_that_failed_is_not_refunded_twice() {
     let (a, b) = stored_lounge(&db);
     let g = GameRow {
         id: lounge::store::new_id().into(),
-        table_id: "t1".into(),
+        table_id: TableId::new("t1"),
         south_id: a.id,
         north_id: b.id,
         rules: Default::default(),
@@ -420,13 +422,13 @@ async fn nobody_back_after_a_restart_calls_the_game_off_and_blames_nobody() {
         ..config()
     };
     let world = lounge_world(&db, config.clone());
-    let room = world.room("lounge").unwrap();
+    let room = world.room(&RoomId::new("lounge")).unwrap();
     let mut ps = two_people(&db, &room).await;
     let started = start(&room, &mut ps, "none", 3).await;
     world.close().await;
     drop(ps);
     let world = lounge_world_resumed(&db, config);
-    let room = world.room("lounge").unwrap();
+    let room = world.room(&RoomId::new("lounge")).unwrap();
     // Someone else watches; neither player comes back within the grace.
     let mut onlooker = Person::enter(&room, user(&db, "Chidi"), 1024).await;
     onlooker.next_of("room").await;
@@ -448,7 +450,7 @@ async fn nobody_back_after_a_restart_calls_the_game_off_and_blames_nobody() {
 async fn a_host_dropped_for_not_reading_gives_up_the_seat_and_the_invitation() {
     let db = TestDb::sqlite();
     let world = lounge_world(&db, config());
-    let room = world.room("lounge").unwrap();
+    let room = world.room(&RoomId::new("lounge")).unwrap();
     // The host's queue holds the snapshot and a few frames; it never reads.
     let host = Person::enter(&room, user(&db, "Slow"), 4).await;
     let mut b = Person::enter(&room, user(&db, "Bisi"), 1024).await;

@@ -3,6 +3,7 @@
 //! before keys existed are keyed at start, later duplicates renamed. Each on SQLite and
 //! PostgreSQL.
 
+use lounge::common::UserId;
 use serde_json::Value;
 use unicode_normalization::UnicodeNormalization;
 
@@ -207,7 +208,7 @@ async fn names_stored_before_keys_are_keyed_at_start_and_later_duplicates_rename
         let name = |id: &str| {
             app.db
                 .store()
-                .user(&id.into())
+                .user(&UserId::new(id))
                 .unwrap()
                 .expect("still there")
                 .name

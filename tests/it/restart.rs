@@ -1,6 +1,7 @@
 //! Kill the real binary with SIGKILL in the middle of a game, start it again: the game is
 //! there at the same ply and goes on.
 
+use lounge::common::{GameId, MatchId};
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
@@ -123,7 +124,7 @@ async fn killed_mid_game_and_back(db: TestDb) {
     assert_eq!(
         app.db
             .store()
-            .moves(&game_id.as_str().into())
+            .moves(&GameId::new(game_id.as_str()))
             .unwrap()
             .len(),
         3
@@ -205,7 +206,7 @@ async fn a_timed_game_killed_and_back(db: TestDb) {
     let record = app
         .db
         .store()
-        .match_record(&started["match"]["id"].as_str().unwrap().into())
+        .match_record(&MatchId::new(started["match"]["id"].as_str().unwrap()))
         .unwrap()
         .unwrap();
     let outage = record.games[0].outages[0];
@@ -283,7 +284,7 @@ async fn a_game_north_began_killed_and_back(db: TestDb) {
     let stored = app
         .db
         .store()
-        .game(&game_id.as_str().into())
+        .game(&GameId::new(game_id.as_str()))
         .unwrap()
         .unwrap();
     assert_eq!(stored.first_side, lounge::ayo::Side::North);

@@ -1,5 +1,6 @@
 //! The room logic without sockets: commands in, frames out of plain channels.
 
+use lounge::common::RoomId;
 use lounge::world::{RoomCommand, RoomConfig};
 use serde_json::{json, Value};
 
@@ -10,7 +11,7 @@ use crate::helpers::TestDb;
 async fn a_taken_seat_is_refused_and_one_seat_per_person() {
     let db = TestDb::sqlite();
     let world = lounge_world(&db, config());
-    let room = world.room("lounge").unwrap().clone();
+    let room = world.room(&RoomId::new("lounge")).unwrap().clone();
     let mut a = Person::enter(&room, user(&db, "Ade"), 64).await;
     let mut b = Person::enter(&room, user(&db, "Bisi"), 64).await;
     a.next_of("room").await;
@@ -51,7 +52,7 @@ async fn an_invitation_expires_and_both_are_told() {
             ..config()
         },
     );
-    let room = world.room("lounge").unwrap().clone();
+    let room = world.room(&RoomId::new("lounge")).unwrap().clone();
     let mut a = Person::enter(&room, user(&db, "Ade"), 64).await;
     let mut b = Person::enter(&room, user(&db, "Bisi"), 64).await;
     let invitation = a.invite(&room, &mut b).await;
@@ -75,7 +76,7 @@ async fn an_invitation_expires_and_both_are_told() {
 async fn a_reader_whose_queue_is_full_is_dropped_and_the_room_goes_on() {
     let db = TestDb::sqlite();
     let world = lounge_world(&db, config());
-    let room = world.room("lounge").unwrap().clone();
+    let room = world.room(&RoomId::new("lounge")).unwrap().clone();
     // Room for the snapshot and two more frames; this one never reads.
     let slow = Person::enter(&room, user(&db, "Slow"), 3).await;
     let mut a = Person::enter(&room, user(&db, "Ade"), 1024).await;
@@ -102,7 +103,7 @@ async fn a_reader_whose_queue_is_full_is_dropped_and_the_room_goes_on() {
 async fn a_command_from_a_replaced_connection_changes_nothing() {
     let db = TestDb::sqlite();
     let world = lounge_world(&db, config());
-    let room = world.room("lounge").unwrap().clone();
+    let room = world.room(&RoomId::new("lounge")).unwrap().clone();
     let ade = user(&db, "Ade");
     let old = Person::enter(&room, ade.clone(), 64).await;
     let mut new = Person::enter(&room, ade.clone(), 64).await;
@@ -144,7 +145,7 @@ async fn a_ref_from_the_last_game_is_a_new_move_in_the_next() {
         ..Default::default()
     });
     let world = lounge_world(&db, config);
-    let room = world.room("lounge").unwrap().clone();
+    let room = world.room(&RoomId::new("lounge")).unwrap().clone();
     let mut people = [
         Person::enter(&room, user(&db, "Ade"), 1024).await,
         Person::enter(&room, user(&db, "Bisi"), 1024).await,
@@ -165,7 +166,7 @@ async fn a_ref_from_the_last_game_is_a_new_move_in_the_next() {
             .as_str()
             .unwrap()
             .to_owned();
-        let (south, north) = if south_id == a.user.id {
+        let (south, north) = if south_id == a.user.id.as_str() {
             (a, b)
         } else {
             (b, a)
@@ -204,7 +205,7 @@ async fn a_ref_from_the_last_game_is_a_new_move_in_the_next() {
 async fn a_client_too_far_behind_gets_the_whole_table() {
     let db = TestDb::sqlite();
     let world = lounge_world(&db, config());
-    let room = world.room("lounge").unwrap().clone();
+    let room = world.room(&RoomId::new("lounge")).unwrap().clone();
     let mut a = Person::enter(&room, user(&db, "Ade"), 1024).await;
     let first = a.next_of("room").await["tables"][0]["version"]
         .as_u64()

@@ -88,13 +88,14 @@ fn a_match_resigned_or_abandoned_between_games() {
 mod live {
     use lounge::ayo::{Side, Status};
     use lounge::common::Seating;
-    use lounge::world::matches::{LiveMatch, MatchEnd, MatchSettings, PlayedGame};
+    use lounge::common::{MatchId, UserId};
+    use lounge::world::matches::{GameEnd, LiveMatch, MatchEnd, MatchSettings, PlayedGame};
     use lounge::world::series::BestOf;
     use lounge::world::User;
 
     fn person(id: &str) -> User {
         User {
-            id: id.into(),
+            id: UserId::new(id),
             name: id.into(),
             house: false,
         }
@@ -105,7 +106,7 @@ mod live {
             best_of: BestOf::try_from(n).unwrap(),
             ..MatchSettings::default()
         };
-        LiveMatch::new("m".into(), settings, [person("a"), person("b")])
+        LiveMatch::new(MatchId::new("m"), settings, [person("a"), person("b")])
     }
 
     /// Game `number`, played with `south` South, ending `result`.
@@ -113,10 +114,10 @@ mod live {
         PlayedGame {
             game_id: format!("g{number}").into(),
             number,
-            south: south.into(),
-            north: if south == "a" { "b" } else { "a" }.into(),
+            south: UserId::new(south),
+            north: UserId::new(if south == "a" { "b" } else { "a" }),
             result,
-            reason: "resigned".into(),
+            reason: GameEnd::Game(lounge::ayo::EndReason::Resigned),
         }
     }
 
@@ -166,8 +167,8 @@ mod live {
             ..MatchSettings::default()
         };
         // a drew the first move by lots, sitting North.
-        let mut m =
-            LiveMatch::new("m".into(), settings, [person("a"), person("b")]).seated(Side::North);
+        let mut m = LiveMatch::new(MatchId::new("m"), settings, [person("a"), person("b")])
+            .seated(Side::North);
         let ids = |m: &LiveMatch| m.seats().map(|u| u.id.to_string());
         assert_eq!(ids(&m), ["b", "a"]);
         assert_eq!(m.first_mover(), Side::North);

@@ -2,6 +2,7 @@
 //! real clients.
 
 use awc::ws::Frame;
+use lounge::common::GameId;
 use serde_json::{json, Value};
 
 /// Moved to `helpers`; still named here for browser.rs.
@@ -99,7 +100,11 @@ async fn the_socket_refuses_missing_forged_and_expired_tokens_before_the_upgrade
         })
         .unwrap();
         let alien = other
-            .issue("u", "Tunde", lounge::http::auth::Role::Player, None)
+            .issue(
+                &lounge::http::auth::Subject::Player(lounge::common::UserId::new("u")),
+                "Tunde",
+                None,
+            )
             .unwrap();
         assert_eq!(app.ws_status(Some(&alien), None).await, 401);
         assert_eq!(app.ws_status(None, Some(&token)).await, 101);
@@ -188,12 +193,16 @@ async fn two_players_meet_in_the_lounge_and_play_a_whole_game_an_onlooker_watchi
             "new_account"
         };
         assert_eq!(over["wall"]["reason"], why, "{over}");
-        let stored = app.db.store().moves(&game_id.as_str().into()).unwrap();
+        let stored = app
+            .db
+            .store()
+            .moves(&GameId::new(game_id.as_str()))
+            .unwrap();
         assert_eq!(stored.len(), moves, "every move is stored");
         let row = app
             .db
             .store()
-            .game(&game_id.as_str().into())
+            .game(&GameId::new(game_id.as_str()))
             .unwrap()
             .unwrap();
         assert_eq!(
@@ -342,10 +351,10 @@ async fn a_player_who_drops_keeps_the_seat_for_the_grace_then_loses_as_abandoned
     let stored = app
         .db
         .store()
-        .game(&over["game_id"].as_str().unwrap().into())
+        .game(&GameId::new(over["game_id"].as_str().unwrap()))
         .unwrap()
         .unwrap();
-    assert_eq!(stored.end_reason.as_deref(), Some("abandoned"));
+    assert_eq!(stored.end_reason.map(|r| r.word()), Some("abandoned"));
 }
 
 #[actix_web::test]
@@ -431,7 +440,13 @@ async fn a_move_sent_again_after_a_lost_reply_is_played_once() {
             .send(json!({"type": "move", "table": table, "pit": 3, "version": version}))
             .await;
         assert_eq!(south.next_of("game_state").await, reply);
-        assert_eq!(app.db.store().moves(&game_id.as_str().into()).unwrap(), [3]);
+        assert_eq!(
+            app.db
+                .store()
+                .moves(&GameId::new(game_id.as_str()))
+                .unwrap(),
+            [3]
+        );
         // A different move from an old version is refused with the table as it is now.
         south
             .send(
@@ -574,13 +589,13 @@ async fn a_game_against_baba_ayo_is_played_to_the_end_and_never_counts() {
         let seen = onlooker.next_of("game_over").await;
         assert_eq!(seen["game_id"], over["game_id"]);
         let game_id = over["game_id"].as_str().unwrap();
-        let stored = app.db.store().game(&game_id.into()).unwrap().unwrap();
+        let stored = app.db.store().game(&GameId::new(game_id)).unwrap().unwrap();
         assert!(stored.house);
         assert_eq!(
             lounge::store::status_word(stored.status),
             over["result"].as_str().unwrap()
         );
-        let moves = app.db.store().moves(&game_id.into()).unwrap();
+        let moves = app.db.store().moves(&GameId::new(game_id)).unwrap();
         assert_eq!(moves.len() as u64, over["state"]["ply"].as_u64().unwrap());
     })
     .await;
@@ -834,7 +849,7 @@ async fn a_move_resent_after_baba_ayo_answered_is_not_played_again() {
     let stored = app
         .db
         .store()
-        .moves(&game_id.as_str().into())
+        .moves(&GameId::new(game_id.as_str()))
         .unwrap()
         .len();
     ws.send(first).await;
@@ -849,7 +864,7 @@ async fn a_move_resent_after_baba_ayo_answered_is_not_played_again() {
     assert_eq!(
         app.db
             .store()
-            .moves(&game_id.as_str().into())
+            .moves(&GameId::new(game_id.as_str()))
             .unwrap()
             .len(),
         stored

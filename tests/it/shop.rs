@@ -2,6 +2,7 @@
 //! SQLite and PostgreSQL.
 
 use futures_util::future::join_all;
+use lounge::common::{GameId, ItemId, UserId};
 use serde_json::{json, Value};
 
 use crate::helpers::{on_both, on_both_with, play_out, TestApp, TestDb};
@@ -15,8 +16,9 @@ async fn get_me(app: &TestApp, token: &str) -> Value {
 /// The ledger adds up to the balance, and each entry's balance follows from the one before.
 fn ledger_adds_up(app: &TestApp, user: &str) -> i64 {
     let store = app.db.store();
-    let balance = store.coins(user).unwrap().unwrap();
-    let mut entries = store.ledger(user, 10_000).unwrap();
+    let user = UserId::new(user);
+    let balance = store.coins(&user).unwrap().unwrap();
+    let mut entries = store.ledger(&user, 10_000).unwrap();
     entries.reverse();
     let mut running = 0;
     for entry in &entries {
@@ -101,12 +103,12 @@ async fn the_last_of_a_stock_goes_to_one_buyer_only() {
             assert_eq!(*status, 409);
             assert_eq!(body["error"]["code"], "out_of_stock");
         }
-        let item = app.db.store().shop_item("iroko-stool").unwrap().unwrap();
+        let item = app.db.store().shop_item(&ItemId::new("iroko-stool")).unwrap().unwrap();
         assert_eq!(item.stock, Some(0));
         // Nobody paid for what they did not get.
         for (_, id) in &buyers {
             let balance = ledger_adds_up(&app, id);
-            let owned = app.db.store().inventory(id).unwrap().len() as i64;
+            let owned = app.db.store().inventory(&UserId::new(id.as_str())).unwrap().len() as i64;
             assert_eq!(balance, 500 - 10 * owned);
         }
     })
@@ -150,7 +152,14 @@ async fn a_purchase_retried_with_its_idempotency_key_is_applied_once_and_answers
             "{answers:?}"
         );
         assert_eq!(ledger_adds_up(&app, &id), 500 - 120 - 15);
-        assert_eq!(app.db.store().inventory(&id).unwrap().len(), 2);
+        assert_eq!(
+            app.db
+                .store()
+                .inventory(&UserId::new(id.as_str()))
+                .unwrap()
+                .len(),
+            2
+        );
         // The same key for another item is a mistake, said so; nothing is bought.
         let (status, body) = app.buy(&token, "rattan-chair", Some("buy-1")).await;
         assert_eq!(status, 409);
@@ -187,7 +196,14 @@ async fn retries_racing_for_the_one_thing_a_balance_buys_all_get_the_first_answe
         assert_eq!(answers[0].1["purchase"]["item"]["name"], "Obeche bookshelf");
         assert_eq!(answers[0].1["purchase"]["item"]["stock"], Value::Null);
         assert_eq!(ledger_adds_up(&app, &id), 10);
-        assert_eq!(app.db.store().inventory(&id).unwrap().len(), 1);
+        assert_eq!(
+            app.db
+                .store()
+                .inventory(&UserId::new(id.as_str()))
+                .unwrap()
+                .len(),
+            1
+        );
     })
     .await;
 }
@@ -231,7 +247,12 @@ async fn a_purchase_refused_changes_nothing_and_says_why() {
             assert_eq!(body["error"]["field"], field, "{body}");
         }
         assert_eq!(ledger_adds_up(&app, &id), 500);
-        assert!(app.db.store().inventory(&id).unwrap().is_empty());
+        assert!(app
+            .db
+            .store()
+            .inventory(&UserId::new(id.as_str()))
+            .unwrap()
+            .is_empty());
     })
     .await;
 }
@@ -412,10 +433,10 @@ async fn a_whole_game_at_a_home_board_between_the_owner_and_a_visitor() {
         let stored = app
             .db
             .store()
-            .game(&a["game_id"].as_str().unwrap().into())
+            .game(&GameId::new(a["game_id"].as_str().unwrap()))
             .unwrap()
             .unwrap();
-        assert_eq!(stored.table_id, table);
+        assert_eq!(stored.table_id.as_str(), table);
         assert!(!stored.house);
         assert_eq!(
             lounge::store::status_word(stored.status),

@@ -1,10 +1,14 @@
 //! The store on SQLite and on PostgreSQL: each test runs on a fresh database of each kind.
 
+use lounge::ayo::EndReason;
+use lounge::common::{GameId, TableId, UserId};
+use lounge::store::GameEnd;
 use lounge::store::{
     new_id, now, Backend, DatabaseUrl, GameRow, RoomRow, StoreError, TableRow, UserRow,
 };
 
 use lounge::ayo::{Preset, Status};
+use lounge::common::RoomId;
 
 use crate::helpers::TestDb;
 
@@ -19,7 +23,7 @@ fn user(name: &str) -> UserRow {
 
 fn lounge_room() -> (RoomRow, Vec<TableRow>) {
     let room = RoomRow {
-        id: "surulere-games-lounge".into(),
+        id: RoomId::new("surulere-games-lounge"),
         name: "Surulere Games Lounge".into(),
         kind: lounge::common::RoomKind::Lounge,
         owner_id: None,
@@ -39,7 +43,7 @@ fn lounge_room() -> (RoomRow, Vec<TableRow>) {
 fn game(table: &str, south: &UserRow, north: &UserRow) -> GameRow {
     GameRow {
         id: new_id().into(),
-        table_id: table.into(),
+        table_id: TableId::new(table),
         south_id: south.id.clone(),
         north_id: north.id.clone(),
         rules: Preset::Lagos.rules(),
@@ -102,7 +106,7 @@ fn users_are_stored_and_found() {
         let tunde = user("Tunde");
         db.store().insert_user(&tunde).unwrap();
         assert_eq!(db.store().user(&tunde.id).unwrap(), Some(tunde.clone()));
-        assert_eq!(db.store().user(&"nobody".into()).unwrap(), None);
+        assert_eq!(db.store().user(&UserId::new("nobody")).unwrap(), None);
         // Stored again: refused, by its id or by its name (whichever index speaks first).
         assert!(matches!(
             db.store().insert_user(&tunde),
@@ -145,7 +149,7 @@ fn moves_are_stored_in_order_once_and_only_while_the_game_is_in_play() {
         );
         assert_eq!(store.moves(&g.id).unwrap(), [3, 1, 6]);
         assert!(matches!(
-            store.record_move(&"nope".into(), 1, 1),
+            store.record_move(&GameId::new("nope"), 1, 1),
             Err(StoreError::NotFound(_))
         ));
 
@@ -155,17 +159,17 @@ fn moves_are_stored_in_order_once_and_only_while_the_game_is_in_play() {
         assert_eq!(in_play[0].moves, [3, 1, 6]);
 
         assert!(store
-            .finish_game(&g.id, Status::SouthWon, "resigned")
+            .finish_game(&g.id, Status::SouthWon, GameEnd::Game(EndReason::Resigned))
             .unwrap());
         assert!(
             !store
-                .finish_game(&g.id, Status::NorthWon, "timeout")
+                .finish_game(&g.id, Status::NorthWon, GameEnd::Game(EndReason::Timeout))
                 .unwrap(),
             "over stays over"
         );
         let over = store.game(&g.id).unwrap().unwrap();
         assert_eq!(
-            (over.status, over.end_reason.as_deref()),
+            (over.status, over.end_reason.map(|r| r.word())),
             (Status::SouthWon, Some("resigned"))
         );
         assert!(over.ended_at.is_some());
@@ -294,8 +298,8 @@ fn a_reader_of_the_results_reads_every_result_once_in_order_across_restarts() {
                 let g = game(tables[0].id.as_str(), w, l);
                 store.insert_game(&g).unwrap();
                 let win = lounge::store::Win {
-                    winner_id: w.id.to_string(),
-                    loser_id: l.id.to_string(),
+                    winner_id: w.id.clone(),
+                    loser_id: l.id.clone(),
                     seeds: 30,
                     house_level: None,
                     plies: 20,
@@ -305,7 +309,7 @@ fn a_reader_of_the_results_reads_every_result_once_in_order_across_restarts() {
                     .finish_game_with(
                         &g.id,
                         Status::SouthWon,
-                        "majority",
+                        GameEnd::Game(EndReason::Majority),
                         Some(&win),
                         |_| today,
                         &judge,
@@ -320,7 +324,10 @@ fn a_reader_of_the_results_reads_every_result_once_in_order_across_restarts() {
             if let Some((last, _)) = batch.last() {
                 store.set_cursor("ratings", last.seq).unwrap();
             }
-            batch.into_iter().map(|(r, _)| r.game_id).collect()
+            batch
+                .into_iter()
+                .map(|(r, _)| r.game_id.into_string())
+                .collect()
         };
         finish(store, 3);
         let mut seen = read(store, 2);

@@ -1,6 +1,7 @@
 //! A room whose task panics leaves the registry and opens again from the store at the next
 //! visit, its game intact.
 
+use lounge::common::{OperatorName, RoomId};
 use serde_json::{json, Value};
 
 use lounge::world::{RoomHandle, World};
@@ -19,10 +20,10 @@ async fn both_sit(room: &RoomHandle, a: &mut Person, b: &Person) -> Value {
 
 /// The lounge is made to fail: `a` is let go, and the room leaves the registry.
 async fn crash(world: &World, a: &mut Person) {
-    assert!(world.crash_room("lounge").await);
+    assert!(world.crash_room(&RoomId::new("lounge")).await);
     assert!(a.closed().await, "the room's people are let go");
     for _ in 0..1000 {
-        if world.room("lounge").is_none() {
+        if world.room(&RoomId::new("lounge")).is_none() {
             return;
         }
         tokio::task::yield_now().await;
@@ -34,7 +35,7 @@ async fn crash(world: &World, a: &mut Person) {
 async fn a_room_that_panics_opens_again_from_the_store_with_its_game_intact() {
     for db in TestDb::both() {
         let world = lounge_world(&db, config());
-        let room = world.room("lounge").unwrap();
+        let room = world.room(&RoomId::new("lounge")).unwrap();
         let [mut a, mut b] = two_people(&db, &room).await;
         let started = both_sit(&room, &mut a, &b).await;
         let south = if started["players"]["south"]["id"] == a.user.id.as_str() {
@@ -51,13 +52,13 @@ async fn a_room_that_panics_opens_again_from_the_store_with_its_game_intact() {
         // The room fails: its people are let go, and it is out of the registry.
         crash(&world, &mut a).await;
         assert!(
-            world.room("lounge").is_none(),
+            world.room(&RoomId::new("lounge")).is_none(),
             "a failed room leaves the registry"
         );
 
         // The next visit opens it again from the store: the same game at the same ply.
         let again = world
-            .open("lounge")
+            .open(&RoomId::new("lounge"))
             .await
             .unwrap()
             .expect("the lounge opens");
@@ -89,12 +90,12 @@ async fn a_room_that_panics_opens_again_from_the_store_with_its_game_intact() {
 async fn a_closing_room_that_panics_opens_again_closing_with_the_game_it_lets_finish() {
     let db = TestDb::sqlite();
     let world = lounge_world(&db, config());
-    let room = world.room("lounge").unwrap();
+    let room = world.room(&RoomId::new("lounge")).unwrap();
     let [mut a, b] = two_people(&db, &room).await;
     let started = both_sit(&room, &mut a, &b).await;
     // An operator closes the lounge, letting the game finish.
     db.store()
-        .close_room("ops", &"lounge".into(), "finish")
+        .close_room(&OperatorName::new("ops"), &RoomId::new("lounge"), "finish")
         .unwrap();
     let (reply, answer) = tokio::sync::oneshot::channel();
     assert!(
@@ -108,7 +109,7 @@ async fn a_closing_room_that_panics_opens_again_closing_with_the_game_it_lets_fi
     crash(&world, &mut a).await;
     // It opens again, still closing: its players come back to the game, nobody else comes in.
     let again = world
-        .open("lounge")
+        .open(&RoomId::new("lounge"))
         .await
         .unwrap()
         .expect("the game keeps it open");

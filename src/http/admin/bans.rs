@@ -61,9 +61,9 @@ pub struct BanBody {
 )]
 #[post("/admin/users/{user}/ban")]
 pub async fn ban(
-    Admin(claims): Admin,
+    Admin(operator): Admin,
     state: web::Data<AppState>,
-    path: web::Path<String>,
+    path: web::Path<UserId>,
     Body(body): Body<NewBan>,
 ) -> Result<HttpResponse, ApiError> {
     let reason = display_name("reason", &body.reason, 200)?;
@@ -83,13 +83,13 @@ pub async fn ban(
         user_id: path.into_inner(),
         reason,
         until,
-        banned_by: claims.sub,
+        banned_by: operator,
         created_at: crate::store::now(),
     };
     let (store, stored) = (state.store.clone(), ban.clone());
     web::block(move || store.ban(&stored)).await??;
     state.banlist.add(&ban);
-    let user = UserId::from(ban.user_id.clone());
+    let user = ban.user_id.clone();
     let closed = state
         .connections
         .close_user(&user, None, Closing::Banned(ban.reason.clone()));
@@ -126,13 +126,13 @@ pub struct Lifted {
 )]
 #[delete("/admin/users/{user}/ban")]
 pub async fn lift_ban(
-    Admin(claims): Admin,
+    Admin(operator): Admin,
     state: web::Data<AppState>,
-    path: web::Path<String>,
+    path: web::Path<UserId>,
 ) -> Result<HttpResponse, ApiError> {
-    let user = UserId::from(path.into_inner());
+    let user = path.into_inner();
     let (store, lifted) = (state.store.clone(), user.clone());
-    if !web::block(move || store.lift_ban(&claims.sub, &lifted)).await?? {
+    if !web::block(move || store.lift_ban(&operator, &lifted)).await?? {
         return Err(ApiError::NotFound(format!("{user} is not banned")));
     }
     state.banlist.lift(&user);

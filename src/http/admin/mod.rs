@@ -20,7 +20,7 @@ use super::error::{ApiError, ErrorBody};
 use super::home::{change_tables, TableBody};
 use super::input::{display_name, slug, Body, RulesSpec};
 use super::AppState;
-use crate::common::{ErrorCode, RoomId};
+use crate::common::{ErrorCode, RoomId, TableId};
 use crate::store::{self, Actor, AuditEntry, StoredRoom};
 use crate::world::{self as hotel, CloseGames, HotelError, RoomCommand, TableChange};
 
@@ -96,7 +96,7 @@ pub struct RoomBody {
 )]
 #[post("/admin/rooms")]
 pub async fn create_room(
-    Admin(claims): Admin,
+    Admin(operator): Admin,
     state: web::Data<AppState>,
     Body(body): Body<NewRoom>,
 ) -> Result<HttpResponse, ApiError> {
@@ -113,7 +113,7 @@ pub async fn create_room(
         hotel::new_room(id.clone(), name, body.kind.as_deref(), body.tables, rules)?;
     let store = state.store.clone();
     let (stored_room, stored_tables) = (room.clone(), tables.clone());
-    web::block(move || store.create_room(&claims.sub, &stored_room, &stored_tables))
+    web::block(move || store.create_room(&operator, &stored_room, &stored_tables))
         .await?
         .map_err(|e| match e {
             store::StoreError::Conflict(_) => ApiError::conflict(
@@ -161,16 +161,16 @@ pub struct RoomChange {
 )]
 #[patch("/admin/rooms/{room}")]
 pub async fn rename_room(
-    Admin(claims): Admin,
+    Admin(operator): Admin,
     state: web::Data<AppState>,
-    path: web::Path<String>,
+    path: web::Path<RoomId>,
     Body(body): Body<RoomChange>,
 ) -> Result<HttpResponse, ApiError> {
     let name = display_name("name", &body.name, 48)?;
-    let id = RoomId::from(path.into_inner());
-    let handle = live_room(&state, id.as_str()).await?;
+    let id = path.into_inner();
+    let handle = live_room(&state, &id).await?;
     let (store, new_name) = (state.store.clone(), name.clone());
-    web::block(move || store.rename_room(&claims.sub, &id, &new_name)).await??;
+    web::block(move || store.rename_room(&operator, &id, &new_name)).await??;
     handle.send(RoomCommand::Rename { name }).await;
     let room = handle.summary().await.ok_or(HotelError::Gone)?;
     Ok(HttpResponse::Ok().json(RoomBody { room }))
@@ -187,7 +187,8 @@ pub struct CloseQuery {
 
 #[derive(Serialize, ToSchema)]
 pub struct ClosedBody {
-    pub room: String,
+    #[schema(value_type = String)]
+    pub room: RoomId,
     /// `closed`, or `closing` while games are played out.
     pub status: String,
     pub games_in_play: usize,
@@ -216,9 +217,9 @@ pub struct ClosedBody {
 )]
 #[delete("/admin/rooms/{room}")]
 pub async fn close_room(
-    Admin(claims): Admin,
+    Admin(operator): Admin,
     state: web::Data<AppState>,
-    path: web::Path<String>,
+    path: web::Path<RoomId>,
     query: web::Query<CloseQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let id = path.into_inner();
@@ -229,8 +230,8 @@ pub async fn close_room(
     };
     let handle = live_room(&state, &id).await?;
     hotel::operator_may_close(handle.info.kind)?;
-    let (store, room) = (state.store.clone(), RoomId::from(id.as_str()));
-    web::block(move || store.close_room(&claims.sub, &room, games.as_str())).await??;
+    let (store, room) = (state.store.clone(), id.clone());
+    web::block(move || store.close_room(&operator, &room, games.as_str())).await??;
     let games_in_play = handle.shut(games).await?;
     Ok(HttpResponse::Ok().json(ClosedBody {
         room: id,
@@ -272,9 +273,9 @@ pub struct NewTable {
 )]
 #[post("/admin/rooms/{room}/tables")]
 pub async fn add_table(
-    Admin(claims): Admin,
+    Admin(operator): Admin,
     state: web::Data<AppState>,
-    path: web::Path<String>,
+    path: web::Path<RoomId>,
     Body(body): Body<NewTable>,
 ) -> Result<HttpResponse, ApiError> {
     let rules = match &body.rules {
@@ -285,7 +286,7 @@ pub async fn add_table(
     let handle = live_room(&state, &room).await?;
     hotel::operator_may_add_table(handle.info.kind)?;
     let change = TableChange::Add { rules, board: None };
-    let table = change_tables(&state, &room, Actor::Operator(claims.sub), change)
+    let table = change_tables(&state, &room, Actor::Operator(operator), change)
         .await?
         .ok_or(HotelError::Gone)?;
     Ok(HttpResponse::Created().json(TableBody { table }))
@@ -318,16 +319,16 @@ pub struct TableRules {
 )]
 #[patch("/admin/rooms/{room}/tables/{table}")]
 pub async fn change_table(
-    Admin(claims): Admin,
+    Admin(operator): Admin,
     state: web::Data<AppState>,
-    path: web::Path<(String, String)>,
+    path: web::Path<(RoomId, TableId)>,
     Body(body): Body<TableRules>,
 ) -> Result<HttpResponse, ApiError> {
     let rules = body.rules.resolve("rules")?;
     let (room, table) = path.into_inner();
     live_room(&state, &room).await?;
     let change = TableChange::Rules { table, rules };
-    let table = change_tables(&state, &room, Actor::Operator(claims.sub), change)
+    let table = change_tables(&state, &room, Actor::Operator(operator), change)
         .await?
         .ok_or(HotelError::Gone)?;
     Ok(HttpResponse::Ok().json(TableBody { table }))
@@ -352,16 +353,16 @@ pub async fn change_table(
 )]
 #[delete("/admin/rooms/{room}/tables/{table}")]
 pub async fn remove_table(
-    Admin(claims): Admin,
+    Admin(operator): Admin,
     state: web::Data<AppState>,
-    path: web::Path<(String, String)>,
+    path: web::Path<(RoomId, TableId)>,
 ) -> Result<HttpResponse, ApiError> {
     let (room, table) = path.into_inner();
     live_room(&state, &room).await?;
     change_tables(
         &state,
         &room,
-        Actor::Operator(claims.sub),
+        Actor::Operator(operator),
         TableChange::Remove { table },
     )
     .await?;
@@ -426,12 +427,12 @@ pub async fn audit(
 }
 
 /// An open room, or 404.
-async fn live_room(state: &AppState, id: &str) -> Result<crate::world::RoomHandle, ApiError> {
+async fn live_room(state: &AppState, id: &RoomId) -> Result<crate::world::RoomHandle, ApiError> {
     state
         .world
         .reach(id)
         .await
-        .ok_or_else(|| HotelError::NoSuchRoom(id.to_owned()).into())
+        .ok_or_else(|| HotelError::NoSuchRoom(id.clone()).into())
 }
 
 /// `Mahogany board, polished` → `mahogany-board-polished`.

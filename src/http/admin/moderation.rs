@@ -10,7 +10,7 @@ use super::super::auth::Admin;
 use super::super::error::{ApiError, ErrorBody};
 use super::super::input::Body;
 use super::super::AppState;
-use crate::common::UserId;
+use crate::common::{RoomId, UserId};
 
 /// The longest slow mode: an hour between lines.
 const MAX_SLOW_MODE_SECS: u32 = 3600;
@@ -28,7 +28,8 @@ pub struct SlowModeBody {
 
 #[derive(Serialize, ToSchema)]
 pub struct SlowModeSet {
-    pub room: String,
+    #[schema(value_type = String)]
+    pub room: RoomId,
     pub seconds: u32,
 }
 
@@ -52,9 +53,9 @@ pub struct SlowModeSet {
 )]
 #[put("/admin/rooms/{room}/slow-mode")]
 pub async fn set_slow_mode(
-    Admin(claims): Admin,
+    Admin(operator): Admin,
     state: web::Data<AppState>,
-    path: web::Path<String>,
+    path: web::Path<RoomId>,
     Body(body): Body<SlowModeBody>,
 ) -> Result<HttpResponse, ApiError> {
     if body.seconds > MAX_SLOW_MODE_SECS {
@@ -66,7 +67,7 @@ pub async fn set_slow_mode(
     let room = path.into_inner();
     state
         .world
-        .set_slow_mode(&claims.sub, &room, body.seconds)
+        .set_slow_mode(&operator, &room, body.seconds)
         .await?;
     Ok(HttpResponse::Ok().json(SlowModeSet {
         room,
@@ -85,7 +86,8 @@ pub struct MuteBody {
 
 #[derive(Serialize, ToSchema)]
 pub struct Muted {
-    pub user: String,
+    #[schema(value_type = String)]
+    pub user: UserId,
     /// When the mute ends (server ms since 1970).
     pub until: u64,
 }
@@ -112,22 +114,19 @@ pub struct Muted {
 )]
 #[put("/admin/users/{user}/mute")]
 pub async fn mute(
-    Admin(claims): Admin,
+    Admin(operator): Admin,
     state: web::Data<AppState>,
-    path: web::Path<String>,
+    path: web::Path<UserId>,
     Body(body): Body<MuteBody>,
 ) -> Result<HttpResponse, ApiError> {
     let seconds = duration("seconds", body.seconds)?;
     let reason = reason(body.reason.as_deref())?;
-    let user = UserId::from(path.into_inner());
+    let user = path.into_inner();
     let until = state
         .world
-        .mute(&claims.sub, &user, seconds * 1000, &reason)
+        .mute(&operator, &user, seconds * 1000, &reason)
         .await?;
-    Ok(HttpResponse::Ok().json(Muted {
-        user: user.to_string(),
-        until,
-    }))
+    Ok(HttpResponse::Ok().json(Muted { user, until }))
 }
 
 /// Lifts a guest's mute; they are told (`muted` with `until: null`). 404 when none is on.
@@ -147,12 +146,12 @@ pub async fn mute(
 )]
 #[delete("/admin/users/{user}/mute")]
 pub async fn unmute(
-    Admin(claims): Admin,
+    Admin(operator): Admin,
     state: web::Data<AppState>,
-    path: web::Path<String>,
+    path: web::Path<UserId>,
 ) -> Result<HttpResponse, ApiError> {
-    let user = UserId::from(path.into_inner());
-    if state.world.unmute(&claims.sub, &user).await? {
+    let user = path.into_inner();
+    if state.world.unmute(&operator, &user).await? {
         Ok(HttpResponse::NoContent().finish())
     } else {
         Err(ApiError::NotFound(format!("`{user}` is not muted")))
@@ -163,7 +162,8 @@ pub async fn unmute(
 #[serde(deny_unknown_fields)]
 pub struct PutOutBody {
     /// The guest's user id.
-    pub user: String,
+    #[schema(value_type = String)]
+    pub user: UserId,
     /// How long they stay out, 1 second to 30 days (`civility.put_out_secs` when absent).
     pub seconds: Option<u64>,
     /// Told to the guest and kept in the audit log (at most 200 characters).
@@ -172,8 +172,10 @@ pub struct PutOutBody {
 
 #[derive(Serialize, ToSchema)]
 pub struct PutOut {
-    pub room: String,
-    pub user: String,
+    #[schema(value_type = String)]
+    pub room: RoomId,
+    #[schema(value_type = String)]
+    pub user: UserId,
     /// When they may come back (server ms since 1970).
     pub until: u64,
 }
@@ -201,9 +203,9 @@ pub struct PutOut {
 )]
 #[post("/admin/rooms/{room}/put-out")]
 pub async fn put_out(
-    Admin(claims): Admin,
+    Admin(operator): Admin,
     state: web::Data<AppState>,
-    path: web::Path<String>,
+    path: web::Path<RoomId>,
     Body(body): Body<PutOutBody>,
 ) -> Result<HttpResponse, ApiError> {
     let for_ms = match body.seconds {
@@ -212,16 +214,12 @@ pub async fn put_out(
     };
     let reason = reason(body.reason.as_deref())?;
     let room = path.into_inner();
-    let user = UserId::from(body.user);
+    let user = body.user;
     let until = state
         .world
-        .put_out(&claims.sub, &room, &user, for_ms, &reason)
+        .put_out(&operator, &room, &user, for_ms, &reason)
         .await?;
-    Ok(HttpResponse::Ok().json(PutOut {
-        room,
-        user: user.to_string(),
-        until,
-    }))
+    Ok(HttpResponse::Ok().json(PutOut { room, user, until }))
 }
 
 /// Takes a chat line (its `id` in the `chat` message) away for everyone in the room
@@ -244,19 +242,15 @@ pub async fn put_out(
 )]
 #[delete("/admin/rooms/{room}/chat/{line}")]
 pub async fn remove_chat_line(
-    Admin(claims): Admin,
+    Admin(operator): Admin,
     state: web::Data<AppState>,
-    path: web::Path<(String, String)>,
+    path: web::Path<(RoomId, String)>,
 ) -> Result<HttpResponse, ApiError> {
     let (room, line) = path.into_inner();
     let line: u64 = line
         .parse()
         .map_err(|_| ApiError::invalid("line", "a chat line's id, a number"))?;
-    if state
-        .world
-        .remove_chat_line(&claims.sub, &room, line)
-        .await?
-    {
+    if state.world.remove_chat_line(&operator, &room, line).await? {
         Ok(HttpResponse::NoContent().finish())
     } else {
         Err(ApiError::NotFound(format!(

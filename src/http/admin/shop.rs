@@ -11,7 +11,7 @@ use super::super::home::ItemList;
 use super::super::input::{display_name, double_option, slug, Body};
 use super::super::AppState;
 use super::{slugify, Page};
-use crate::common::ErrorCode;
+use crate::common::{ErrorCode, ItemId, UserId};
 use crate::store::{self, CoinEntry, ItemChange, ItemKind, ShopItem};
 
 const MAX_AMOUNT: i64 = 1_000_000;
@@ -73,15 +73,15 @@ pub struct ItemBody {
 )]
 #[post("/admin/shop/items")]
 pub async fn create_item(
-    Admin(claims): Admin,
+    Admin(operator): Admin,
     state: web::Data<AppState>,
     Body(body): Body<NewItem>,
 ) -> Result<HttpResponse, ApiError> {
     let name = display_name("name", &body.name, 60)?;
-    let id = match &body.id {
+    let id = ItemId::new(match &body.id {
         Some(id) => slug("id", id)?,
         None => slug("name", &slugify(&name))?,
-    };
+    });
     let wood = body
         .wood
         .as_deref()
@@ -105,7 +105,7 @@ pub async fn create_item(
         updated_at: store::now(),
     };
     let (store, stored) = (state.store.clone(), item.clone());
-    web::block(move || store.create_item(&claims.sub, &stored))
+    web::block(move || store.create_item(&operator, &stored))
         .await?
         .map_err(|e| match e {
             store::StoreError::Conflict(_) => ApiError::conflict(
@@ -151,9 +151,9 @@ pub struct ItemPatch {
 )]
 #[patch("/admin/shop/items/{item}")]
 pub async fn change_item(
-    Admin(claims): Admin,
+    Admin(operator): Admin,
     state: web::Data<AppState>,
-    path: web::Path<String>,
+    path: web::Path<ItemId>,
     Body(body): Body<ItemPatch>,
 ) -> Result<HttpResponse, ApiError> {
     let change = ItemChange {
@@ -180,13 +180,14 @@ pub async fn change_item(
         });
     }
     let (store, id) = (state.store.clone(), path.into_inner());
-    let item = web::block(move || store.change_item(&claims.sub, &id, &change)).await??;
+    let item = web::block(move || store.change_item(&operator, &id, &change)).await??;
     Ok(HttpResponse::Ok().json(ItemBody { item }))
 }
 
 #[derive(Serialize, ToSchema)]
 pub struct CoinsBody {
-    pub user: String,
+    #[schema(value_type = String)]
+    pub user: UserId,
     pub coins: i64,
     /// The ledger, newest first.
     pub ledger: Vec<CoinEntry>,
@@ -213,7 +214,7 @@ pub struct CoinsBody {
 pub async fn coins(
     _: Admin,
     state: web::Data<AppState>,
-    path: web::Path<String>,
+    path: web::Path<UserId>,
     page: web::Query<Page>,
 ) -> Result<HttpResponse, ApiError> {
     let limit = page.limit()?;
@@ -269,9 +270,9 @@ pub struct EntryBody {
 )]
 #[post("/admin/users/{user}/coins")]
 pub async fn adjust_coins(
-    Admin(claims): Admin,
+    Admin(operator): Admin,
     state: web::Data<AppState>,
-    path: web::Path<String>,
+    path: web::Path<UserId>,
     Body(body): Body<CoinChange>,
 ) -> Result<HttpResponse, ApiError> {
     if body.amount == 0 || body.amount.unsigned_abs() > MAX_AMOUNT.unsigned_abs() {
@@ -283,7 +284,7 @@ pub async fn adjust_coins(
     let reason = display_name("reason", &body.reason, 200)?;
     let (store, user) = (state.store.clone(), path.into_inner());
     let entry =
-        web::block(move || store.adjust_coins(&claims.sub, &user, body.amount, &reason)).await??;
+        web::block(move || store.adjust_coins(&operator, &user, body.amount, &reason)).await??;
     Ok(HttpResponse::Created().json(EntryBody { entry }))
 }
 

@@ -21,7 +21,7 @@ impl Connection {
         since: BTreeMap<TableId, u64>,
         r#ref: Option<serde_json::Value>,
     ) {
-        let handle = match self.world.open(room.as_str()).await {
+        let handle = match self.world.open(&room).await {
             Ok(Some(handle)) => handle,
             Ok(None) => {
                 self.refuse(
@@ -72,7 +72,7 @@ impl Connection {
         while may.is_none() {
             // An idle apartment may have closed just now, or the room moved to
             // another instance: it opens again.
-            last = self.reopen(room.as_str(), &mut tries).await;
+            last = self.reopen(&room, &mut tries).await;
             let Reopened::Open(again) = last.clone() else {
                 break;
             };
@@ -85,7 +85,7 @@ impl Connection {
                 let mut entered = self.enter_room(handle, since.clone(), r#ref.clone()).await;
                 let mut tries = REOPEN_TRIES.iter();
                 while entered.is_none() {
-                    last = self.reopen(room.as_str(), &mut tries).await;
+                    last = self.reopen(&room, &mut tries).await;
                     let Reopened::Open(again) = last.clone() else {
                         break;
                     };
@@ -108,14 +108,14 @@ impl Connection {
     /// The room opened again after its handle went (an idle apartment that closed just then,
     /// a room that moved to another instance), trying after each pause of `tries` while it
     /// is between owners.
-    async fn reopen(&self, room: &str, tries: &mut std::slice::Iter<'_, u64>) -> Reopened {
+    async fn reopen(&self, room: &RoomId, tries: &mut std::slice::Iter<'_, u64>) -> Reopened {
         for pause in tries.by_ref() {
             tokio::time::sleep(Duration::from_millis(*pause)).await;
             match self.world.open(room).await {
                 Ok(Some(handle)) => return Reopened::Open(handle),
                 // Closed for good meanwhile (an operator): there is no such room now.
                 Ok(None) => return Reopened::NoRoom,
-                Err(e) => tracing::debug!(error = %e, room, "a room between owners"),
+                Err(e) => tracing::debug!(error = %e, room = %room, "a room between owners"),
             }
         }
         Reopened::Spent
@@ -125,7 +125,7 @@ impl Connection {
     pub(super) fn room_closed(&self) -> bool {
         self.room
             .as_ref()
-            .is_some_and(|r| !r.failed() && self.world.room(r.info.id.as_str()).is_none())
+            .is_some_and(|r| !r.failed() && self.world.room(&r.info.id).is_none())
     }
 
     /// Enters a room through this connection: `None` when the room is gone, the room's

@@ -107,7 +107,7 @@ pub async fn connect(
             }
         })?;
     // A ban made between the check above and the registry would miss this connection.
-    if let Some(reason) = state.banlist.reason(user.id.as_str()) {
+    if let Some(reason) = state.banlist.reason(&user.id) {
         return Err(ApiError::Banned(reason));
     }
     let (mut response, session, stream) =
@@ -215,9 +215,9 @@ async fn run(
     // A second connection of a user in a room takes the first one over, in that room,
     // wherever the first one is (another instance says which room).
     let room = match conn.world.room_of(&conn.user.id) {
-        Some(room) => conn.world.room(room.as_str()),
+        Some(room) => conn.world.room(&room),
         None => match conn.world.connected_elsewhere(&conn.user.id).await {
-            Some(room) => conn.world.open(room.as_str()).await.ok().flatten(),
+            Some(room) => conn.world.open(&room).await.ok().flatten(),
             None => None,
         },
     };

@@ -56,14 +56,14 @@ impl World {
             if only.as_ref().is_some_and(|only| !only.contains(&room)) {
                 continue;
             }
-            if self.registry.get(room.as_str()).is_some() {
+            if self.registry.get(&room).is_some() {
                 continue;
             }
             // Held by a live instance: nothing to do (one round trip, no database).
             if matches!(owner.leases().owner(&room).await, Ok(Some(_))) {
                 continue;
             }
-            match self.open_as(room.as_str(), false).await {
+            match self.open_as(&room, false).await {
                 Ok(Some(_)) => {
                     tracing::info!(%room, "a room in play that nobody ran opens here");
                     opened += 1;
@@ -84,7 +84,7 @@ impl World {
     }
 
     /// A room run elsewhere that sessions here are in, unless it failed.
-    pub(in crate::world) fn remote(&self, id: &str) -> Option<RoomHandle> {
+    pub(in crate::world) fn remote(&self, id: &RoomId) -> Option<RoomHandle> {
         let remotes = self
             .remotes
             .lock()
@@ -106,7 +106,7 @@ impl World {
         };
         let _one = self.opening_remote.lock().await;
         // Another session here opened it while this one waited.
-        if let Some(handle) = self.remote(id.as_str()) {
+        if let Some(handle) = self.remote(&id) {
             return Ok(Some(handle));
         }
         crate::metrics::METRICS.redis_round_trips.inc();

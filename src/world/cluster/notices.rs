@@ -175,7 +175,7 @@ impl World {
         until: Option<u64>,
         reason: &str,
     ) {
-        let Some(handle) = self.room_of(user).and_then(|r| self.room(r.as_str())) else {
+        let Some(handle) = self.room_of(user).and_then(|r| self.room(&r)) else {
             return;
         };
         let told = Moderation::Muted {

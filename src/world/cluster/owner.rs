@@ -238,7 +238,7 @@ mod tests {
     #[test]
     fn the_keeper_waits_renews_within_the_lease_and_gives_the_room_up_at_its_margin() {
         let clock = crate::common::ServerClock::manual(10_000);
-        let mut held = Held::new("lounge".into(), Fence(3), clock.now_ms(), 3_000);
+        let mut held = Held::new(RoomId::new("lounge"), Fence(3), clock.now_ms(), 3_000);
         assert_eq!(step(&held, clock.now_ms()), Step::Wait(1_000));
         clock.advance(1_000);
         // Acted on until 300 ms (a tenth) before the end: the try may take 1.7 s.

@@ -359,7 +359,7 @@ impl Relay {
                 tokio::spawn(async move { relay.send(&from, &Wire::NotHere { room, req }).await });
             }
         };
-        let Some(handle) = registry.get(room.as_str()).filter(|h| !h.is_closed()) else {
+        let Some(handle) = registry.get(&room).filter(|h| !h.is_closed()) else {
             not_here(room);
             return;
         };
@@ -495,7 +495,7 @@ impl Relay {
             let wire = match answer.await.map(|a| serde_json::to_value(a)) {
                 Ok(Ok(body)) => Wire::Answer { req, body },
                 _ => Wire::NotHere {
-                    room: RoomId::from(""),
+                    room: RoomId::new(""),
                     req: Some(req),
                 },
             };
@@ -551,7 +551,7 @@ impl Relay {
             let moved = failed.load(Ordering::SeqCst);
             let closed = !moved
                 && registry
-                    .get(room.as_str())
+                    .get(&room)
                     .is_none_or(|h| h.is_closed() && !h.failed());
             let gone = Wire::Gone {
                 room,

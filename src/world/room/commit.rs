@@ -14,8 +14,8 @@ use crate::store::{self, blocking, Finished, GameRow, MatchRow, RoomWriter, Stor
 
 use super::super::protocol::ServerMessage;
 use super::super::table::{
-    json_word, Command, Draws, Effects, Event, MatchResult, NewGame, Refusal, TableEvent,
-    WallVerdict, Win, Write,
+    Command, Draws, Effects, Event, MatchResult, NewGame, Refusal, TableEvent, WallVerdict, Win,
+    Write,
 };
 use super::render::{self, render, At};
 use super::{ResultsConfig, Room};
@@ -420,7 +420,7 @@ fn store_one(
         Write::NewGame(game) => store.insert_game(&game_row(game))?,
         Write::UnstartedGame { game, result } => store.insert_game(&GameRow {
             status: *result,
-            end_reason: Some("not_started".into()),
+            end_reason: Some(store::GameEnd::NotStarted),
             ended_at: Some(store::now()),
             ..game_row(game)
         })?,
@@ -443,7 +443,7 @@ fn store_one(
             let finished = store.finish_game(
                 game,
                 *status,
-                &json_word(reason),
+                store::GameEnd::Game(*reason),
                 win.as_ref(),
                 &|ended| day.day_of(ended.and_utc()),
                 &results.rules,
@@ -484,13 +484,13 @@ fn game_row(game: &NewGame) -> GameRow {
 /// A table's win as stored, ended at `now` on the server's clock.
 pub fn stored_win(win: &Win, now: u64) -> store::Win {
     store::Win {
-        winner_id: win.winner.to_string(),
-        loser_id: win.loser.to_string(),
+        winner_id: win.winner.clone(),
+        loser_id: win.loser.clone(),
         seeds: win.seeds,
         // Baba Ayo's level, when one side was him: his id says it (the table parses no ids).
         house_level: [&win.winner, &win.loser]
             .into_iter()
-            .find_map(|id| House::level_of(id.as_str()))
+            .find_map(House::level_of)
             .map(|level| level.name().to_owned()),
         plies: win.plies,
         ended_ms: now,
@@ -505,7 +505,7 @@ pub fn stored_result(result: &MatchResult) -> store::MatchResult {
             store::MatchStatus::Draw
         },
         winner_id: result.winner.clone(),
-        end_reason: result.end_reason.word().into(),
+        end_reason: result.end_reason,
         halves: result.halves,
     }
 }

@@ -414,7 +414,7 @@ impl Room {
                 Ok(Some(view))
             }
             TableChange::Remove { table } => {
-                let id = TableId::from(table.clone());
+                let id = table.clone();
                 let t = self.index_of(&id)?;
                 if !self.tables[t].table.idle() {
                     return Err(HotelError::TableBusy(table));
@@ -426,12 +426,12 @@ impl Room {
                 self.tables.remove(t);
                 self.broadcast(&ServerMessage::TableRemoved {
                     room: self.info.id.clone(),
-                    table: TableId::from(table),
+                    table,
                 });
                 Ok(None)
             }
             TableChange::Rules { table, rules } => {
-                let id = TableId::from(table.clone());
+                let id = table.clone();
                 let t = self.index_of(&id)?;
                 if self.tables[t].table.match_in_play() {
                     return Err(HotelError::TableBusy(table));
@@ -450,7 +450,7 @@ impl Room {
 
     fn index_of(&self, table: &TableId) -> Result<usize, HotelError> {
         self.table_index(table)
-            .map_err(|_| HotelError::NoSuchTable(table.to_string()))
+            .map_err(|_| HotelError::NoSuchTable(table.clone()))
     }
 }
 

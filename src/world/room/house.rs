@@ -43,7 +43,7 @@ impl Room {
         let Some(player) = table.house_to_move() else {
             return;
         };
-        let Some(level) = House::level_of(player.id.as_str()) else {
+        let Some(level) = House::level_of(&player.id) else {
             return;
         };
         let (Some(inbox), Some(live)) = (self.itself.upgrade(), table.game.as_ref()) else {
@@ -95,10 +95,7 @@ impl Room {
         };
         let Some((side, level)) = Side::BOTH.into_iter().find_map(|side| {
             let player = &live.players[side.index()];
-            Some((
-                side,
-                House::level_of(player.id.as_str()).filter(|_| player.house)?,
-            ))
+            Some((side, House::level_of(&player.id).filter(|_| player.house)?))
         }) else {
             return;
         };

@@ -61,10 +61,7 @@ impl Room {
             return Err(Refusal::new(ErrorCode::RoomClosing, "this room is closing"));
         }
         self.not_barred(user)?;
-        if !self
-            .door
-            .admits(self.info.owner.as_ref().map(|o| o.as_str()), user.as_str())
-        {
+        if !self.door.admits(self.info.owner.as_ref(), user) {
             return Err(Refusal::new(
                 ErrorCode::DoorClosed,
                 format!(
@@ -245,7 +242,7 @@ impl Room {
         if self.closed {
             return;
         }
-        self.config.registry.remove(self.info.id.as_str());
+        self.config.registry.remove(&self.info.id);
         self.outside.clear();
         self.broadcast(&ServerMessage::RoomClosed {
             room: self.info.id.clone(),

@@ -333,7 +333,7 @@ impl Room {
                     .games_in_play
                     .sub(in_play.load(Ordering::Relaxed));
                 if let Some(inbox) = watched.upgrade() {
-                    registry.remove_if(room_id.as_str(), |h| h.inbox.same_channel(&inbox));
+                    registry.remove_if(&room_id, |h| h.inbox.same_channel(&inbox));
                 }
             }
         });
@@ -429,7 +429,7 @@ impl Room {
             if self.idle_too_long() {
                 // Nobody here and nothing going on: the apartment closes quietly and opens
                 // again at the next visit (its state is all stored).
-                self.config.registry.remove(self.info.id.as_str());
+                self.config.registry.remove(&self.info.id);
                 tracing::debug!(room = %self.info.id, "an idle apartment closes");
                 self.closed = true;
             }

@@ -22,8 +22,8 @@ impl Default for Draws {
     /// Empty ids: what a table holds before its first command.
     fn default() -> Draws {
         Draws {
-            match_id: MatchId::default(),
-            game_id: GameId::default(),
+            match_id: MatchId::new(String::new()),
+            game_id: GameId::new(String::new()),
             lot: Side::South,
         }
     }

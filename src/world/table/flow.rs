@@ -6,7 +6,7 @@ use crate::ayo::{Game, Side, Status};
 use crate::common::{ErrorCode, GameId, Seating, User, UserId};
 
 use super::super::hotel::CloseGames;
-use super::super::matches::{LiveMatch, MatchEnd, MatchSettings, PlayedGame, Rematch};
+use super::super::matches::{GameEnd, LiveMatch, MatchEnd, MatchSettings, PlayedGame, Rematch};
 use super::{
     refuse, Draws, Effects, InvitationEnd, LiveGame, MatchResult, NewGame, Refusal, Table,
     TableEvent, Write,
@@ -345,7 +345,7 @@ impl Table {
             south: south.id,
             north: north.id,
             result,
-            reason: "not_started".into(),
+            reason: GameEnd::NotStarted,
         };
         fx.store(Write::UnstartedGame { game, result });
         self.count_game(played);

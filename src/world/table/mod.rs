@@ -26,14 +26,6 @@ pub use flow::result_of;
 pub use play::win_of;
 pub use seats::choose;
 
-/// The word serde gives a value (`"south_won"`, `"resigned"`), as stored and shown.
-pub(crate) fn json_word<T: serde::Serialize>(value: &T) -> String {
-    serde_json::to_value(value)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_owned))
-        .unwrap_or_default()
-}
-
 /// How long things wait at a table, in milliseconds of the server's clock.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Timing {

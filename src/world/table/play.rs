@@ -4,7 +4,7 @@
 use crate::ayo::{EndReason, Forfeit, Game, Pit, Side};
 use crate::common::{ErrorCode, User, UserId};
 
-use super::super::matches::{DrawOffer, MatchEnd, PlayedGame, Scope};
+use super::super::matches::{DrawOffer, GameEnd, MatchEnd, PlayedGame, Scope};
 use super::{
     refuse, AppliedMove, Effects, Event, MoveClock, Refusal, Table, TableEvent, WallVerdict, Win,
     Write,
@@ -319,7 +319,7 @@ impl Table {
             south: live.players[0].id.clone(),
             north: live.players[1].id.clone(),
             result: status,
-            reason: super::json_word(&reason),
+            reason: GameEnd::Game(reason),
         };
         self.count_game(played);
         let Some(live) = self.game.as_ref() else {

@@ -11,6 +11,9 @@ use std::time::Duration;
 use awc::http::header::HeaderMap;
 use serde_json::{json, Value};
 
+use lounge::common::OperatorName;
+use lounge::http::auth::Subject;
+
 use super::db::TestDb;
 use super::ws::Ws;
 
@@ -193,9 +196,8 @@ impl TestApp {
     pub fn admin_token(&self, subject: &str) -> String {
         self.auth
             .issue(
+                &Subject::Operator(OperatorName::new(subject)),
                 subject,
-                subject,
-                lounge::http::auth::Role::Admin,
                 Some(Duration::from_secs(600)),
             )
             .unwrap()

@@ -3,6 +3,7 @@
 //! with the configuration `docs/deploy.md` shows (`tests/deploy/haproxy.cfg`). Each instance
 //! can be killed, paused, resumed and started again on its port.
 
+use lounge::common::RoomId;
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -193,7 +194,7 @@ impl Hotel {
             LEASE_MS,
             lounge::common::ServerClock::System,
         );
-        let (holder, _) = leases.owner(&room.into()).await.unwrap()?;
+        let (holder, _) = leases.owner(&RoomId::new(room)).await.unwrap()?;
         self.instances.iter().position(|i| i.id == holder)
     }
 

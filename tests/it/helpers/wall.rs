@@ -1,6 +1,7 @@
 //! The champions wall's added endpoints, and the settings that count every win (for tests of
 //! the wall itself, not of who may be on it).
 
+use lounge::common::{TableId, UserId};
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
@@ -286,12 +287,12 @@ pub fn won_against_baba_ayo(app: &TestApp, winner: &str, level: &str, seeds: u8)
         tz: chrono_tz::Africa::Lagos,
     }
     .today();
-    let house = format!("baba-ayo-{level}");
+    let house = UserId::new(format!("baba-ayo-{level}"));
     let game = lounge::store::GameRow {
         id: lounge::store::new_id().into(),
-        table_id: "surulere-games-lounge-3".into(),
-        south_id: winner.to_owned().into(),
-        north_id: house.clone().into(),
+        table_id: TableId::new("surulere-games-lounge-3"),
+        south_id: UserId::new(winner),
+        north_id: house.clone(),
         rules: Default::default(),
         house: true,
         status: lounge::ayo::Status::Playing,
@@ -305,7 +306,7 @@ pub fn won_against_baba_ayo(app: &TestApp, winner: &str, level: &str, seeds: u8)
     };
     store.insert_game(&game).unwrap();
     let won = lounge::store::Win {
-        winner_id: winner.to_owned(),
+        winner_id: UserId::new(winner),
         loser_id: house,
         seeds,
         house_level: Some(level.into()),
@@ -316,7 +317,7 @@ pub fn won_against_baba_ayo(app: &TestApp, winner: &str, level: &str, seeds: u8)
         .finish_game_with(
             &game.id,
             lounge::ayo::Status::SouthWon,
-            "majority",
+            lounge::store::GameEnd::Game(lounge::ayo::EndReason::Majority),
             Some(&won),
             |_| today,
             &lounge::champions::WallRules::cap_only(3),

@@ -1,6 +1,7 @@
 //! A room without sockets: a world of one lounge (its table `t1`), on a test's database, and
 //! people in it whose frames come out of plain channels.
 
+use lounge::common::{RoomId, TableId};
 use std::time::Duration;
 
 use lounge::store::{now, TableRow, UserRow};
@@ -28,15 +29,15 @@ fn lounge_world_with(
 ) -> World {
     let store = db.store().clone();
     let room = lounge::store::RoomRow {
-        id: "lounge".into(),
+        id: RoomId::new("lounge"),
         name: "Lounge".into(),
         kind: lounge::common::RoomKind::Lounge,
         owner_id: None,
         created_at: now(),
     };
     let table = TableRow {
-        id: "t1".into(),
-        room_id: "lounge".into(),
+        id: TableId::new("t1"),
+        room_id: RoomId::new("lounge"),
         position: 1,
         rules: Default::default(),
     };

@@ -4,7 +4,7 @@
 
 use crate::common::{User, UserId};
 
-use super::super::super::matches::{MatchEnd, Scope};
+use super::super::super::matches::{GameEnd, MatchEnd, Scope};
 use super::super::{Command, MatchResult, TableEvent, Write};
 use super::*;
 
@@ -145,7 +145,7 @@ fn not_pressing_start_loses_the_game_and_if_nobody_presses_the_leader_wins() {
     assert_eq!(winner.as_ref().map(|w| &w.id), Some(&first));
     assert_eq!(*points, [2.0, 0.0]);
     assert_eq!(r#match.games.len(), 2);
-    assert_eq!(r#match.games[1].reason, "not_started");
+    assert_eq!(r#match.games[1].reason, GameEnd::NotStarted);
     assert!(fx
         .writes
         .iter()

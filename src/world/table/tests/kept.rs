@@ -69,7 +69,7 @@ fn kept_hosted_north(t: &mut Table, best_of: u8) -> Effects {
     assert_eq!(refused(&fx), None);
     let fx = t.apply(
         Command::SetMatch {
-            user: UserId::from("ade"),
+            user: UserId::new("ade"),
             choice: choice(Some("3+2"), Some(best_of), None),
         },
         T0,
@@ -93,7 +93,7 @@ fn under_kept_nobody_moves_and_lots_pick_either_side_to_move_first() {
         let fx = kept_hosted_north(&mut t, 1);
         assert_eq!(refused(&fx), None);
         let (first, lots, players) = started(&fx);
-        let (ade, bisi) = (UserId::from("ade"), UserId::from("bisi"));
+        let (ade, bisi) = (UserId::new("ade"), UserId::new("bisi"));
         assert_eq!(players, [bisi.clone(), ade.clone()], "seats as they sat");
         assert_eq!(ids(&t), [Some(bisi.clone()), Some(ade.clone())]);
         let starter = if first == Side::North { &ade } else { &bisi };
@@ -141,7 +141,7 @@ fn next_game_after_resigning(t: &mut Table, resigner: &UserId, now: u64) -> Effe
     for user in ["ade", "bisi"] {
         t.apply(
             Command::Start {
-                user: UserId::from(user),
+                user: UserId::new(user),
             },
             now + 1,
             draws(),
@@ -159,21 +159,21 @@ fn under_kept_the_first_move_swaps_every_game_of_a_best_of_three_and_seats_stay(
     let (first, lots, seats) = started(&fx);
     assert!(lots.is_some());
     // Game 1 to Bisi (Ade resigns), game 2 to Ade: level, so a third game.
-    let fx = next_game_after_resigning(&mut t, &UserId::from("ade"), T0 + 10);
+    let fx = next_game_after_resigning(&mut t, &UserId::new("ade"), T0 + 10);
     let (second, lots, again) = started(&fx);
     assert_eq!(second, first.opponent(), "the first move swapped");
     assert_eq!(lots, None, "lots are drawn for the first game only");
     assert_eq!(again, seats, "nobody moved");
     assert_eq!(stored_first(&fx), second);
     assert_eq!(t.game.as_ref().unwrap().game.to_move(), Some(second));
-    let fx = next_game_after_resigning(&mut t, &UserId::from("bisi"), T0 + 20);
+    let fx = next_game_after_resigning(&mut t, &UserId::new("bisi"), T0 + 20);
     let (third, _, again) = started(&fx);
     assert_eq!(third, first);
     assert_eq!(again, seats);
     let m = t.r#match.as_ref().unwrap();
     assert_eq!(m.series.points(), [1.0, 1.0]);
     // The score follows the players, not the sides: Bisi won game 1 whatever her side.
-    let bisi = m.player(&UserId::from("bisi")).unwrap();
+    let bisi = m.player(&UserId::new("bisi")).unwrap();
     assert_eq!(
         m.games[0].result.winner().map(|s| seats[s.index()].clone()),
         Some(m.players[bisi].id.clone())
@@ -197,7 +197,7 @@ fn under_kept_the_rematch_keeps_the_seats_and_gives_the_first_move_to_the_other(
     for user in ["ade", "bisi"] {
         let fx = t.apply(
             Command::Rematch {
-                user: UserId::from(user),
+                user: UserId::new(user),
                 players_free: true,
             },
             T0 + 2,
@@ -235,7 +235,7 @@ fn under_kept_baba_ayo_moves_when_he_starts_from_either_seat() {
         );
         assert_eq!(refused(&fx), None);
         assert_eq!(
-            t.seat_of(&UserId::from("ade")),
+            t.seat_of(&UserId::new("ade")),
             Some(seat),
             "Ade keeps his seat"
         );
@@ -281,7 +281,7 @@ fn seats_is_chosen_by_the_host_and_a_bad_or_other_value_is_bad_settings() {
     assert_eq!(bad.code, ErrorCode::BadSettings);
     let fx = t.apply(
         Command::SetMatch {
-            user: UserId::from("ade"),
+            user: UserId::new("ade"),
             choice: choice(None, None, Some("lots")),
         },
         T0,

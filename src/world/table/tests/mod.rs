@@ -65,7 +65,7 @@ pub(super) fn mix(n: u64) -> u64 {
 
 pub(super) fn person(name: &str) -> User {
     User {
-        id: UserId::from(name.to_lowercase()),
+        id: UserId::new(name.to_lowercase()),
         name: name.to_owned(),
         house: false,
     }
@@ -73,7 +73,7 @@ pub(super) fn person(name: &str) -> User {
 
 pub(super) fn house() -> User {
     User {
-        id: UserId::from("house-easy"),
+        id: UserId::new("house-easy"),
         name: "Baba Ayo".to_owned(),
         house: true,
     }
@@ -86,8 +86,8 @@ pub(super) fn table() -> Table {
         rematch_ms: 120_000,
     };
     Table::new(
-        TableId::from("t1"),
-        RoomId::from("lounge"),
+        TableId::new("t1"),
+        RoomId::new("lounge"),
         Preset::Lagos.rules(),
         timing,
         0,

@@ -102,7 +102,7 @@ fn moves_out_of_turn_out_of_date_or_illegal_are_refused_and_change_nothing() {
     assert_eq!(kinds(&fx), ["table"], "the current table follows");
     let fx = t.apply(
         Command::Move {
-            user: UserId::from("chidi"),
+            user: UserId::new("chidi"),
             pit: Pit::new(1).unwrap(),
             version: None,
         },
@@ -180,7 +180,7 @@ fn nobody_pressing_start_in_time_ends_the_match_the_leader_winning() {
     assert!(kinds(&fx).contains(&"match_over"));
     assert_eq!(
         t.r#match.as_ref().unwrap().winner().unwrap().id,
-        UserId::from("bisi")
+        UserId::new("bisi")
     );
 }
 
@@ -202,7 +202,7 @@ fn one_press_then_the_other_starts_the_next_game_with_the_first_move_swapped() {
     assert_eq!(kinds(&fx), ["match_state"]);
     let fx = t.apply(
         Command::Start {
-            user: UserId::from("bisi"),
+            user: UserId::new("bisi"),
         },
         T0 + 2,
         draws(),
@@ -328,7 +328,7 @@ fn a_draw_offer_to_a_person_is_not_sent_again_while_it_waits_or_just_after_a_dec
     assert!(kinds(&fx).is_empty(), "Bisi is not asked twice");
     let fx = t.apply(
         Command::AnswerDraw {
-            user: UserId::from("bisi"),
+            user: UserId::new("bisi"),
             accept: false,
         },
         T0,
@@ -371,7 +371,7 @@ fn a_draw_agreed_ends_the_game_drawn() {
     assert_eq!(kinds(&fx), ["draw_offered"]);
     let fx = t.apply(
         Command::AnswerDraw {
-            user: UserId::from("ade"),
+            user: UserId::new("ade"),
             accept: true,
         },
         T0,
@@ -380,7 +380,7 @@ fn a_draw_agreed_ends_the_game_drawn() {
     assert_eq!(refused(&fx), Some(ErrorCode::NoDrawOffer), "not one's own");
     let fx = t.apply(
         Command::AnswerDraw {
-            user: UserId::from("bisi"),
+            user: UserId::new("bisi"),
             accept: true,
         },
         T0,
@@ -466,7 +466,7 @@ fn a_rematch_after_a_match_starts_with_both_presses() {
     two_seated(&mut t);
     t.apply(
         Command::Resign {
-            user: UserId::from("ade"),
+            user: UserId::new("ade"),
             scope: Scope::Match,
         },
         T0,
@@ -474,7 +474,7 @@ fn a_rematch_after_a_match_starts_with_both_presses() {
     );
     let fx = t.apply(
         Command::Rematch {
-            user: UserId::from("ade"),
+            user: UserId::new("ade"),
             players_free: true,
         },
         T0 + 1,
@@ -485,7 +485,7 @@ fn a_rematch_after_a_match_starts_with_both_presses() {
     for n in 0..5 {
         let fx = t.apply(
             Command::Rematch {
-                user: UserId::from("ade"),
+                user: UserId::new("ade"),
                 players_free: true,
             },
             T0 + 1 + n,
@@ -495,7 +495,7 @@ fn a_rematch_after_a_match_starts_with_both_presses() {
     }
     let fx = t.apply(
         Command::Rematch {
-            user: UserId::from("bisi"),
+            user: UserId::new("bisi"),
             players_free: true,
         },
         T0 + 2,
@@ -508,7 +508,7 @@ fn a_rematch_after_a_match_starts_with_both_presses() {
     two_seated(&mut t);
     t.apply(
         Command::Resign {
-            user: UserId::from("ade"),
+            user: UserId::new("ade"),
             scope: Scope::Match,
         },
         T0,

@@ -21,7 +21,7 @@ fn an_invitation_expires_on_the_clock_and_both_are_told() {
     let mut t = table();
     let (ade, bisi) = (person("Ade"), person("Bisi"));
     sit(&mut t, ade.clone(), Side::South);
-    let id = InvitationId::from("inv1");
+    let id = InvitationId::new("inv1");
     let fx = t.apply(
         Command::Invite {
             from: ade.clone(),
@@ -63,7 +63,7 @@ fn an_accepted_invitation_starts_the_match_under_the_settings_it_promised() {
         T0,
         draws(),
     );
-    let id = InvitationId::from("inv1");
+    let id = InvitationId::new("inv1");
     t.apply(
         Command::Invite {
             from: ade,
@@ -96,18 +96,18 @@ fn a_player_gone_keeps_the_seat_of_a_match_in_play_and_the_grace_decides() {
     two_seated(&mut t);
     let fx = t.apply(
         Command::Depart {
-            user: UserId::from("ade"),
+            user: UserId::new("ade"),
             why: Departure::Gone,
         },
         T0,
         draws(),
     );
     assert!(fx.events.is_empty(), "nothing happens until the grace ends");
-    assert!(t.seat_of(&UserId::from("ade")).is_some());
+    assert!(t.seat_of(&UserId::new("ade")).is_some());
     let fx = t.apply(
         Command::Depart {
-            user: UserId::from("ade"),
-            why: Departure::GraceOver(vec![UserId::from("ade")]),
+            user: UserId::new("ade"),
+            why: Departure::GraceOver(vec![UserId::new("ade")]),
         },
         T0 + 60_000,
         draws(),
@@ -121,15 +121,15 @@ fn a_player_gone_keeps_the_seat_of_a_match_in_play_and_the_grace_decides() {
         }
     )));
     let winner = t.r#match.as_ref().unwrap().winner().unwrap().id.clone();
-    assert_eq!(winner, UserId::from("bisi"));
-    assert!(t.seat_of(&UserId::from("ade")).is_none());
+    assert_eq!(winner, UserId::new("bisi"));
+    assert!(t.seat_of(&UserId::new("ade")).is_none());
 }
 
 #[test]
 fn both_away_past_their_grace_blames_nobody() {
     let mut t = table();
     two_seated(&mut t);
-    let gone = vec![UserId::from("ade"), UserId::from("bisi")];
+    let gone = vec![UserId::new("ade"), UserId::new("bisi")];
     t.apply(
         Command::Depart {
             user: gone[0].clone(),
@@ -150,14 +150,14 @@ fn leaving_resigns_the_match_and_no_rematch_waits_for_one_who_left() {
     two_seated(&mut t);
     t.apply(
         Command::Depart {
-            user: UserId::from("ade"),
+            user: UserId::new("ade"),
             why: Departure::Left,
         },
         T0,
         draws(),
     );
     let m = t.r#match.as_ref().unwrap();
-    assert_eq!(m.winner().unwrap().id, UserId::from("bisi"));
+    assert_eq!(m.winner().unwrap().id, UserId::new("bisi"));
     assert!(t.rematch.is_none());
     assert!(t.seats.iter().all(Option::is_none));
 }
