@@ -169,7 +169,12 @@ impl World {
     }
 
     /// Tells `user`, in the room their session here is in (if any), of their mute.
-    pub(in crate::world) async fn tell_muted(&self, user: &UserId, until: Option<u64>, reason: &str) {
+    pub(in crate::world) async fn tell_muted(
+        &self,
+        user: &UserId,
+        until: Option<u64>,
+        reason: &str,
+    ) {
         let Some(handle) = self.room_of(user).and_then(|r| self.room(r.as_str())) else {
             return;
         };

@@ -39,7 +39,12 @@ pub(in crate::world) struct Outgoing {
 
 impl Outgoing {
     /// Queues `wire` for `instance`: false when it is gone or too far behind.
-    pub(in crate::world) fn post(&self, relay: &impl Publisher, instance: &str, wire: Wire) -> bool {
+    pub(in crate::world) fn post(
+        &self,
+        relay: &impl Publisher,
+        instance: &str,
+        wire: Wire,
+    ) -> bool {
         if self.is_gone(instance) {
             return false;
         }

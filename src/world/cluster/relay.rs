@@ -25,11 +25,11 @@ use crate::common::RoomId;
 
 use super::super::civility::Civility;
 use super::super::hotel::HotelError;
-use super::notices::{Heard, Notice, NOTICES_KEPT};
 use super::super::room::RoomCommand;
 use super::super::table::Refusal;
-use super::wire::{Wire, WireHotelError, WireRefusal};
 use super::super::Registry;
+use super::notices::{Heard, Notice, NOTICES_KEPT};
+use super::wire::{Wire, WireHotelError, WireRefusal};
 
 /// Frames a member on another instance may have waiting here, as a session's own outbox.
 const OUTBOX_FRAMES: usize = 256;

@@ -18,9 +18,9 @@ use crate::common::{ErrorCode, RoomId, UserId};
 
 use super::super::hotel::HotelError;
 use super::super::protocol::RoomInfo;
-use super::relay::Relay;
 use super::super::room::{Outbox, RoomCommand, RoomHandle};
 use super::super::table::Refusal;
+use super::relay::Relay;
 use super::wire::{Wire, WireHotelError, WireModeration, WireRefusal};
 
 /// How long the owner has to answer an `enter` (or whether one may): past it, the owner is

@@ -11,10 +11,10 @@ use crate::common::{ErrorCode, RoomId, TableId, User, UserId};
 use crate::store::Actor;
 
 use super::super::hotel::{CloseGames, HotelError, TableChange};
-use super::notices::Notice;
 use super::super::protocol::ClientMessage;
 use super::super::room::Moderation;
 use super::super::table::Refusal;
+use super::notices::Notice;
 
 /// What one instance tells another.
 #[derive(Debug, Serialize, Deserialize)]
@@ -143,7 +143,9 @@ pub enum WireModeration {
 
 impl WireModeration {
     /// `moderation` as it crosses, and where its answer goes (a line's removal alone has one).
-    pub(in crate::world) fn of(moderation: Moderation) -> (WireModeration, Option<oneshot::Sender<bool>>) {
+    pub(in crate::world) fn of(
+        moderation: Moderation,
+    ) -> (WireModeration, Option<oneshot::Sender<bool>>) {
         match moderation {
             Moderation::SlowMode { seconds } => (WireModeration::SlowMode { seconds }, None),
             Moderation::Muted {
@@ -177,7 +179,10 @@ impl WireModeration {
     }
 
     /// The decision for the room on the owner; `answer` gives where a line's removal answers.
-    pub(in crate::world) fn moderation(self, answer: impl FnOnce() -> oneshot::Sender<bool>) -> Moderation {
+    pub(in crate::world) fn moderation(
+        self,
+        answer: impl FnOnce() -> oneshot::Sender<bool>,
+    ) -> Moderation {
         match self {
             WireModeration::SlowMode { seconds } => Moderation::SlowMode { seconds },
             WireModeration::Muted {
