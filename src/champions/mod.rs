@@ -178,8 +178,15 @@ impl Champions {
                 let day = me.clock.today();
                 // The wall itself; the database only while the wall does not answer.
                 let entries = match me.wall_top(day, WATCHED).await {
-                    Ok(entries) => Ok(entries),
-                    Err(_) => me.ranked_from_results(day, WATCHED).await,
+                    Ok(entries) => {
+                        tracing::trace!("the watcher read the wall");
+                        Ok(entries)
+                    }
+                    Err(e) => {
+                        // The outage is logged once, by the health watch.
+                        tracing::debug!(error = %e, "the watcher reads the database: the wall does not answer");
+                        me.ranked_from_results(day, WATCHED).await
+                    }
                 };
                 if let Ok(entries) = entries {
                     let now = Some((day, entries));

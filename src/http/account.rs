@@ -7,7 +7,6 @@
 
 use actix_web::{delete, get, post, put, web, HttpRequest, HttpResponse};
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 use utoipa::ToSchema;
 
 use super::auth::{Player, Subject};
@@ -15,40 +14,17 @@ use super::error::{ApiError, ErrorBody};
 use super::input::Body;
 pub use super::passwords::Passwords;
 use super::AppState;
-use crate::common::{ErrorCode, User, UserName};
-use crate::store::{self, DeviceRow, Revocation, Rotation, StoreError, UserRow};
-
-/// A new refresh credential and its hash (hex).
-fn new_credential() -> Result<(String, String), ApiError> {
-    let mut bytes = [0u8; 32];
-    getrandom::fill(&mut bytes).map_err(|e| ApiError::Internal(format!("randomness: {e}")))?;
-    let credential = hex::encode(bytes);
-    let hash = hash_of(&credential);
-    Ok((credential, hash))
-}
-
-fn hash_of(credential: &str) -> String {
-    hex::encode(Sha256::digest(credential.as_bytes()))
-}
+use crate::common::{ErrorCode, User};
+use crate::store::{self, DeviceRow, Revocation, StoreError, UserRow};
+use crate::world::account::{self as policy, AccountError};
 
 /// A device's label: the one given, else the browser's User-Agent, cut to 64 characters.
 fn label(given: Option<&str>, req: &HttpRequest) -> String {
-    let agent = || {
-        req.headers()
-            .get(actix_web::http::header::USER_AGENT)
-            .and_then(|v| v.to_str().ok())
-    };
-    let raw = given
-        .map(str::trim)
-        .filter(|g| !g.is_empty())
-        .or_else(agent)
-        .unwrap_or("a device");
-    raw.chars()
-        .filter(|c| !c.is_control())
-        .take(64)
-        .collect::<String>()
-        .trim()
-        .to_owned()
+    let agent = req
+        .headers()
+        .get(actix_web::http::header::USER_AGENT)
+        .and_then(|v| v.to_str().ok());
+    policy::device_label(given, agent)
 }
 
 /// What every sign-in answers: an access token, the device's refresh credential, the user.
@@ -68,7 +44,7 @@ pub struct Grant {
 
 /// Opens a device for `user` and signs them in on it.
 pub async fn grant(state: &AppState, user: &UserRow, label: String) -> Result<Grant, ApiError> {
-    let (credential, hash) = new_credential()?;
+    let (credential, hash) = policy::new_credential()?;
     let (now, ttl) = (state.auth.now_ms(), refresh_ttl_ms(state));
     let (store, id) = (state.store.clone(), user.id.clone());
     let device = store::blocking(move || store.open_device(&id, &label, &hash, now, ttl)).await?;
@@ -130,31 +106,12 @@ pub async fn refresh(
     state: web::Data<AppState>,
     Body(body): Body<RefreshRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let old = hash_of(body.refresh.trim());
-    let (credential, new) = new_credential()?;
+    let old = policy::credential_hash(body.refresh.trim());
+    let (credential, new) = policy::new_credential()?;
     let (now, ttl) = (state.auth.now_ms(), refresh_ttl_ms(&state));
     let store = state.store.clone();
     let rotation = store::blocking(move || store.rotate_refresh(&old, &new, now, ttl)).await?;
-    let device = match rotation {
-        Rotation::Rotated(device) => device,
-        Rotation::Reused => {
-            tracing::warn!("a spent refresh credential came back: its device is signed out");
-            return Err(ApiError::Denied {
-                code: ErrorCode::RefreshReused,
-                message: "this refresh credential was used before: the device is signed out, \
-                          sign in again"
-                    .into(),
-            });
-        }
-        Rotation::Unknown | Rotation::Revoked | Rotation::Expired => {
-            return Err(ApiError::Denied {
-                code: ErrorCode::RefreshInvalid,
-                message: "the refresh credential is not valid (unknown, expired or signed \
-                          out): sign in again"
-                    .into(),
-            })
-        }
-    };
+    let device = policy::refreshed(rotation)?;
     let (store, id) = (state.store.clone(), device.user_id.clone());
     let user = store::blocking(move || store.user(&id))
         .await?
@@ -274,11 +231,6 @@ pub async fn remove_device(
     Ok(HttpResponse::NoContent().finish())
 }
 
-/// The longest password taken, in bytes (argon2 reads it all).
-const MAX_PASSWORD_BYTES: usize = 256;
-/// The shortest, in characters.
-const MIN_PASSWORD_CHARS: usize = 10;
-
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PasswordRequest {
@@ -319,13 +271,7 @@ pub async fn set_password(
     state: web::Data<AppState>,
     Body(body): Body<PasswordRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let chars = body.password.chars().count();
-    if chars < MIN_PASSWORD_CHARS || body.password.len() > MAX_PASSWORD_BYTES {
-        return Err(ApiError::invalid(
-            "password",
-            format!("{MIN_PASSWORD_CHARS} characters or more, up to {MAX_PASSWORD_BYTES} bytes"),
-        ));
-    }
+    policy::check_new_password(&body.password)?;
     let (store, id) = (state.store.clone(), claims.id.clone());
     let current = store::blocking(move || store.password_of(&id)).await?;
     if let Some(phc) = current {
@@ -334,30 +280,22 @@ pub async fn set_password(
             id: claims.id.clone(),
             name: claims.name.clone(),
             house: false,
-            created_at: store::now(),
+            created_at: store::at_ms(state.clock.now_ms()),
         };
-        if given.len() > MAX_PASSWORD_BYTES
+        if !policy::worth_checking(&given)
             || state
                 .passwords
                 .open(vec![(user, phc)], given)
                 .await?
                 .is_none()
         {
-            return Err(failed());
+            return Err(AccountError::SignInFailed.into());
         }
     }
     let phc = state.passwords.hash(body.password).await?;
     let (store, id, now) = (state.store.clone(), claims.id, state.auth.now_ms());
     store::blocking(move || store.set_password(&id, &phc, now)).await?;
     Ok(HttpResponse::NoContent().finish())
-}
-
-/// The one answer to a failed sign-in: it never says whether the name exists.
-fn failed() -> ApiError {
-    ApiError::Denied {
-        code: ErrorCode::SignInFailed,
-        message: "the name or the password is wrong".into(),
-    }
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -393,20 +331,17 @@ pub async fn sign_in(
 ) -> Result<HttpResponse, ApiError> {
     state.signups.sign_in(&req, &state)?;
     let name = body.name.trim().to_owned();
-    // Bounded in bytes, as names are parsed: a name of 24 letters with tone marks (NFD)
-    // holds many more than 24 chars.
-    let candidates =
-        if name.len() > UserName::MAX_INPUT_BYTES || body.password.len() > MAX_PASSWORD_BYTES {
-            Vec::new()
-        } else {
-            let store = state.store.clone();
-            store::blocking(move || store.password_holders(&name)).await?
-        };
+    let candidates = if policy::worth_looking_up(&name, &body.password) {
+        let store = state.store.clone();
+        store::blocking(move || store.password_holders(&name)).await?
+    } else {
+        Vec::new()
+    };
     let user = state
         .passwords
         .open(candidates, body.password)
         .await?
-        .ok_or_else(failed)?;
+        .ok_or(AccountError::SignInFailed)?;
     let label = label(body.device.as_deref(), &req);
     Ok(HttpResponse::Ok().json(grant(&state, &user, label).await?))
 }
@@ -483,18 +418,11 @@ pub async fn hotel(
         return Ok(HttpResponse::Ok().json(grant(&state, &user, label).await?));
     }
     // The guest's own choice first: it is how they answer `name_taken` for the hotel's name.
-    let name = [
+    let name = policy::first_name([
         body.name.as_deref(),
         claims.name.as_deref(),
         claims.preferred_username.as_deref(),
-    ]
-    .into_iter()
-    .flatten()
-    .find_map(|n| UserName::parse(n).ok())
-    .ok_or_else(|| ApiError::BadRequest {
-        code: ErrorCode::InvalidName,
-        message: "the hotel gives no name allowed here: send one as `name`".into(),
-    })?;
+    ])?;
     let fresh = UserRow {
         id: store::new_id().into(),
         name: name.to_string(),

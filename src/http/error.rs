@@ -8,6 +8,7 @@ use serde_json::json;
 use thiserror::Error;
 
 use crate::store::{ShopError, StoreError};
+use crate::world::account::AccountError;
 use crate::world::{HotelError, OpenError};
 
 #[derive(Debug, Error)]
@@ -127,6 +128,26 @@ impl From<ShopError> for ApiError {
     }
 }
 
+impl From<AccountError> for ApiError {
+    fn from(e: AccountError) -> Self {
+        let message = e.to_string();
+        match e {
+            AccountError::Password => ApiError::invalid("password", message),
+            AccountError::SignInFailed
+            | AccountError::RefreshReused
+            | AccountError::RefreshInvalid => ApiError::Denied {
+                code: e.code(),
+                message,
+            },
+            AccountError::NoName => ApiError::BadRequest {
+                code: e.code(),
+                message,
+            },
+            AccountError::Randomness(_) => ApiError::Internal(message),
+        }
+    }
+}
+
 impl From<HotelError> for ApiError {
     fn from(e: HotelError) -> Self {
         match e {
@@ -136,6 +157,7 @@ impl From<HotelError> for ApiError {
                 "that room is moving to another server; try again in a moment".into(),
             ),
             HotelError::Store(e) => e.into(),
+            HotelError::Open(e) => e.into(),
             HotelError::Relayed {
                 code,
                 field,

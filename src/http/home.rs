@@ -375,7 +375,9 @@ pub async fn place_board(
         rules,
         board: Some(body.board),
     };
-    let table = change_tables(&state, &room.id, Actor::Owner(claims.id), change)
+    let table = state
+        .world
+        .change_tables(&room.id, Actor::Owner(claims.id), change)
         .await?
         .ok_or(HotelError::Gone)?;
     Ok(HttpResponse::Created().json(TableBody { table }))
@@ -407,23 +409,11 @@ pub async fn take_up_board(
     let change = TableChange::Remove {
         table: path.into_inner(),
     };
-    change_tables(&state, &room.id, Actor::Owner(claims.id), change).await?;
-    Ok(HttpResponse::NoContent().finish())
-}
-
-/// Asks a room (opening it if need be) to change its tables.
-pub(super) async fn change_tables(
-    state: &AppState,
-    room: &RoomId,
-    actor: Actor,
-    change: TableChange,
-) -> Result<Option<serde_json::Value>, ApiError> {
-    let handle = state
+    state
         .world
-        .open(room)
-        .await?
-        .ok_or_else(|| HotelError::NoSuchRoom(room.clone()))?;
-    Ok(handle.change_tables(actor, change).await?)
+        .change_tables(&room.id, Actor::Owner(claims.id), change)
+        .await?;
+    Ok(HttpResponse::NoContent().finish())
 }
 
 /// The player's apartment, made on first need.

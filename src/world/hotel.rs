@@ -8,7 +8,9 @@ use thiserror::Error;
 use crate::ayo::Rules;
 pub use crate::common::Door;
 use crate::common::{ErrorCode, RoomId, RoomKind, TableId, UserId};
-use crate::store::{self, RoomRow, StoreError, TableRow};
+use crate::store::{RoomRow, StoreError, TableRow};
+
+use super::OpenError;
 
 /// Who may come into a room: everyone, unless it is an apartment whose door is `invited`.
 #[derive(Debug, Clone, Default)]
@@ -87,6 +89,12 @@ pub enum HotelError {
     BoardPlaced(String),
     #[error("the room is gone")]
     Gone,
+    /// An operator's new room has the id of one made before.
+    #[error("there is already a room `{0}`")]
+    RoomExists(String),
+    /// The room could not be opened (Redis away, the room between owners, the store).
+    #[error(transparent)]
+    Open(#[from] OpenError),
     /// An input the hotel's rules do not allow; `field` names it.
     #[error("`{field}`: {message}")]
     Invalid {
@@ -134,6 +142,9 @@ impl HotelError {
             HotelError::Invalid { .. } => ErrorCode::InvalidField,
             HotelError::TalkRoom => ErrorCode::TalkRoom,
             HotelError::Apartment(_) => ErrorCode::Apartment,
+            HotelError::RoomExists(_) => ErrorCode::RoomExists,
+            HotelError::Open(OpenError::Store(_)) => ErrorCode::Internal,
+            HotelError::Open(_) => ErrorCode::Unavailable,
             // A room whose write was fenced off has a new owner: asking again finds it.
             HotelError::Store(StoreError::Fenced { .. }) => ErrorCode::Unavailable,
             HotelError::Store(_) => ErrorCode::Internal,
@@ -154,13 +165,14 @@ pub const MAX_TABLES: u32 = 24;
 
 /// A room an operator makes, checked against the hotel's rules: ids starting `apartment-`
 /// are the players'; a room is a lounge (3 tables unless told) or a talk room (none); at
-/// most [`MAX_TABLES`] tables, every one playing `rules`.
+/// most [`MAX_TABLES`] tables, every one playing `rules`. Made at `created_at`.
 pub fn new_room(
     id: String,
     name: String,
     kind: Option<&str>,
     tables: Option<u32>,
     rules: Rules,
+    created_at: chrono::NaiveDateTime,
 ) -> Result<(RoomRow, Vec<TableRow>), HotelError> {
     if id.starts_with("apartment-") {
         return Err(HotelError::invalid(
@@ -195,7 +207,7 @@ pub fn new_room(
         name,
         kind,
         owner_id: None,
-        created_at: store::now(),
+        created_at,
     };
     Ok((room, tables))
 }

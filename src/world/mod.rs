@@ -2,6 +2,7 @@
 //! one task; the world reaches a room only through its handle in the registry, so a room could
 //! later live on another instance.
 
+pub mod account;
 pub mod apartment;
 pub mod civility;
 mod cluster;
@@ -11,6 +12,7 @@ mod moderate;
 pub mod protocol;
 mod resume;
 mod room;
+mod rooms;
 pub mod series;
 pub mod table;
 
@@ -32,6 +34,7 @@ pub use room::{
     Moderation, Outbox, ResultsConfig, ResumedGame, ResumedMatch, RoomCommand, RoomConfig,
     RoomHandle, RoomSummary,
 };
+pub use rooms::RoomOrder;
 pub use table::Refusal;
 
 use crate::common::{RoomId, TableId, UserId};
@@ -226,8 +229,9 @@ impl World {
                     break;
                 }
                 let (store, at, beater) = (store.clone(), clock.now_ms(), beater.clone());
-                if let Err(e) = blocking(move || store.beat(&beater, at)).await {
-                    tracing::warn!(error = %e, "writing the heartbeat");
+                match blocking(move || store.beat(&beater, at)).await {
+                    Ok(_) => tracing::trace!(target: "lounge::heartbeat", at, "a heartbeat stored"),
+                    Err(e) => tracing::warn!(error = %e, "writing the heartbeat"),
                 }
             }
         });

@@ -277,16 +277,71 @@ pub(crate) async fn wall_today(app: &TestApp) -> Value {
     wall
 }
 
-/// Waits until `check` holds of today's wall (the outbox is drained within seconds).
+/// How long a test waits for the wall to change at most: the failure bound, not a pause
+/// (the outbox is tried every 2 s when nobody says so).
+const WALL_BOUND: Duration = Duration::from_secs(30);
+
+/// Waits until `check` holds of today's wall, read again each time `app`'s live stream (the
+/// one displays follow) says the wall changed.
 pub(crate) async fn wall_until(app: &TestApp, check: impl Fn(&Value) -> bool) -> Value {
-    for _ in 0..100 {
+    let mut changes = WallChanges::follow(&[app]).await;
+    loop {
         let wall = wall_today(app).await;
         if check(&wall) {
             return wall;
         }
-        tokio::time::sleep(Duration::from_millis(100)).await;
+        if !changes.next().await {
+            panic!("the wall never got there: {}", wall_today(app).await);
+        }
     }
-    panic!("the wall never got there: {}", wall_today(app).await);
+}
+
+/// Waits until no counted result waits in the outbox (the wall has every one), looked at
+/// again each time one of `apps` says its wall changed: the pass of the outbox that empties
+/// it tells its displays (on whichever instance drained it).
+pub(crate) async fn outbox_drained(apps: &[&TestApp]) {
+    let store = apps[0].db.store();
+    outbox_until(apps, || {
+        lounge::champions::waiting(store, 10).unwrap().is_empty()
+    })
+    .await;
+}
+
+/// Waits until `done` holds, looked at again each time one of `apps` says its wall changed
+/// (a pass of the outbox that sent the wall a result says so, once its cursor has moved).
+pub(crate) async fn outbox_until(apps: &[&TestApp], done: impl Fn() -> bool) {
+    let mut changes = WallChanges::follow(apps).await;
+    while !done() {
+        assert!(changes.next().await, "the outbox never got there");
+    }
+}
+
+/// The live streams of the wall (`/champions/stream`) of some instances, merged: what wakes a
+/// test waiting for the wall or the outbox.
+struct WallChanges {
+    streams: futures_util::stream::SelectAll<awc::ClientResponse>,
+}
+
+impl WallChanges {
+    async fn follow(apps: &[&TestApp]) -> WallChanges {
+        let mut streams = futures_util::stream::SelectAll::new();
+        for app in apps {
+            let stream = app.champions_stream().await;
+            assert_eq!(stream.status(), 200, "the wall's stream opens");
+            streams.push(stream);
+        }
+        WallChanges { streams }
+    }
+
+    /// The next thing a stream says (the wall as it is first, then each change); false when
+    /// nothing came within the bound or the streams ended.
+    async fn next(&mut self) -> bool {
+        use futures_util::StreamExt;
+        matches!(
+            tokio::time::timeout(WALL_BOUND, self.streams.next()).await,
+            Ok(Some(Ok(_)))
+        )
+    }
 }
 
 async fn counting_and_the_cap(db: TestDb, redis: bool) {
@@ -343,14 +398,8 @@ async fn counting_and_the_cap(db: TestDb, redis: bool) {
     assert_eq!(wa.next_of("game_over").await["counts_for_champions"], false);
     // The stored results agree, and none waits in the outbox (the wall gets a result a
     // moment before the outbox hears it has: wait for that moment).
-    let mut waiting = lounge::champions::waiting(app.db.store(), 10).unwrap();
-    for _ in 0..100 {
-        if waiting.is_empty() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-        waiting = lounge::champions::waiting(app.db.store(), 10).unwrap();
-    }
+    outbox_drained(&[&app]).await;
+    let waiting = lounge::champions::waiting(app.db.store(), 10).unwrap();
     assert!(waiting.is_empty(), "{waiting:?}");
     let today = lounge::champions::HotelDay {
         tz: chrono_tz::Africa::Lagos,
@@ -443,15 +492,7 @@ async fn with_redis_down_games_go_on_their_results_wait_and_the_wall_catches_up(
         assert_eq!(total, 3, "{wall}");
         // Redis is back (empty, as after a restart without persistence): the wall catches up.
         let own = OwnRedis::start(own.port);
-        for _ in 0..100 {
-            if lounge::champions::waiting(app.db.store(), 10)
-                .unwrap()
-                .is_empty()
-            {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
+        outbox_drained(&[&app]).await;
         assert!(
             lounge::champions::waiting(app.db.store(), 10)
                 .unwrap()
@@ -584,15 +625,7 @@ async fn a_day_is_rebuilt_from_the_stored_games() {
         assert!(!bad.status.success());
         // Nothing waits for the wall: the rebuild read what it found again (or, when the
         // service had the wall's turn just then, the service does).
-        for _ in 0..50 {
-            if lounge::champions::waiting(app.db.store(), 10)
-                .unwrap()
-                .is_empty()
-            {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
+        outbox_drained(&[&app]).await;
         assert!(lounge::champions::waiting(app.db.store(), 10)
             .unwrap()
             .is_empty());
@@ -629,12 +662,10 @@ async fn the_wall_rebuilt_from_the_result_rows_is_the_same_wall() {
             .unwrap()
             .0
             .seq;
-        for _ in 0..100 {
-            if store.cursor(lounge::champions::WALL_READER).unwrap() == last {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
+        outbox_until(&[&app], || {
+            store.cursor(lounge::champions::WALL_READER).unwrap() == last
+        })
+        .await;
         assert_eq!(store.cursor(lounge::champions::WALL_READER).unwrap(), last);
         // The wall lost, and its cursor back before the first result: it reads every row
         // again and is the wall it was, nothing counted twice.
@@ -644,12 +675,10 @@ async fn the_wall_rebuilt_from_the_result_rows_is_the_same_wall() {
         .today();
         redis_wall(&prefix, 3, 7).await.clear(today).await.unwrap();
         store.set_cursor(lounge::champions::WALL_READER, 0).unwrap();
-        for _ in 0..100 {
-            if store.cursor(lounge::champions::WALL_READER).unwrap() == last {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
+        outbox_until(&[&app], || {
+            store.cursor(lounge::champions::WALL_READER).unwrap() == last
+        })
+        .await;
         assert_eq!(store.cursor(lounge::champions::WALL_READER).unwrap(), last);
         assert_eq!(wall_today(&app).await["entries"], before["entries"]);
     }

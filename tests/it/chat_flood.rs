@@ -59,69 +59,56 @@ async fn fifty_chatters_within_their_limits_drop_nobody_and_pings_stay_quick() {
     let app = TestApp::spawn(TestDb::sqlite()).await;
     let client = awc::Client::default();
     let seen = Rc::new(Seen::default());
+    // The flood is over: a socket closing now is the chatter's doing.
     let stop = Rc::new(Cell::new(false));
     let mut chatters = Vec::new();
     for i in 0..CHATTERS {
         chatters.push(in_room(&app, &client, &format!("Chatter {i}")).await);
     }
     let mut watcher = in_room(&app, &client, "Watcher").await;
-    // The server's clock keeps up with the real one, so the room's budget fills as it would.
+    // The flood in steps of the server's hand-driven clock, a nineteenth of a second each:
+    // every chatter says a line, the clock moves on, and the watcher pings and waits for its
+    // pong. The room's budget fills as it would at 19 lines a second, nobody sleeping.
     let clock = app.clock.clone();
     let start_ms = clock.now_ms();
-    let ticking = stop.clone();
-    actix_web::rt::spawn(async move {
-        while !ticking.get() {
-            actix_web::rt::time::sleep(Duration::from_millis(50)).await;
-            clock.advance(50);
-        }
-    });
+    let mut sinks = Vec::new();
     let mut tasks = Vec::new();
-    for (i, socket) in chatters.into_iter().enumerate() {
-        let (mut sink, mut stream) = socket.split();
-        // Each reads all it is sent...
-        let (reading, counted) = (stop.clone(), seen.clone());
+    for socket in chatters {
+        let (sink, mut stream) = socket.split();
+        sinks.push(sink);
+        // Each reads all it is sent, until its socket closes.
+        let (stopped, counted) = (stop.clone(), seen.clone());
         tasks.push(actix_web::rt::spawn(async move {
-            while !reading.get() {
-                let next = actix_web::rt::time::timeout(Duration::from_millis(200), stream.next());
-                match next.await {
-                    Err(_) => continue,
-                    Ok(Some(Ok(Frame::Text(bytes)))) => {
+            while let Some(frame) = stream.next().await {
+                match frame {
+                    Ok(Frame::Text(bytes)) => {
                         for m in messages(&bytes) {
                             if m["type"] == "error" && m["code"] == "slow_mode" {
                                 counted.refused.set(counted.refused.get() + 1);
                             }
                         }
                     }
-                    Ok(Some(Ok(Frame::Close(_)))) | Ok(None) | Ok(Some(Err(_))) => {
-                        counted.closed.set(counted.closed.get() + 1);
-                        return;
-                    }
-                    Ok(Some(Ok(_))) => {}
+                    Ok(Frame::Close(_)) | Err(_) => break,
+                    Ok(_) => {}
                 }
             }
-        }));
-        // ...and says 19 lines a second.
-        let stop = stop.clone();
-        tasks.push(actix_web::rt::spawn(async move {
-            let every = Duration::from_millis(1000 / LINES_PER_SEC);
-            let mut n = 0;
-            while !stop.get() {
-                let line = json!({"type": "chat", "text": format!("{i}: line {n}")}).to_string();
-                if sink.send(Message::Text(line.into())).await.is_err() {
-                    return;
-                }
-                n += 1;
-                actix_web::rt::time::sleep(every).await;
+            // Closed by the server during the flood, not by the chatter at its end.
+            if !stopped.get() {
+                counted.closed.set(counted.closed.get() + 1);
             }
         }));
     }
-    // Meanwhile the watcher pings and waits for each pong.
+    let step = Duration::from_millis(1000 / LINES_PER_SEC);
+    let steps = FLOOD.as_millis() / step.as_millis();
     let mut round_trips = Vec::new();
-    let began = Instant::now();
-    let mut n = 0u64;
-    while began.elapsed() < FLOOD {
-        n += 1;
-        let ping = json!({"type": "ping", "ref": n}).to_string();
+    for n in 0..steps {
+        for (i, sink) in sinks.iter_mut().enumerate() {
+            let line = json!({"type": "chat", "text": format!("{i}: line {n}")}).to_string();
+            sink.send(Message::Text(line.into())).await.unwrap();
+        }
+        clock.advance(step.as_millis() as u64);
+        // Meanwhile the watcher pings and waits for each pong.
+        let ping = json!({"type": "ping", "ref": n as u64}).to_string();
         let sent = Instant::now();
         watcher.send(Message::Text(ping.into())).await.unwrap();
         loop {
@@ -137,7 +124,7 @@ async fn fifty_chatters_within_their_limits_drop_nobody_and_pings_stay_quick() {
             let mut ponged = false;
             for m in messages(&bytes) {
                 match m["type"].as_str() {
-                    Some("pong") if m["ref"] == n => ponged = true,
+                    Some("pong") if m["ref"] == n as u64 => ponged = true,
                     Some("chat") => seen.lines.set(seen.lines.get() + 1),
                     Some("occupant_left") => seen.left.set(seen.left.get() + 1),
                     Some("slow_mode") if m["auto"] == true => seen.auto_slow.set(true),
@@ -149,9 +136,11 @@ async fn fifty_chatters_within_their_limits_drop_nobody_and_pings_stay_quick() {
             }
         }
         round_trips.push(sent.elapsed());
-        actix_web::rt::time::sleep(Duration::from_millis(50)).await;
     }
     stop.set(true);
+    for mut sink in sinks {
+        let _ = sink.close().await;
+    }
     for task in tasks {
         let _ = task.await;
     }

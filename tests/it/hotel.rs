@@ -20,22 +20,11 @@ const SETTINGS: [(&str, &str); 3] = [
     ("LOUNGE_WORLD__HEARTBEAT_MS", "100"),
 ];
 
-/// Connects `token` to `app` and enters the lounge, trying again while the room is between
-/// owners; the socket and the `room` snapshot.
+/// Connects `token` to `app` and enters the lounge, as the web client does: `enter` again
+/// at the `until` of an `unavailable` while the room is between owners, a new socket only
+/// when one closes; the socket and the `room` snapshot.
 async fn back_in(app: &TestApp, token: &str) -> (Ws, Value) {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        let mut ws = app.ws(token).await;
-        let answer = ws.enter(LOUNGE).await;
-        if answer["type"] == "room" {
-            return (ws, answer);
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the lounge opens again: {answer}"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    web_client_in(app, token, &mut 0).await
 }
 
 /// The next message of `kind` about `table` (each room member hears of every table's games).
@@ -90,7 +79,12 @@ async fn players_on_two_instances_play_a_game_watched_from_the_third_and_the_win
         .await
         .unwrap();
     assert_eq!(readers, 1, "i0 reads its channel");
-    let heard = wc.until_quiet(Duration::from_millis(300)).await;
+    // Refused when i0 has read it off Redis (another process): its log says so.
+    hotel.instances[0]
+        .log
+        .until("without a good MAC", 1, Duration::from_secs(10))
+        .await;
+    let heard = wc.heard_until_pong().await;
     assert!(heard.iter().all(|m| m["type"] != "chat"), "{heard:?}");
     let (_, metrics) = i0.metrics().await;
     assert!(
@@ -152,8 +146,9 @@ async fn players_on_two_instances_play_a_game_watched_from_the_third_and_the_win
         let wall = wall_until(app, |w| total(w) == 1).await;
         assert_eq!(wall["entries"][0]["user"]["id"], winner.as_str(), "{wall}");
     }
-    // Drained by one instance or several, it is counted once.
-    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    // Drained by one instance or several, it is counted once: once the outbox is empty no
+    // instance reads the result again.
+    crate::champions::outbox_drained(&[&i0, &i1, &i2]).await;
     assert_eq!(total(&crate::champions::wall_today(&i1).await), 1);
 }
 
@@ -421,11 +416,14 @@ async fn an_owner_paused_past_its_lease_writes_nothing_when_it_wakes_and_both_se
 
     // The old owner wakes with the move it was sent, and its lease gone.
     hotel.signal(0, "CONT");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !hotel.logged(0, "taken by a later owner") && !hotel.logged(0, "could not be renewed") {
-        assert!(Instant::now() < deadline, "the old owner drops the room");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    // Its log says so (another process): awaited line by line, 10 s at most.
+    hotel.instances[0]
+        .log
+        .until_any(
+            &["taken by a later owner", "could not be renewed"],
+            Duration::from_secs(10),
+        )
+        .await;
     let stored = hotel
         .db
         .store()
@@ -514,8 +512,9 @@ async fn web_client_in(front: &TestApp, token: &str, unavailable: &mut usize) ->
     let deadline = Instant::now() + Duration::from_secs(20);
     'socket: loop {
         assert!(Instant::now() < deadline, "back in the lounge within 20 s");
+        // Not open (an instance stopping, the balancer not yet past it): at once again, the
+        // answer of each try (another process's) what moves on, 20 s at most.
         let Some(mut ws) = front.try_web_socket(token).await else {
-            tokio::time::sleep(Duration::from_millis(100)).await;
             continue;
         };
         'enter: loop {
@@ -533,14 +532,14 @@ async fn web_client_in(front: &TestApp, token: &str, unavailable: &mut usize) ->
                     if m["type"] == "error" && m["ref"] == "enter" {
                         assert_eq!(m["code"], "unavailable", "{m}");
                         *unavailable += 1;
-                        let now = std::time::SystemTime::now()
-                            .duration_since(std::time::UNIX_EPOCH)
-                            .unwrap()
-                            .as_millis() as u64;
+                        // Told when to try again: it listens on its socket till then.
                         let until = m["until"].as_u64().expect("unavailable says until when");
-                        let wait = until.saturating_sub(now).clamp(10, 2_000);
-                        tokio::time::sleep(Duration::from_millis(wait)).await;
+                        ws.unread(seen.collect());
+                        let closed = ws.listen_until(until).await;
                         assert!(Instant::now() < deadline, "the room is owned again");
+                        if closed {
+                            continue 'socket;
+                        }
                         continue 'enter;
                     }
                 }
@@ -737,12 +736,16 @@ async fn redis_restarted_under_the_hotel_rooms_are_leased_again_and_no_win_is_co
     let port = hotel.redis.port;
     hotel.redis.stop();
     hotel.redis = crate::helpers::wall::OwnRedis::start(port);
-    // The leases went with Redis: their owner drops its rooms at its next renewal...
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while lost(&hotel.app(owner)).await == 0 {
-        assert!(Instant::now() < deadline, "the owner lets the room go");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    // The leases went with Redis: their owner drops its rooms at its next renewal (its log
+    // says so, line by line, 10 s at most)...
+    hotel.instances[owner]
+        .log
+        .until("taken by a later owner", 1, Duration::from_secs(10))
+        .await;
+    assert!(
+        lost(&hotel.app(owner)).await > 0,
+        "the owner lets the room go"
+    );
     // ...and they are taken again at the next visit.
     let second = win_a_game(&i1, &ta, &a_id, &i2, &tb, &b_id).await;
     assert!(hotel.owner_of(LOUNGE).await.is_some(), "leased again");
@@ -758,7 +761,8 @@ async fn redis_restarted_under_the_hotel_rooms_are_leased_again_and_no_win_is_co
     };
     assert_eq!(second, winner, "Ade wins both");
     assert_eq!(wins(&winner), 2, "{wall}");
-    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    let i0 = hotel.app(0);
+    crate::champions::outbox_drained(&[&i0, &i1, &i2]).await;
     assert_eq!(total(&crate::champions::wall_today(&i1).await), 2);
 }
 

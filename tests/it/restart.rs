@@ -4,10 +4,12 @@
 use lounge::common::{GameId, MatchId};
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::time::Duration;
 
 use serde_json::json;
 
+use crate::helpers::log::Log;
 use crate::helpers::{game_between_two, house_game, TestApp, TestDb};
 
 /// `lounge serve` on a free port over `db`, once it says it is open; the child and its port.
@@ -18,16 +20,12 @@ fn serve(db: &TestDb) -> (Child, u16) {
 }
 
 /// `serve` at a log level, with the log it writes.
-fn serve_logging(db: &TestDb, level: &str) -> (Child, u16, Arc<Mutex<Vec<String>>>) {
+fn serve_logging(db: &TestDb, level: &str) -> (Child, u16, Arc<Log>) {
     serve_with(db, level, &[])
 }
 
 /// `serve_logging` with more settings.
-fn serve_with(
-    db: &TestDb,
-    level: &str,
-    extra: &[(&str, &str)],
-) -> (Child, u16, Arc<Mutex<Vec<String>>>) {
+fn serve_with(db: &TestDb, level: &str, extra: &[(&str, &str)]) -> (Child, u16, Arc<Log>) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_lounge"))
         .env("LOUNGE_AUTH__SECRET", crate::helpers::app::TEST_SECRET)
         .envs(extra.iter().copied())
@@ -44,10 +42,10 @@ fn serve_with(
         .expect("lounge serve starts");
     let stdout = child.stdout.take().unwrap();
     let mut lines = BufReader::new(stdout).lines();
-    let log = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::new(Log::default());
     let port = loop {
         let line = lines.next().expect("lounge serve says it is open").unwrap();
-        log.lock().unwrap().push(line.clone());
+        log.push(line.clone());
         if line.contains("the lounge is open") {
             let port = line
                 .split("port=")
@@ -62,11 +60,14 @@ fn serve_with(
     let kept = log.clone();
     std::thread::spawn(move || {
         for line in lines.map_while(Result::ok) {
-            kept.lock().unwrap().push(line);
+            kept.push(line);
         }
     });
     (child, port, log)
 }
+
+/// What the service logs as it stores a heartbeat (at trace, target `lounge::heartbeat`).
+const HEARTBEAT: &str = "a heartbeat stored";
 
 async fn killed_mid_game_and_back(db: TestDb) {
     let (mut first, first_port) = serve(&db);
@@ -148,7 +149,8 @@ async fn a_game_survives_sigkill_on_postgres() {
 /// outage, which is on the game's record.
 async fn a_timed_game_killed_and_back(db: TestDb) {
     let beat = [("LOUNGE_WORLD__HEARTBEAT_MS", "100")];
-    let (mut first, port, _) = serve_with(&db, "info", &beat);
+    // Its heartbeats logged, one line each: what the test waits on while North thinks.
+    let (mut first, port, log) = serve_with(&db, "info,lounge::heartbeat=trace", &beat);
     let mut app = TestApp::attach(db, port);
     let table = "surulere-games-lounge-2";
     let (ta, a) = app.guest("Ade").await;
@@ -180,13 +182,20 @@ async fn a_timed_game_killed_and_back(db: TestDb) {
     let state = north.next_of("game_state").await;
     let thinking = std::time::Instant::now();
     assert_eq!(state["clock"]["north_ms"], 300_000);
-    tokio::time::sleep(std::time::Duration::from_millis(1_000)).await;
+    // North thinks while the service stores ten heartbeats (100 ms apart on its own clock,
+    // another process's): each awaited as the line it logs, 10 s at most.
+    let beats = log.lines_with(HEARTBEAT);
+    log.until(HEARTBEAT, beats + 10, Duration::from_secs(10))
+        .await;
     let thought = thinking.elapsed().as_millis() as u64;
     first.kill().expect("SIGKILL");
     first.wait().unwrap();
     drop((wa, wb));
-    // Down for two seconds at least.
-    tokio::time::sleep(std::time::Duration::from_millis(2_000)).await;
+    // Down for two seconds at least, on the system clock both processes run on: the outage
+    // the test is about is time that passes with no process up, so nothing to await but the
+    // clock itself (a deadline, not a pause for something to happen).
+    let down = std::time::Instant::now() + Duration::from_millis(2_000);
+    tokio::time::sleep_until(down.into()).await;
 
     let (mut second, port, _) = serve_with(&app.db, "info", &beat);
     app.port = port;
@@ -323,7 +332,7 @@ async fn sigterm_tells_everyone_and_exits_cleanly() {
     assert!(exit.success(), "{exit:?}");
     // The socket was opened with the token in its query string (TestApp::ws): no log line
     // holds it, nor its signature.
-    let log = log.lock().unwrap().join("\n");
+    let log = log.lock().join("\n");
     assert!(log.contains("the lounge is open"));
     let signature = token.rsplit('.').next().unwrap();
     assert!(!log.contains(signature), "the token reached the log");
@@ -413,12 +422,11 @@ fn without_redis_the_log_says_the_wall_is_in_process() {
     let (mut child, _, log) = serve_logging(&db, "info");
     let said = log
         .lock()
-        .unwrap()
         .iter()
         .any(|l| l.contains("the champions wall") && l.contains("in-process"));
     child.kill().unwrap();
     child.wait().unwrap();
-    assert!(said, "{:?}", log.lock().unwrap());
+    assert!(said, "{:?}", log.lock());
 }
 
 #[actix_web::test]

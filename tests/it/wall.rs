@@ -8,7 +8,7 @@ use lounge::champions::{HotelDay, RedisWall};
 use serde_json::{json, Value};
 
 use crate::champions::{quick_win, wall_today, wall_until};
-use crate::helpers::wall::{free_port, serve_logging, OwnRedis, EVERY_WIN_COUNTS};
+use crate::helpers::wall::{free_port, serve_logging_at, OwnRedis, EVERY_WIN_COUNTS};
 use crate::helpers::{TestApp, TestDb, Ws};
 
 const TABLE: &str = "surulere-games-lounge-1";
@@ -261,16 +261,7 @@ async fn a_new_account_s_wins_count_after_enough_played_games() {
 
 /// Waits until the outbox is empty: the wall has every counted result.
 async fn outbox_drained(app: &TestApp) {
-    for _ in 0..100 {
-        if lounge::champions::waiting(app.db.store(), 10)
-            .unwrap()
-            .is_empty()
-        {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("the outbox never drained");
+    crate::champions::outbox_drained(&[app]).await;
 }
 
 #[actix_web::test]
@@ -341,30 +332,16 @@ async fn after_redis_restarts_empty_the_next_win_adds_to_the_day_filled_from_the
     }
 }
 
-/// Lines of `log` that contain `text`.
-fn lines_with(log: &std::sync::Mutex<Vec<String>>, text: &str) -> usize {
-    log.lock()
-        .unwrap()
-        .iter()
-        .filter(|l| l.contains(text))
-        .count()
-}
-
-/// Waits (up to 15 s) until `log` has a line with `text`.
-async fn logged(log: &std::sync::Mutex<Vec<String>>, text: &str) {
-    for _ in 0..150 {
-        if lines_with(log, text) > 0 {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("never logged `{text}`: {:#?}", log.lock().unwrap());
-}
+/// How long a wait for the service's log (another process) may take at most: the failure
+/// bound, not a pause.
+const LOG_BOUND: Duration = Duration::from_secs(15);
 
 #[actix_web::test]
 async fn a_redis_outage_is_logged_once_when_it_starts_and_once_when_it_ends() {
     const DOWN: &str = "the champions wall is unreachable";
     const UP: &str = "the champions wall is reachable again";
+    const FAILED: &str = "the wall does not answer";
+    const PASSED: &str = "the watcher read the wall";
     for db in TestDb::both() {
         let mut own = OwnRedis::start(free_port());
         let prefix = format!("test-{}:", lounge::store::new_id());
@@ -374,7 +351,9 @@ async fn a_redis_outage_is_logged_once_when_it_starts_and_once_when_it_ends() {
             ("REDIS_URL", url.as_str()),
             ("LOUNGE_CHAMPIONS__REDIS_KEY_PREFIX", prefix.as_str()),
         ]);
-        let (mut child, port, log) = serve_logging(&db, &settings);
+        // The display watcher's reads too (each second), each awaited as the line it writes.
+        let (mut child, port, log) =
+            serve_logging_at(&db, "info,lounge::champions=trace", &settings);
         let app = TestApp::attach(db, port);
         let (mut ws, ids) = two_guests(&app, "Ade", "Bisi").await;
         let [a, b] = &mut ws;
@@ -387,25 +366,29 @@ async fn a_redis_outage_is_logged_once_when_it_starts_and_once_when_it_ends() {
             assert_eq!(wall["entries"][0]["user"]["id"], winner.as_str(), "{wall}");
             assert_eq!(total(&wall), 1, "{wall}");
         }
-        logged(&log, DOWN).await;
-        // The outbox task and the display watcher keep failing for a few seconds more.
-        for _ in 0..6 {
+        log.until(DOWN, 1, LOG_BOUND).await;
+        // The display watcher keeps failing (three reads more, each a line of its own), and
+        // the requests with it.
+        let failed = log.lines_with(FAILED);
+        for more in 1..=3 {
             assert_eq!(total(&wall_today(&app).await), 1);
-            tokio::time::sleep(Duration::from_millis(500)).await;
+            log.until(FAILED, failed + more, LOG_BOUND).await;
         }
-        assert_eq!(lines_with(&log, DOWN), 1);
-        assert_eq!(lines_with(&log, UP), 0);
+        assert_eq!(log.lines_with(DOWN), 1);
+        assert_eq!(log.lines_with(UP), 0);
         let _own = OwnRedis::start(own.port);
-        logged(&log, UP).await;
-        for _ in 0..4 {
+        log.until(UP, 1, LOG_BOUND).await;
+        // Reads that reach the wall again (two more), and requests with them.
+        let passed = log.lines_with(PASSED);
+        for more in 1..=2 {
             assert_eq!(total(&wall_today(&app).await), 1);
-            tokio::time::sleep(Duration::from_millis(500)).await;
+            log.until(PASSED, passed + more, LOG_BOUND).await;
         }
         assert_eq!(
-            (lines_with(&log, DOWN), lines_with(&log, UP)),
+            (log.lines_with(DOWN), log.lines_with(UP)),
             (1, 1),
             "{:#?}",
-            log.lock().unwrap()
+            log.lock()
         );
         let _ = child.kill();
         let _ = child.wait();

@@ -17,12 +17,12 @@ pub use shop::*;
 
 use super::auth::Admin;
 use super::error::{ApiError, ErrorBody};
-use super::home::{change_tables, TableBody};
+use super::home::TableBody;
 use super::input::{display_name, slug, Body, RulesSpec};
 use super::AppState;
-use crate::common::{ErrorCode, RoomId, TableId};
-use crate::store::{self, Actor, AuditEntry, StoredRoom};
-use crate::world::{self as hotel, CloseGames, HotelError, RoomCommand, TableChange};
+use crate::common::{RoomId, TableId};
+use crate::store::AuditEntry;
+use crate::world::{CloseGames, HotelError, RoomOrder, TableChange};
 
 /// Tables a room may be made with at once.
 /// The largest price, stock and coin change an operator may set at once.
@@ -109,30 +109,14 @@ pub async fn create_room(
         Some(spec) => spec.resolve("rules")?,
         None => state.default_rules,
     };
-    let (room, tables) =
-        hotel::new_room(id.clone(), name, body.kind.as_deref(), body.tables, rules)?;
-    let store = state.store.clone();
-    let (stored_room, stored_tables) = (room.clone(), tables.clone());
-    web::block(move || store.create_room(&operator, &stored_room, &stored_tables))
-        .await?
-        .map_err(|e| match e {
-            store::StoreError::Conflict(_) => ApiError::conflict(
-                ErrorCode::RoomExists,
-                format!("there is already a room `{id}`"),
-            ),
-            e => e.into(),
-        })?;
-    let handle = state
-        .world
-        .add_room(StoredRoom {
-            room,
-            tables,
-            closing: false,
-            door: None,
-            guests: Vec::new(),
-        })
-        .await?;
-    let room = handle.summary().await.ok_or(HotelError::Gone)?;
+    let order = RoomOrder {
+        id,
+        name,
+        kind: body.kind,
+        tables: body.tables,
+        rules,
+    };
+    let room = state.world.create_room(&operator, order).await?;
     Ok(HttpResponse::Created().json(RoomBody { room }))
 }
 
@@ -168,11 +152,7 @@ pub async fn rename_room(
 ) -> Result<HttpResponse, ApiError> {
     let name = display_name("name", &body.name, 48)?;
     let id = path.into_inner();
-    let handle = live_room(&state, &id).await?;
-    let (store, new_name) = (state.store.clone(), name.clone());
-    web::block(move || store.rename_room(&operator, &id, &new_name)).await??;
-    handle.send(RoomCommand::Rename { name }).await;
-    let room = handle.summary().await.ok_or(HotelError::Gone)?;
+    let room = state.world.rename_room(&operator, &id, name).await?;
     Ok(HttpResponse::Ok().json(RoomBody { room }))
 }
 
@@ -228,11 +208,7 @@ pub async fn close_room(
         Some(games) => serde_json::from_value(games.into())
             .map_err(|_| ApiError::invalid("games", "`end` or `finish`"))?,
     };
-    let handle = live_room(&state, &id).await?;
-    hotel::operator_may_close(handle.info.kind)?;
-    let (store, room) = (state.store.clone(), id.clone());
-    web::block(move || store.close_room(&operator, &room, games.as_str())).await??;
-    let games_in_play = handle.shut(games).await?;
+    let games_in_play = state.world.close_room(&operator, &id, games).await?;
     Ok(HttpResponse::Ok().json(ClosedBody {
         room: id,
         status: if games_in_play == 0 {
@@ -283,10 +259,10 @@ pub async fn add_table(
         None => state.default_rules,
     };
     let room = path.into_inner();
-    let handle = live_room(&state, &room).await?;
-    hotel::operator_may_add_table(handle.info.kind)?;
     let change = TableChange::Add { rules, board: None };
-    let table = change_tables(&state, &room, Actor::Operator(operator), change)
+    let table = state
+        .world
+        .operator_changes_tables(&operator, &room, change)
         .await?
         .ok_or(HotelError::Gone)?;
     Ok(HttpResponse::Created().json(TableBody { table }))
@@ -326,9 +302,10 @@ pub async fn change_table(
 ) -> Result<HttpResponse, ApiError> {
     let rules = body.rules.resolve("rules")?;
     let (room, table) = path.into_inner();
-    live_room(&state, &room).await?;
     let change = TableChange::Rules { table, rules };
-    let table = change_tables(&state, &room, Actor::Operator(operator), change)
+    let table = state
+        .world
+        .operator_changes_tables(&operator, &room, change)
         .await?
         .ok_or(HotelError::Gone)?;
     Ok(HttpResponse::Ok().json(TableBody { table }))
@@ -358,14 +335,11 @@ pub async fn remove_table(
     path: web::Path<(RoomId, TableId)>,
 ) -> Result<HttpResponse, ApiError> {
     let (room, table) = path.into_inner();
-    live_room(&state, &room).await?;
-    change_tables(
-        &state,
-        &room,
-        Actor::Operator(operator),
-        TableChange::Remove { table },
-    )
-    .await?;
+    let change = TableChange::Remove { table };
+    state
+        .world
+        .operator_changes_tables(&operator, &room, change)
+        .await?;
     Ok(HttpResponse::NoContent().finish())
 }
 
@@ -424,15 +398,6 @@ pub async fn audit(
     let (store, before) = (state.store.clone(), page.before.clone());
     let entries = web::block(move || store.audit_log(limit, before.as_deref())).await??;
     Ok(HttpResponse::Ok().json(AuditBody { entries }))
-}
-
-/// An open room, or 404.
-async fn live_room(state: &AppState, id: &RoomId) -> Result<crate::world::RoomHandle, ApiError> {
-    state
-        .world
-        .reach(id)
-        .await
-        .ok_or_else(|| HotelError::NoSuchRoom(id.clone()).into())
 }
 
 /// `Mahogany board, polished` → `mahogany-board-polished`.

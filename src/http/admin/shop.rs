@@ -101,8 +101,8 @@ pub async fn create_item(
         price: amount("price", body.price)?,
         stock: body.stock.map(|s| stock("stock", s)).transpose()?,
         on_sale: body.on_sale.unwrap_or(true),
-        created_at: store::now(),
-        updated_at: store::now(),
+        created_at: store::at_ms(state.clock.now_ms()),
+        updated_at: store::at_ms(state.clock.now_ms()),
     };
     let (store, stored) = (state.store.clone(), item.clone());
     web::block(move || store.create_item(&operator, &stored))

@@ -5,12 +5,12 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 
 use super::{Connection, OUTBOX_FRAMES, REOPEN_TRIES};
 use crate::common::{ErrorCode, RoomId, TableId, UserId};
 use crate::world::protocol::{ClientMessage, ServerMessage};
-use crate::world::{OpenError, Refusal, RoomCommand, RoomHandle};
+use crate::world::{OpenError, Refusal, RoomHandle};
 
 impl Connection {
     /// `enter`: into `room`, or a resync of the room one is in; the room's refusal, or an
@@ -53,12 +53,11 @@ impl Connection {
         // Entering the room one is in again is a resync, not leaving: a seat and a
         // game in play are kept.
         if self.room.as_ref().is_some_and(|r| r.info.id == room) {
-            let act = RoomCommand::Act {
-                user_id: self.user.id.clone(),
-                message: ClientMessage::Enter { room, since },
-                r#ref: r#ref.clone(),
-            };
-            if !handle.send(act).await {
+            let message = ClientMessage::Enter { room, since };
+            if !handle
+                .act(self.user.id.clone(), message, r#ref.clone())
+                .await
+            {
                 self.refuse(ErrorCode::Internal, "that room is closed", r#ref)
                     .await;
             }
@@ -137,22 +136,9 @@ impl Connection {
         r#ref: Option<serde_json::Value>,
     ) -> Option<Result<(), Refusal>> {
         let (outbox, inbox) = mpsc::channel(OUTBOX_FRAMES);
-        let (admitted, answer) = oneshot::channel();
-        let enter = RoomCommand::Enter {
-            user: self.user.clone(),
-            outbox,
-            conn: self.conn,
-            since,
-            r#ref,
-            admitted,
-        };
-        if !handle.send(enter).await {
-            return None;
-        }
-        match answer.await {
-            Ok(Ok(())) => {}
-            Ok(Err(refusal)) => return Some(Err(refusal)),
-            Err(_) => return None,
+        let user = self.user.clone();
+        if let Err(refusal) = handle.enter(user, outbox, self.conn, since, r#ref).await? {
+            return Some(Err(refusal));
         }
         self.world
             .set_presence(&self.user.id, &handle.info.id, self.conn);
@@ -167,13 +153,7 @@ impl Connection {
         self.inbox = None;
         let room = self.room.take()?;
         self.world.clear_presence(&self.user.id, self.conn);
-        let (user_id, conn) = (self.user.id.clone(), self.conn);
-        let command = if dropped {
-            RoomCommand::Disconnect { user_id, conn }
-        } else {
-            RoomCommand::Leave { user_id, conn }
-        };
-        room.send(command).await;
+        room.leave(self.user.id.clone(), self.conn, dropped).await;
         Some(room.info.id.clone())
     }
 }

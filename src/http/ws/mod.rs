@@ -31,7 +31,7 @@ use crate::http::pace::{Pace, Ticker, Verdict};
 use crate::http::peer::{elapse, Socket};
 use crate::http::AppState;
 use crate::world::protocol::{parse_frame, ClientMessage, Frame, ServerMessage};
-use crate::world::{RoomCommand, RoomHandle, User, World};
+use crate::world::{RoomHandle, User, World};
 
 /// The subprotocol a client names to take several messages in one frame (a JSON array).
 pub const BATCH_PROTOCOL: &str = "lounge.batch";
@@ -490,12 +490,7 @@ impl Connection {
             },
             message => match &self.room {
                 Some(room) => {
-                    let act = RoomCommand::Act {
-                        user_id: self.user.id.clone(),
-                        message,
-                        r#ref,
-                    };
-                    room.send(act).await;
+                    room.act(self.user.id.clone(), message, r#ref).await;
                 }
                 None => {
                     self.refuse(ErrorCode::NotInRoom, "enter a room first", r#ref)

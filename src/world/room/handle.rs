@@ -1,16 +1,17 @@
 //! A way to reach a room: its inbox, how many are in it, whether its task failed.
 
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
-use super::RoomCommand;
-use crate::common::UserId;
+use super::{Outbox, RoomCommand};
+use crate::common::{TableId, User, UserId};
 use crate::store::Actor;
 use crate::world::hotel::{CloseGames, HotelError, TableChange};
-use crate::world::protocol::RoomInfo;
+use crate::world::protocol::{ClientMessage, RoomInfo};
 use crate::world::Refusal;
 
 /// A room as `GET /api/v1/rooms` shows it; its tables as they are sent (`TableView`), so
@@ -66,6 +67,57 @@ impl RoomHandle {
         let user_id = user_id.clone();
         self.ask(|reply| RoomCommand::MayEnter { user_id, reply })
             .await
+    }
+
+    /// `user` comes in through connection `conn` (or rejoins from a new connection, which
+    /// replaces the old one): the room sends to `outbox` from now on, starting with its
+    /// `room` snapshot and what each table of `since` missed. The room's refusal when it did
+    /// not let them in; `None` when the room is gone.
+    pub async fn enter(
+        &self,
+        user: User,
+        outbox: Outbox,
+        conn: u64,
+        since: BTreeMap<TableId, u64>,
+        r#ref: Option<Value>,
+    ) -> Option<Result<(), Refusal>> {
+        self.ask(|admitted| RoomCommand::Enter {
+            user,
+            outbox,
+            conn,
+            since,
+            r#ref,
+            admitted,
+        })
+        .await
+        .ok()
+    }
+
+    /// What a member sent, for the room to act on; false when the room is gone.
+    pub async fn act(&self, user_id: UserId, message: ClientMessage, r#ref: Option<Value>) -> bool {
+        self.send(RoomCommand::Act {
+            user_id,
+            message,
+            r#ref,
+        })
+        .await
+    }
+
+    /// A member leaves on purpose (`dropped` false: any seat is given up, a match in play
+    /// resigned) or its connection dropped (a player in a match keeps the seat for the grace
+    /// period).
+    pub async fn leave(&self, user_id: UserId, conn: u64, dropped: bool) {
+        let command = if dropped {
+            RoomCommand::Disconnect { user_id, conn }
+        } else {
+            RoomCommand::Leave { user_id, conn }
+        };
+        self.send(command).await;
+    }
+
+    /// An operator renamed the room (stored already): everyone in it is told.
+    pub async fn rename(&self, name: String) -> bool {
+        self.send(RoomCommand::Rename { name }).await
     }
 
     /// An operator closes the room: how many matches are still in play (it closes after

@@ -200,10 +200,12 @@ impl TestApp {
     }
 }
 
-/// Round trips of `ping` on `ws`, one at a time, `gap` apart, until `stop` says so (at least
-/// `min` of them); each a `pong` answering it.
+/// Round trips of `ping` on `ws`, one at a time, `gap` apart on the server's hand-driven
+/// `clock` (moved on by it after each: the client's pace sees a ping every `gap`), until
+/// `stop` says so (at least `min` of them); each a `pong` answering it.
 pub async fn ping_round_trips(
     ws: &mut Ws,
+    clock: &lounge::common::ServerClock,
     min: usize,
     gap: Duration,
     stop: impl Fn() -> bool,
@@ -216,7 +218,7 @@ pub async fn ping_round_trips(
         let pong = ws.next_of("pong").await;
         assert_eq!(pong["ref"], trips.len());
         trips.push(at.elapsed());
-        tokio::time::sleep(gap).await;
+        clock.advance(gap.as_millis() as u64);
     }
     trips
 }

@@ -7,9 +7,9 @@ use lounge::common::RoomId;
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::sync::Arc;
 
+use super::log::Log;
 use super::wall::{free_port, OwnRedis};
 use super::{TestApp, TestDb};
 
@@ -20,7 +20,7 @@ pub struct Instance {
     pub id: String,
     pub port: u16,
     child: Option<Child>,
-    pub log: Arc<Mutex<Vec<String>>>,
+    pub log: Arc<Log>,
 }
 
 pub struct Hotel {
@@ -84,7 +84,8 @@ impl Hotel {
         let mut child = Command::new(env!("CARGO_BIN_EXE_lounge"))
             .args(["serve", "--bind", &format!("127.0.0.1:{port}")])
             .env("DATABASE_URL", self.db.url_string())
-            .env("LOUNGE_LOG", "info")
+            // The relay's refusals too: a test waits for one to be logged.
+            .env("LOUNGE_LOG", "info,lounge::world::cluster::relay=debug")
             .env("LOUNGE_AUTH__SECRET", super::app::TEST_SECRET)
             .env("LOUNGE_SERVER__WS_MESSAGES_PER_SEC", "1000")
             .env("LOUNGE_SERVER__WS_CONNECTIONS_PER_ADDRESS", "10000")
@@ -113,7 +114,7 @@ impl Hotel {
         let log = self.instances[i].log.clone();
         loop {
             let line = lines.next().expect("lounge serve says it is open").unwrap();
-            log.lock().unwrap().push(line.clone());
+            log.push(line.clone());
             if line.contains("the lounge is open") {
                 break;
             }
@@ -121,7 +122,7 @@ impl Hotel {
         // Keep reading so the child never blocks on a full pipe.
         std::thread::spawn(move || {
             for line in lines.map_while(Result::ok) {
-                log.lock().unwrap().push(line);
+                log.push(line);
             }
         });
         self.instances[i].child = Some(child);
@@ -154,21 +155,25 @@ impl Hotel {
         }
         let path = self.dir.join("haproxy.cfg");
         std::fs::write(&path, config).unwrap();
-        let child = Command::new(haproxy())
-            .args(["-db", "-f"])
+        // Master and worker (`-W`): the master says `Loading success.` once its worker
+        // listens, a line awaited rather than a pause (the worker goes when the master does).
+        let mut child = Command::new(haproxy())
+            .args(["-W", "-db", "-f"])
             .arg(&path)
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(Stdio::piped())
             .spawn()
             .expect("haproxy (tests/run installs it)");
+        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
         self.proxy = Some(child);
-        for _ in 0..100 {
-            if std::net::TcpStream::connect(("127.0.0.1", self.proxy_port)).is_ok() {
-                return;
+        loop {
+            let line = lines.next().expect("haproxy listens").unwrap();
+            if line.contains("Loading success") {
+                break;
             }
-            std::thread::sleep(Duration::from_millis(50));
         }
-        panic!("haproxy listens");
+        // Keep reading so the proxy never blocks on a full pipe.
+        std::thread::spawn(move || lines.map_while(Result::ok).for_each(drop));
     }
 
     /// Instance `i`, to call as a client would.
@@ -226,16 +231,6 @@ impl Hotel {
     pub fn reap(&mut self, i: usize) -> bool {
         let mut child = self.instances[i].child.take().expect("started");
         child.wait().is_ok_and(|s| s.success())
-    }
-
-    /// Whether instance `i`'s log has a line containing `text`.
-    pub fn logged(&self, i: usize, text: &str) -> bool {
-        self.instances[i]
-            .log
-            .lock()
-            .unwrap()
-            .iter()
-            .any(|l| l.contains(text))
     }
 }
 

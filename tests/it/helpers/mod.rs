@@ -10,6 +10,7 @@ pub mod floods;
 pub mod game;
 pub mod hotel;
 pub mod identity;
+pub mod log;
 pub mod names;
 pub mod wall;
 pub mod world;

@@ -4,11 +4,11 @@
 use lounge::common::{TableId, UserId};
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::sync::Arc;
 
 use serde_json::Value;
 
+use super::log::Log;
 use super::TestApp;
 
 /// Settings under which every win between people after a move counts (up to the cap): no
@@ -166,7 +166,7 @@ impl OwnRedis {
         } else {
             "--port"
         };
-        let child = std::process::Command::new("redis-server")
+        let mut child = std::process::Command::new("redis-server")
             .args([
                 port_arg,
                 &port.to_string(),
@@ -178,15 +178,22 @@ impl OwnRedis {
                 "no",
             ])
             .args(more)
-            .stdout(std::process::Stdio::null())
+            .stdout(Stdio::piped())
             .spawn()
             .expect("redis-server");
-        for _ in 0..50 {
-            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+        // Up when it says so (its log is its standard output): a line read, not a pause.
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        loop {
+            let line = lines
+                .next()
+                .expect("redis-server says it is ready")
+                .unwrap();
+            if line.contains("Ready to accept connections") {
                 break;
             }
-            std::thread::sleep(Duration::from_millis(50));
         }
+        // Keep reading so the child never blocks on a full pipe.
+        std::thread::spawn(move || lines.map_while(Result::ok).for_each(drop));
         OwnRedis {
             port,
             child: Some(child),
@@ -237,16 +244,17 @@ pub fn free_port() -> u16 {
 }
 
 /// `lounge serve` on a free port over `db` with `extra` settings, once it says it is open: the
-/// child, its port, and its log (info and up) as it comes.
-pub fn serve_logging(
+/// child, its port, and its log (at `level`, a `LOUNGE_LOG` filter) as it comes.
+pub fn serve_logging_at(
     db: &super::TestDb,
+    level: &str,
     extra: &[(&str, &str)],
-) -> (Child, u16, Arc<Mutex<Vec<String>>>) {
+) -> (Child, u16, Arc<Log>) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_lounge"))
         .envs(extra.iter().copied())
         .args(["serve", "--bind", "127.0.0.1:0"])
         .env("DATABASE_URL", db.url_string())
-        .env("LOUNGE_LOG", "info")
+        .env("LOUNGE_LOG", level)
         .env("LOUNGE_AUTH__SECRET", super::app::TEST_SECRET)
         .env("LOUNGE_SERVER__WS_MESSAGES_PER_SEC", "1000")
         .env("LOUNGE_HOUSE__ENDGAME_SEEDS", "6")
@@ -256,10 +264,10 @@ pub fn serve_logging(
         .spawn()
         .expect("lounge serve starts");
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let log = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::new(Log::default());
     let port = loop {
         let line = lines.next().expect("lounge serve says it is open").unwrap();
-        log.lock().unwrap().push(line.clone());
+        log.push(line.clone());
         if line.contains("the lounge is open") {
             break line
                 .split("port=")
@@ -273,7 +281,7 @@ pub fn serve_logging(
     let kept = log.clone();
     std::thread::spawn(move || {
         for line in lines.map_while(Result::ok) {
-            kept.lock().unwrap().push(line);
+            kept.push(line);
         }
     });
     (child, port, log)

@@ -163,23 +163,6 @@ impl Ws {
         }
     }
 
-    /// The messages that come until none has for `quiet` or the socket closes (a close is
-    /// no panic here).
-    pub async fn until_quiet(&mut self, quiet: Duration) -> Vec<Value> {
-        let mut seen: Vec<Value> = self.pending.drain(..).collect();
-        while let Ok(Some(Ok(frame))) = tokio::time::timeout(quiet, self.socket.next()).await {
-            match frame {
-                Frame::Text(bytes) => seen.extend(messages_of(&bytes, self.batching)),
-                Frame::Ping(b) if self.socket.send(Message::Pong(b.clone())).await.is_err() => {
-                    break
-                }
-                Frame::Close(_) => break,
-                _ => {}
-            }
-        }
-        seen
-    }
-
     /// The messages that come until none has for `quiet`, `enough` have come, or the
     /// socket closes; with the close code when it closed (0: ended without a close frame).
     pub async fn until_quiet_or_closed(
@@ -207,6 +190,54 @@ impl Ws {
             }
         }
         (seen, None)
+    }
+
+    /// What the server sent before answering a `ping` sent now: every message until its
+    /// `pong` (left out). What the connection was told before the ping has come by then: a
+    /// marker read off the socket, not a quiet spell waited out.
+    pub async fn heard_until_pong(&mut self) -> Vec<Value> {
+        let marker = format!("marker-{}", lounge::store::new_id());
+        self.send(json!({"type": "ping", "ref": marker})).await;
+        let mut heard = Vec::new();
+        loop {
+            let m = self.next().await;
+            if m["type"] == "pong" && m["ref"] == marker.as_str() {
+                return heard;
+            }
+            heard.push(m);
+        }
+    }
+
+    /// Reads what comes until the server's clock shows `until` (ms since 1970, as an
+    /// `unavailable` names when to try again) or the socket closes; the messages, kept to be
+    /// read again, and whether it closed. A client told when to come back listens till then.
+    pub async fn listen_until(&mut self, until: u64) -> bool {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis() as u64;
+        let told = Duration::from_millis(until.saturating_sub(now).min(2_000));
+        let deadline = tokio::time::Instant::now() + told;
+        let mut seen = Vec::new();
+        let mut closed = false;
+        while let Ok(frame) = tokio::time::timeout_at(deadline, self.socket.next()).await {
+            match frame {
+                Some(Ok(Frame::Text(bytes))) => seen.extend(messages_of(&bytes, self.batching)),
+                Some(Ok(Frame::Ping(b))) => {
+                    if self.socket.send(Message::Pong(b)).await.is_err() {
+                        closed = true;
+                        break;
+                    }
+                }
+                Some(Ok(Frame::Close(_))) | Some(Err(_)) | None => {
+                    closed = true;
+                    break;
+                }
+                Some(Ok(_)) => {}
+            }
+        }
+        self.pending.extend(seen);
+        closed
     }
 
     /// Puts `messages` back, to be read first, in order.
