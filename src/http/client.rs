@@ -50,6 +50,9 @@ pub async fn index() -> HttpResponse {
 }
 
 /// One of the web client's modules.
+///
+/// `module` is a file name under `web/js/` (`main.js` and those it imports), served as
+/// JavaScript; any other name is 404 `not_found`.
 #[utoipa::path(
     tag = "web",
     params(("module" = String, Path, description = "a module's file name, such as main.js")),
@@ -72,6 +75,8 @@ pub async fn module(name: web::Path<String>) -> Result<HttpResponse, ApiError> {
 }
 
 /// The web client's style sheet.
+///
+/// `web/style.css` as built into the binary (or read from `LOUNGE_WEB_DIR` when set).
 #[utoipa::path(tag = "web", responses((status = 200, description = "CSS", content_type = "text/css")))]
 #[get("/style.css")]
 pub async fn style() -> HttpResponse {
@@ -81,6 +86,8 @@ pub async fn style() -> HttpResponse {
 }
 
 /// The hotel's icon, for the browser's tab.
+///
+/// `web/favicon.svg` as built into the binary (or read from `LOUNGE_WEB_DIR` when set).
 #[utoipa::path(tag = "web", responses((status = 200, description = "SVG", content_type = "image/svg+xml")))]
 #[get("/favicon.svg")]
 pub async fn favicon() -> HttpResponse {

@@ -151,10 +151,14 @@ async fn an_address_past_its_requests_a_second_waits_and_others_do_not() {
     }
     // The sixth is told to wait at once: a trusted proxy carries it (no hold, the next test).
     let mut held = std::pin::pin!(app.openapi_with(&looping));
+    let mut advanced_ms = 0;
     let (status, headers) = loop {
         tokio::select! {
             done = &mut held => break done,
-            () = tokio::task::yield_now() => app.clock.advance(100),
+            () = tokio::task::yield_now() => {
+                app.clock.advance(100);
+                advanced_ms += 100;
+            }
         }
     };
     assert_eq!(status, 429);
@@ -165,7 +169,13 @@ async fn an_address_past_its_requests_a_second_waits_and_others_do_not() {
         .unwrap()
         .parse()
         .unwrap();
-    assert!((900..=1000).contains(&wait), "Retry-After: {wait}");
+    // A token a thousand seconds, less what the clock moved while the answer was on its way
+    // (a loaded host yields many times before it comes).
+    let least = 900_u64.saturating_sub(advanced_ms / 1000);
+    assert!(
+        (least..=1000).contains(&wait),
+        "Retry-After: {wait}, the clock moved {advanced_ms} ms"
+    );
     // Another address has its own budget; health checks take none.
     let (status, headers) = app
         .openapi_with(&[("X-Forwarded-For", "198.51.100.4")])

@@ -64,10 +64,12 @@ pub struct WsLimits {
     pub flush: Duration,
 }
 
-/// The WebSocket of the lounge protocol (docs/protocol.md). A missing, forged or expired
-/// token or ticket (a ticket used before too), or one whose user does not exist, is refused
-/// with 401 before the upgrade; a banned
-/// guest with 403; an address with too many connections open with 429.
+/// The WebSocket of the lounge protocol.
+///
+/// Needs a player token or a ticket. The messages, their framing and the rules of the room
+/// are in docs/protocol.md (WebSocket). A missing, forged or expired token or ticket (a
+/// ticket used before too), or one whose user does not exist, is refused with 401 before the
+/// upgrade; a banned guest with 403; an address with too many connections open with 429.
 #[utoipa::path(
     tag = "players",
     params(
