@@ -335,6 +335,7 @@ impl Application {
             house.stop();
             champions.stop();
             world.close().await;
+            tracing::info!("the rooms are handed on and their people told");
             // Then the connections in no room; one whose client does not read is cut.
             connections.stop();
             handle.stop(true).await;

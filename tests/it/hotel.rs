@@ -590,8 +590,15 @@ async fn a_rolling_restart_during_play_hands_every_room_on_and_every_game_finish
         let owner = hotel.owner_of(LOUNGE).await.expect("the lounge is owned");
         for i in (0..3).map(|k| (owner + k) % 3) {
             let term = Instant::now();
+            let told = hotel.instances[i].log.lines_with(HANDED_ON);
             hotel.terminate(i);
-            // Whoever was on it, or in a room it ran, is told and let go; they come back.
+            // Whoever was on it, or in a room it ran, is told and let go; they come back. Read
+            // from when it says it has told them (its log, another process's: 20 s at most),
+            // so a slow start of its stop on a loaded host is not taken for quiet.
+            hotel.instances[i]
+                .log
+                .until(HANDED_ON, told + 1, Duration::from_secs(20))
+                .await;
             futures_util::future::join_all(guests.iter_mut().map(|g| g.settle(&front))).await;
             // A move at every table: the first one accepted after the SIGTERM is timed.
             for game in &mut games {
@@ -634,6 +641,9 @@ async fn a_rolling_restart_during_play_hands_every_room_on_and_every_game_finish
         assert_eq!(stored.len(), game.plies, "every move stored once");
     }
 }
+
+/// What a stopping instance logs once its rooms are handed on and their people told.
+const HANDED_ON: &str = "the rooms are handed on and their people told";
 
 /// A game at one of the lounge's tables, as its players see it.
 struct Game {
