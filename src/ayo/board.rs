@@ -434,3 +434,16 @@ pub enum EndReason {
     Timeout,
     Abandoned,
 }
+
+impl EndReason {
+    pub const ALL: [EndReason; 8] = [
+        EndReason::Majority,
+        EndReason::NoLegalMove,
+        EndReason::NoCaptureLimit,
+        EndReason::Repetition,
+        EndReason::Resigned,
+        EndReason::AgreedDraw,
+        EndReason::Timeout,
+        EndReason::Abandoned,
+    ];
+}

@@ -8,7 +8,8 @@ use diesel::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::column::{readable, MatchStatus};
+use super::column::readable;
+use super::outcomes::MatchStatus;
 use super::schema::{
     apartment_guests, audit_log, ayo_tables, games, inventory, matches, rooms, users,
 };

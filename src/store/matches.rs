@@ -8,7 +8,8 @@ use chrono::NaiveDateTime;
 use diesel::prelude::*;
 use serde::Serialize;
 
-use super::column::{readable, GameEnd, MatchEnd, MatchStatus};
+use super::column::readable;
+use super::outcomes::{GameEnd, MatchEnd, MatchStatus};
 use super::schema::{ayo_tables, clock_pauses, games, heartbeats, matches, moves, users};
 use super::{now, Db, GameRow, Store, StoreError, UserRow};
 use crate::ayo::clock::TimeControl;

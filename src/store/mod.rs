@@ -17,6 +17,7 @@ mod hotel;
 mod matches;
 mod moderation;
 mod names;
+mod outcomes;
 mod results;
 mod room_writes;
 mod schema;
@@ -26,7 +27,7 @@ mod turns;
 pub use accounts::{DeviceRow, Revocation, Rotation};
 pub use bans::Ban;
 pub use blocks::{BlockError, MAX_BLOCKS};
-pub use column::{status_word, GameEnd, MatchEnd, MatchStatus, TextColumn, Unreadable};
+pub use column::{status_word, TextColumn, Unreadable};
 pub use connection::DatabaseUrl;
 use connection::Manager;
 pub use hotel::{apartment_id, Actor, AuditEntry, StoredRoom};
@@ -34,6 +35,7 @@ pub use matches::{
     GameRecord, MatchInPlay, MatchRecord, MatchResult, MatchRow, MoveClock, Outage, StoredClock,
     Tally,
 };
+pub use outcomes::{GameEnd, MatchEnd, MatchStatus};
 pub use results::{Facts, Finished, GameResult, Judge, Verdict, Win};
 pub use room_writes::{RoomWriter, RoomWrites};
 pub use shop::{
