@@ -168,6 +168,7 @@ macro_rules! text_column {
         }
     )*};
 }
+pub(super) use text_column;
 
 /// A rule set, as JSON.
 impl TextColumn for Rules {
@@ -307,9 +308,6 @@ text_column!(
     Side,
     Seating,
     TimeControl,
-    super::outcomes::MatchStatus,
-    super::outcomes::MatchEnd,
-    super::outcomes::GameEnd,
     super::ItemKind
 );
 

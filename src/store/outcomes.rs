@@ -2,10 +2,18 @@
 //! (`column.rs` reads and writes them), shown in the match history as the same words.
 
 use std::borrow::Cow;
+use std::io::Write as _;
+
+use diesel::deserialize::{self, FromSql};
+use diesel::pg::Pg;
+use diesel::serialize::{self, IsNull, Output, ToSql};
+use diesel::sql_types::Text;
+use diesel::sqlite::Sqlite;
 
 use crate::ayo::EndReason;
 
-use super::column::TextColumn;
+use super::column::{text_column, TextColumn};
+use super::MultiBackend;
 
 /// How a match stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
@@ -158,6 +166,8 @@ impl TextColumn for GameEnd {
             .ok_or_else(|| format!("`{s}` is not how a game ends"))
     }
 }
+
+text_column!(MatchStatus, MatchEnd, GameEnd);
 
 #[cfg(test)]
 mod tests {
