@@ -79,6 +79,7 @@ impl Application {
         let store = tokio::task::spawn_blocking(move || Store::open(&opened, max))
             .await
             .map_err(|e| StoreError::Task(e.to_string()))??;
+        store.set_clock(settings.world.clock.clone());
         let default_rules = settings.default_preset()?.rules();
         let rooms = {
             let store = store.clone();
@@ -113,7 +114,7 @@ impl Application {
                             id: user.id,
                             name: user.name,
                             house: true,
-                            created_at: store::now(),
+                            created_at: store.now(),
                         })
                     })
                 })
@@ -404,8 +405,8 @@ fn seed_shop(store: &Store, items: &[crate::config::ItemSeed]) -> Result<(), Sto
             price: seed.price,
             stock: seed.stock,
             on_sale: true,
-            created_at: store::now(),
-            updated_at: store::now(),
+            created_at: store.now(),
+            updated_at: store.now(),
         };
         if store.ensure_shop_item(&item)? {
             tracing::info!(item = %item.id, "put an item in the shop");
@@ -426,7 +427,7 @@ fn seed_hotel(
             name: seed.name.clone(),
             kind: seed.kind,
             owner_id: None,
-            created_at: store::now(),
+            created_at: store.now(),
         };
         let tables: Vec<TableRow> = (1..=seed.tables)
             .map(|n| TableRow {

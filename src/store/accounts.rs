@@ -280,7 +280,7 @@ impl Store {
                 return Ok((user, false));
             }
             // Keyed like every name, with the welcome coins: a first visit is a sign-up.
-            Store::sign_up_in(conn, fresh, grant)?;
+            self.sign_up_in(conn, fresh, grant)?;
             diesel::insert_into(hotel_accounts::table)
                 .values((
                     hotel_accounts::issuer.eq(issuer),

@@ -7,7 +7,7 @@ use serde::Serialize;
 use serde_json::json;
 
 use super::schema::{bans, users};
-use super::{now, Store, StoreError};
+use super::{Store, StoreError};
 use crate::common::{OperatorName, UserId};
 
 /// A guest's ban.
@@ -48,7 +48,7 @@ impl Store {
             diesel::delete(bans::table.find(&ban.user_id)).execute(conn)?;
             diesel::insert_into(bans::table).values(ban).execute(conn)?;
             let until = ban.until.map(|t| t.and_utc().to_rfc3339());
-            Store::audit_in(
+            self.audit_in(
                 conn,
                 &ban.banned_by,
                 "user.ban",
@@ -63,7 +63,7 @@ impl Store {
         self.write(|conn| {
             let lifted = diesel::delete(bans::table.find(user.as_str())).execute(conn)? > 0;
             if lifted {
-                Store::audit_in(conn, actor, "user.unban", user.as_str(), &json!({}))?;
+                self.audit_in(conn, actor, "user.unban", user.as_str(), &json!({}))?;
             }
             Ok(lifted)
         })
@@ -71,7 +71,7 @@ impl Store {
 
     /// Every ban that still holds.
     pub fn bans(&self) -> Result<Vec<Ban>, StoreError> {
-        let at = now();
+        let at = self.now();
         Ok(bans::table
             .filter(bans::until.is_null().or(bans::until.gt(at)))
             .select(Ban::as_select())

@@ -3,7 +3,7 @@
 use diesel::prelude::*;
 
 use super::schema::{blocks, users};
-use super::{now, Store, StoreError};
+use super::{Store, StoreError};
 use crate::common::UserId;
 
 /// A guest blocks this many others at most.
@@ -54,7 +54,7 @@ impl Store {
                 .values((
                     blocks::user_id.eq(user),
                     blocks::blocked_id.eq(other),
-                    blocks::created_at.eq(now()),
+                    blocks::created_at.eq(self.now()),
                 ))
                 .execute(conn)?;
             Ok(())

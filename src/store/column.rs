@@ -365,7 +365,7 @@ mod tests {
     use diesel::prelude::*;
     use diesel::sql_types::Text;
 
-    use super::super::{new_id, now, DatabaseUrl, RoomRow, Store, StoreError, TableRow};
+    use super::super::{new_id, DatabaseUrl, RoomRow, Store, StoreError, TableRow};
     use crate::ayo::{Preset, Rules};
     use crate::common::{RoomId, RoomKind};
 
@@ -387,7 +387,7 @@ mod tests {
             name: id.into(),
             kind: RoomKind::Lounge,
             owner_id: None,
-            created_at: now(),
+            created_at: store.now(),
         };
         let tables: Vec<TableRow> = (1..=tables)
             .map(|n| TableRow {

@@ -143,6 +143,7 @@ impl Store {
                 DatabaseUrl::Sqlite(_) => None,
             },
             turns: Default::default(),
+            stamps: Default::default(),
         };
         if let DatabaseUrl::Sqlite(path) = url {
             checkpoint::start(path.clone(), std::sync::Arc::downgrade(&store.writers));

@@ -6,7 +6,7 @@
 use diesel::prelude::*;
 
 use super::schema::{game_results, result_cursors, users};
-use super::{now, GameResult, Store, StoreError, UserRow};
+use super::{GameResult, Store, StoreError, UserRow};
 
 impl Store {
     /// The last result `reader` has read (0 before the first).
@@ -42,7 +42,7 @@ impl Store {
             let moved = diesel::update(result_cursors::table.find(reader))
                 .set((
                     result_cursors::seq.eq(seq),
-                    result_cursors::moved_at.eq(now()),
+                    result_cursors::moved_at.eq(self.now()),
                 ))
                 .execute(conn)?;
             if moved == 0 {
@@ -50,7 +50,7 @@ impl Store {
                     .values((
                         result_cursors::reader.eq(reader),
                         result_cursors::seq.eq(seq),
-                        result_cursors::moved_at.eq(now()),
+                        result_cursors::moved_at.eq(self.now()),
                     ))
                     .execute(conn)?;
             }

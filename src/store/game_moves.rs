@@ -19,7 +19,7 @@ use diesel::r2d2::ManageConnection;
 use diesel::result::Error as DieselError;
 
 use super::schema::{games, moves};
-use super::{matches, now, DatabaseUrl, Db, Manager, MoveClock, Store, StoreError};
+use super::{matches, DatabaseUrl, Db, Manager, MoveClock, Store, StoreError};
 use crate::ayo::Status;
 use crate::common::GameId;
 
@@ -75,7 +75,7 @@ impl Store {
         let mut conn = self.conn()?;
         check_in_play(&mut conn, game_id)?;
         let _turn = self.writing();
-        Ok(insert(&mut conn, game_id, ply, pit, clock)?)
+        Ok(insert(&mut conn, game_id, ply, pit, clock, self.now())?)
     }
 
     /// The same, at once on this thread, or `None` when that would wait (or on PostgreSQL):
@@ -107,7 +107,7 @@ impl Store {
             Err(TryLockError::Poisoned(e)) => e.into_inner(),
             Err(TryLockError::WouldBlock) => return None,
         };
-        match insert(&mut conn, game_id, ply, pit, clock) {
+        match insert(&mut conn, game_id, ply, pit, clock, self.now()) {
             Err(e) if busy(&e) => None,
             done => Some(done.map_err(StoreError::from)),
         }
@@ -140,10 +140,11 @@ pub(super) fn record_on(
     ply: u32,
     pit: u8,
     clock: Option<MoveClock>,
+    played_at: NaiveDateTime,
 ) -> Result<(), StoreError> {
     let ply = column(ply)?;
     check_in_play(conn, game_id)?;
-    Ok(insert(conn, game_id, ply, pit, clock)?)
+    Ok(insert(conn, game_id, ply, pit, clock, played_at)?)
 }
 
 /// SQLite would have had it wait (its lock is someone else's).
@@ -172,18 +173,19 @@ pub(super) fn in_play(status: Option<Status>, game_id: &GameId) -> Result<(), St
     }
 }
 
-/// A move's row, played now.
+/// A move's row, played at `played_at`.
 pub(super) fn new_move(
     game_id: &GameId,
     ply: i32,
     pit: u8,
     clock: Option<MoveClock>,
+    played_at: NaiveDateTime,
 ) -> NewMove<'_> {
     NewMove {
         game_id: game_id.as_str(),
         ply,
         pit: pit.into(),
-        played_at: now(),
+        played_at,
         at_ms: clock.map(|c| matches::ms(c.at_ms)),
         south_ms: clock.map(|c| matches::ms(c.left[0])),
         north_ms: clock.map(|c| matches::ms(c.left[1])),
@@ -196,8 +198,9 @@ fn insert(
     ply: i32,
     pit: u8,
     clock: Option<MoveClock>,
+    played_at: NaiveDateTime,
 ) -> Result<(), DieselError> {
-    let row = new_move(game_id, ply, pit, clock);
+    let row = new_move(game_id, ply, pit, clock, played_at);
     diesel::insert_into(moves::table)
         .values(&row)
         .execute(conn)?;
@@ -206,13 +209,14 @@ fn insert(
 
 #[cfg(test)]
 mod tests {
-    use super::super::{new_id, GameRow, RoomRow, TableRow, UserRow};
+    use super::super::{at_ms, new_id, GameRow, RoomRow, TableRow, UserRow};
     use super::*;
     use crate::ayo::Preset;
     use crate::common::{RoomId, TableId};
 
     /// A SQLite store in a fresh folder with one game in play.
     fn store_with_a_game() -> (Store, GameId, std::path::PathBuf) {
+        let now = || at_ms(1_700_000_000_000);
         let dir = std::env::temp_dir().join(format!("lounge-moves-{}", uuid::Uuid::new_v4()));
         let path = dir.join("db.sqlite");
         let store = Store::open(&DatabaseUrl::Sqlite(path.clone()), 2).unwrap();

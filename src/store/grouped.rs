@@ -12,6 +12,7 @@
 use std::collections::HashMap;
 use std::sync::mpsc;
 
+use chrono::NaiveDateTime;
 use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
 use diesel::sql_types::{Array, BigInt, Integer, Nullable, Text, Timestamp};
@@ -189,7 +190,7 @@ impl Store {
             .bind::<Array<Nullable<BigInt>>, _>(at)
             .bind::<Array<Nullable<BigInt>>, _>(south)
             .bind::<Array<Nullable<BigInt>>, _>(north)
-            .bind::<Timestamp, _>(super::now())
+            .bind::<Timestamp, _>(self.now())
             .load(conn)?;
         Ok(added
             .into_iter()
@@ -202,14 +203,15 @@ impl Store {
         if moves.is_empty() {
             return Vec::new();
         }
-        match self.write(|conn| group_on(conn, moves)) {
+        let played_at = self.now();
+        match self.write(|conn| group_on(conn, moves, played_at)) {
             Ok(each) => each,
             Err(e) if moves.len() == 1 => vec![Err(e)],
             // Something in it broke the whole: one at a time, so only that one fails.
             Err(_) => moves
                 .iter()
                 .map(|m| {
-                    self.write(|conn| group_on(conn, std::slice::from_ref(m)))
+                    self.write(|conn| group_on(conn, std::slice::from_ref(m), played_at))
                         .and_then(|mut each| {
                             each.pop().unwrap_or_else(|| {
                                 Err(StoreError::Conflict("a move left unanswered".into()))
@@ -255,6 +257,7 @@ struct Added {
 fn group_on(
     conn: &mut Db,
     moves: &[MoveToStore],
+    played_at: NaiveDateTime,
 ) -> Result<Vec<Result<(), StoreError>>, StoreError> {
     // The rooms' rows held till the commit, as `Store::fenced` holds one: a takeover waits.
     let rooms: Vec<&RoomId> = moves
@@ -300,7 +303,7 @@ fn group_on(
             .and_then(|()| column(m.ply));
         match ok {
             Ok(ply) => {
-                rows.push(new_move(&m.game, ply, m.pit, m.clock));
+                rows.push(new_move(&m.game, ply, m.pit, m.clock, played_at));
                 each.push(Ok(()));
             }
             Err(e) => each.push(Err(e)),

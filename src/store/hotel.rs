@@ -14,7 +14,7 @@ use super::schema::{
     apartment_guests, audit_log, ayo_tables, games, inventory, matches, rooms, users,
 };
 use super::shop::{Owned, ShopItem};
-use super::{now, ordered_id, Db, RoomRow, Store, StoreError, TableRow, UserRow};
+use super::{ordered_id, Db, RoomRow, Store, StoreError, TableRow, UserRow};
 use crate::ayo::{Rules, Status};
 use crate::common::{Door, OperatorName, RoomId, RoomKind, TableId, UserId};
 
@@ -64,6 +64,7 @@ pub fn apartment_id(user_id: &UserId) -> RoomId {
 impl Store {
     /// Writes an audit entry in a transaction `conn` is in.
     pub(super) fn audit_in(
+        &self,
         conn: &mut Db,
         actor: &OperatorName,
         action: &str,
@@ -76,7 +77,7 @@ impl Store {
             action: action.to_owned(),
             target: target.to_owned(),
             details: details.to_string(),
-            created_at: now(),
+            created_at: self.now(),
         };
         diesel::insert_into(audit_log::table)
             .values(&entry)
@@ -86,6 +87,7 @@ impl Store {
 
     /// Writes an audit entry when `actor` is an operator.
     fn audit_by(
+        &self,
         conn: &mut Db,
         actor: &Actor,
         action: &str,
@@ -93,7 +95,7 @@ impl Store {
         details: &Value,
     ) -> Result<(), StoreError> {
         match actor {
-            Actor::Operator(name) => Store::audit_in(conn, name, action, target, details),
+            Actor::Operator(name) => self.audit_in(conn, name, action, target, details),
             Actor::Owner(_) => Ok(()),
         }
     }
@@ -255,7 +257,7 @@ impl Store {
                     .values(table)
                     .execute(conn)?;
             }
-            Store::audit_in(
+            self.audit_in(
                 conn,
                 actor,
                 "room.create",
@@ -279,7 +281,7 @@ impl Store {
             if changed == 0 {
                 return Err(StoreError::NotFound(format!("room `{id}`")));
             }
-            Store::audit_in(
+            self.audit_in(
                 conn,
                 actor,
                 "room.rename",
@@ -299,13 +301,13 @@ impl Store {
         self.write(|conn| {
             // Closing again (to end the games a first close let finish) keeps the first time.
             diesel::update(rooms::table.find(id).filter(rooms::closed_at.is_null()))
-                .set(rooms::closed_at.eq(now()))
+                .set(rooms::closed_at.eq(self.now()))
                 .execute(conn)?;
             let exists: i64 = rooms::table.find(id).count().get_result(conn)?;
             if exists == 0 {
                 return Err(StoreError::NotFound(format!("room `{id}`")));
             }
-            Store::audit_in(
+            self.audit_in(
                 conn,
                 actor,
                 "room.close",
@@ -354,7 +356,7 @@ impl Store {
                     )));
                 }
             }
-            Store::audit_by(
+            self.audit_by(
                 conn,
                 actor,
                 "table.add",
@@ -378,7 +380,7 @@ impl Store {
                     .find(table_id)
                     .filter(ayo_tables::removed_at.is_null()),
             )
-            .set(ayo_tables::removed_at.eq(now()))
+            .set(ayo_tables::removed_at.eq(self.now()))
             .execute(conn)?;
             if changed == 0 {
                 return Err(StoreError::NotFound(format!("table `{table_id}`")));
@@ -386,7 +388,7 @@ impl Store {
             diesel::update(inventory::table.filter(inventory::table_id.eq(table_id)))
                 .set(inventory::table_id.eq(None::<TableId>))
                 .execute(conn)?;
-            Store::audit_by(
+            self.audit_by(
                 conn,
                 actor,
                 "table.remove",
@@ -415,7 +417,7 @@ impl Store {
             if changed == 0 {
                 return Err(StoreError::NotFound(format!("table `{table_id}`")));
             }
-            Store::audit_by(
+            self.audit_by(
                 conn,
                 actor,
                 "table.rules",
@@ -437,7 +439,7 @@ impl Store {
             name: format!("{}'s apartment", user.name),
             kind: RoomKind::Apartment,
             owner_id: Some(user.id.clone()),
-            created_at: now(),
+            created_at: self.now(),
         };
         let made = diesel::insert_into(rooms::table)
             .values((&room, rooms::door.eq(Door::Invited)))
@@ -480,7 +482,7 @@ impl Store {
             .values((
                 apartment_guests::room_id.eq(room_id),
                 apartment_guests::user_id.eq(user_id),
-                apartment_guests::invited_at.eq(now()),
+                apartment_guests::invited_at.eq(self.now()),
             ))
             .execute(&mut *self.conn()?);
         match added.map_err(StoreError::from) {

@@ -11,7 +11,7 @@ use serde::Serialize;
 use super::column::readable;
 use super::outcomes::{GameEnd, MatchEnd, MatchStatus};
 use super::schema::{ayo_tables, clock_pauses, games, heartbeats, matches, moves, users};
-use super::{now, Db, GameRow, Store, StoreError, UserRow};
+use super::{Db, GameRow, Store, StoreError, UserRow};
 use crate::ayo::clock::TimeControl;
 use crate::ayo::{Rules, Status};
 use crate::common::{GameId, MatchId, RoomId, Seating, TableId, UserId};
@@ -156,7 +156,7 @@ impl Store {
 
     /// Ends a match in play; a match already over is left as it is (false).
     pub fn finish_match(&self, id: &MatchId, result: &MatchResult) -> Result<bool, StoreError> {
-        finish_match_on(&mut *self.conn()?, id, result)
+        finish_match_on(&mut *self.conn()?, id, result, self.now())
     }
 
     /// The rooms with a match in play: where a sweeper of several instances looks for rooms
@@ -481,6 +481,7 @@ pub(super) fn finish_match_on(
     conn: &mut Db,
     id: &MatchId,
     result: &MatchResult,
+    ended_at: NaiveDateTime,
 ) -> Result<bool, StoreError> {
     let changed = diesel::update(
         matches::table
@@ -493,7 +494,7 @@ pub(super) fn finish_match_on(
         matches::end_reason.eq(&result.end_reason),
         matches::first_halves.eq(result.halves[0] as i32),
         matches::second_halves.eq(result.halves[1] as i32),
-        matches::ended_at.eq(now()),
+        matches::ended_at.eq(ended_at),
     ))
     .execute(conn)?;
     Ok(changed == 1)

@@ -22,6 +22,7 @@ mod results;
 mod room_writes;
 mod schema;
 mod shop;
+mod stamps;
 mod turns;
 
 pub use accounts::{DeviceRow, Revocation, Rotation};
@@ -42,7 +43,7 @@ pub use shop::{
     CoinEntry, ItemChange, ItemKind, Owned, Purchase, PurchaseRow, ShopError, ShopItem, SoldItem,
 };
 
-use chrono::{NaiveDateTime, SubsecRound, Utc};
+use chrono::NaiveDateTime;
 use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
 use diesel::r2d2::{self, Pool};
@@ -200,22 +201,29 @@ pub struct Store {
     postgres_url: Option<std::sync::Arc<str>>,
     /// The champions' outbox's turn among instances (`turns.rs`).
     turns: turns::Turns,
-}
-
-/// Now, as stored: UTC to the microsecond (what both databases keep).
-pub fn now() -> NaiveDateTime {
-    Utc::now().naive_utc().trunc_subsecs(6)
+    /// What rows are stamped with (`stamps.rs`): one for every clone, the grouping thread's
+    /// too.
+    stamps: std::sync::Arc<stamps::Stamps>,
 }
 
 /// The time `ms` (milliseconds since 1970, as `ServerClock` reads), as stored.
 pub fn at_ms(ms: u64) -> NaiveDateTime {
-    i64::try_from(ms)
-        .ok()
-        .and_then(chrono::DateTime::<Utc>::from_timestamp_millis)
-        .map_or_else(now, |t| t.naive_utc().trunc_subsecs(6))
+    stamps::at_micros(i64::try_from(ms).unwrap_or(i64::MAX).saturating_mul(1_000))
 }
 
 impl Store {
+    /// Stamps rows from now on with `clock`'s time (the system's until told): the server's
+    /// one clock, so a test that moves its clock on sees rows stamped when it says.
+    pub fn set_clock(&self, clock: crate::common::ServerClock) {
+        self.stamps.set_clock(clock);
+    }
+
+    /// Now on the store's clock, as stored: to the microsecond, and later than any stamp
+    /// this process gave before.
+    pub fn now(&self) -> NaiveDateTime {
+        self.stamps.now()
+    }
+
     /// Stores a user with its name's key: `NameTaken` / `NameReserved` when the name is
     /// alike another guest's or a house user's.
     pub fn insert_user(&self, user: &UserRow) -> Result<(), StoreError> {
@@ -300,7 +308,7 @@ impl Store {
         status: Status,
         end_reason: GameEnd,
     ) -> Result<bool, StoreError> {
-        finish_game_on(&mut *self.conn()?, game_id, status, end_reason)
+        finish_game_on(&mut *self.conn()?, game_id, status, end_reason, self.now())
     }
 
     /// Every game still in play, with its moves: what a restart picks up.
@@ -386,6 +394,7 @@ pub(crate) fn finish_game_on(
     game_id: &GameId,
     status: Status,
     end_reason: GameEnd,
+    ended_at: NaiveDateTime,
 ) -> Result<bool, StoreError> {
     let changed = diesel::update(
         games::table
@@ -395,7 +404,7 @@ pub(crate) fn finish_game_on(
     .set((
         games::status.eq(status),
         games::end_reason.eq(end_reason),
-        games::ended_at.eq(now()),
+        games::ended_at.eq(ended_at),
     ))
     .execute(conn)?;
     Ok(changed == 1)

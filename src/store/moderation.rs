@@ -6,7 +6,7 @@ use diesel::prelude::*;
 use serde_json::json;
 
 use super::schema::{mutes, room_bars, rooms, users};
-use super::{now, Store, StoreError};
+use super::{Store, StoreError};
 use crate::common::{OperatorName, RoomId, UserId};
 
 fn ms_column(ms: u64) -> i64 {
@@ -41,7 +41,7 @@ impl Store {
             if changed == 0 {
                 return Err(StoreError::NotFound(format!("room `{room}`")));
             }
-            Store::audit_in(
+            self.audit_in(
                 conn,
                 actor,
                 "room.slow_mode",
@@ -72,11 +72,11 @@ impl Store {
                     mutes::until_ms.eq(ms_column(until_ms)),
                     mutes::reason.eq(reason),
                     mutes::actor.eq(actor),
-                    mutes::created_at.eq(now()),
+                    mutes::created_at.eq(self.now()),
                 ))
                 .execute(conn)?;
             let details = json!({"until_ms": until_ms, "reason": reason});
-            Store::audit_in(conn, actor, "user.mute", user.as_str(), &details)
+            self.audit_in(conn, actor, "user.mute", user.as_str(), &details)
         })
     }
 
@@ -85,7 +85,7 @@ impl Store {
         self.write(|conn| {
             let gone = diesel::delete(mutes::table.find(user)).execute(conn)?;
             if gone > 0 {
-                Store::audit_in(conn, actor, "user.unmute", user.as_str(), &json!({}))?;
+                self.audit_in(conn, actor, "user.unmute", user.as_str(), &json!({}))?;
             }
             Ok(gone > 0)
         })
@@ -130,11 +130,11 @@ impl Store {
                     room_bars::until_ms.eq(ms_column(until_ms)),
                     room_bars::reason.eq(reason),
                     room_bars::actor.eq(actor),
-                    room_bars::created_at.eq(now()),
+                    room_bars::created_at.eq(self.now()),
                 ))
                 .execute(conn)?;
             let details = json!({"user": user, "until_ms": until_ms, "reason": reason});
-            Store::audit_in(conn, actor, "room.put_out", room.as_str(), &details)
+            self.audit_in(conn, actor, "room.put_out", room.as_str(), &details)
         })
     }
 
@@ -161,7 +161,7 @@ impl Store {
         line: u64,
     ) -> Result<(), StoreError> {
         self.write(|conn| {
-            Store::audit_in(
+            self.audit_in(
                 conn,
                 actor,
                 "chat.remove",

@@ -8,7 +8,7 @@ use chrono::{NaiveDate, NaiveDateTime};
 use diesel::prelude::*;
 
 use super::schema::{game_results, games, users};
-use super::{now, Db, GameEnd, Store, StoreError, UserRow};
+use super::{Db, GameEnd, Store, StoreError, UserRow};
 use crate::common::{GameId, UserId};
 
 /// A stored result.
@@ -158,7 +158,12 @@ impl Store {
         day_of: impl Fn(NaiveDateTime) -> NaiveDate,
         judge: &dyn Judge,
     ) -> Result<Finished, StoreError> {
-        self.write(|conn| finish_on(conn, game_id, status, end_reason, win, &day_of, judge))
+        let ended = self.now();
+        self.write(|conn| {
+            finish_on(
+                conn, game_id, status, end_reason, win, ended, &day_of, judge,
+            )
+        })
     }
 
     /// Runs `f` with what a judge may read, outside any game's end (a rebuild judging a
@@ -256,11 +261,11 @@ pub(super) fn finish_on(
     status: crate::ayo::Status,
     end_reason: GameEnd,
     win: Option<&Win>,
+    ended: NaiveDateTime,
     day_of: &dyn Fn(NaiveDateTime) -> NaiveDate,
     judge: &dyn Judge,
 ) -> Result<Finished, StoreError> {
     // The day is the one the stored end falls in: one clock reading for both.
-    let ended = now();
     let day = day_of(ended);
     let changed = diesel::update(
         games::table

@@ -9,6 +9,7 @@ use chrono::{NaiveDate, NaiveDateTime};
 use diesel::connection::SimpleConnection;
 
 use super::results::{finish_on, Finished, Judge, Win};
+use super::stamps::Stamps;
 use super::{
     game_moves, matches, Db, GameEnd, GameRow, MatchResult, MatchRow, MoveClock, Store, StoreError,
 };
@@ -115,6 +116,7 @@ impl RoomWriter for &Store {
 /// A room's writes inside one transaction (`Store::room_writes`).
 pub struct RoomWrites<'a> {
     conn: &'a mut Db,
+    stamps: &'a Stamps,
     /// Savepoints taken so far, for their names.
     parts: u32,
 }
@@ -148,7 +150,7 @@ impl RoomWrites<'_> {
         status: crate::ayo::Status,
         end_reason: GameEnd,
     ) -> Result<bool, StoreError> {
-        super::finish_game_on(self.conn, game, status, end_reason)
+        super::finish_game_on(self.conn, game, status, end_reason, self.stamps.now())
     }
 
     /// As `Store::record_outage`.
@@ -176,7 +178,7 @@ impl RoomWriter for RoomWrites<'_> {
         pit: u8,
         clock: Option<MoveClock>,
     ) -> Result<(), StoreError> {
-        game_moves::record_on(self.conn, game, ply, pit, clock)
+        game_moves::record_on(self.conn, game, ply, pit, clock, self.stamps.now())
     }
     fn finish_game(
         &mut self,
@@ -187,13 +189,16 @@ impl RoomWriter for RoomWrites<'_> {
         day_of: &dyn Fn(NaiveDateTime) -> NaiveDate,
         judge: &dyn Judge,
     ) -> Result<Finished, StoreError> {
-        finish_on(self.conn, game, status, end_reason, win, day_of, judge)
+        let ended = self.stamps.now();
+        finish_on(
+            self.conn, game, status, end_reason, win, ended, day_of, judge,
+        )
     }
     fn set_match_points(&mut self, id: &MatchId, halves: [u32; 2]) -> Result<(), StoreError> {
         matches::set_points_on(self.conn, id, halves)
     }
     fn finish_match(&mut self, id: &MatchId, result: &MatchResult) -> Result<bool, StoreError> {
-        matches::finish_match_on(self.conn, id, result)
+        matches::finish_match_on(self.conn, id, result, self.stamps.now())
     }
 }
 
@@ -207,6 +212,13 @@ impl Store {
         fence: Option<(&RoomId, u64)>,
         f: impl FnOnce(&mut RoomWrites<'_>) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
-        self.write_under(fence, |conn| f(&mut RoomWrites { conn, parts: 0 }))
+        let stamps = &*self.stamps;
+        self.write_under(fence, |conn| {
+            f(&mut RoomWrites {
+                conn,
+                stamps,
+                parts: 0,
+            })
+        })
     }
 }

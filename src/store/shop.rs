@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use super::schema::{coin_entries, inventory, purchases, shop_items, users};
-use super::{new_id, now, ordered_id, Db, Store, StoreError, UserRow};
+use super::{new_id, ordered_id, Db, Store, StoreError, UserRow};
 use crate::common::{ItemId, OperatorName, TableId, UserId};
 
 /// A shop item as stored and as the API shows it.
@@ -217,7 +217,7 @@ impl Store {
             diesel::insert_into(shop_items::table)
                 .values(item)
                 .execute(conn)?;
-            Store::audit_in(
+            self.audit_in(
                 conn,
                 actor,
                 "shop_item.create",
@@ -235,7 +235,7 @@ impl Store {
         change: &ItemChange,
     ) -> Result<ShopItem, StoreError> {
         self.write(|conn| {
-            let item = Store::change_item_in(conn, id, change)?;
+            let item = self.change_item_in(conn, id, change)?;
             let mut details = serde_json::Map::new();
             if let Some(name) = &change.name {
                 details.insert("name".into(), name.clone().into());
@@ -249,7 +249,7 @@ impl Store {
             if let Some(on_sale) = change.on_sale {
                 details.insert("on_sale".into(), on_sale.into());
             }
-            Store::audit_in(
+            self.audit_in(
                 conn,
                 actor,
                 "shop_item.change",
@@ -261,6 +261,7 @@ impl Store {
     }
 
     fn change_item_in(
+        &self,
         conn: &mut Db,
         id: &ItemId,
         change: &ItemChange,
@@ -283,7 +284,7 @@ impl Store {
         if let Some(on_sale) = change.on_sale {
             item.on_sale = on_sale;
         }
-        item.updated_at = now();
+        item.updated_at = self.now();
         diesel::update(shop_items::table.find(id))
             .set((
                 shop_items::name.eq(&item.name),
@@ -298,14 +299,19 @@ impl Store {
 
     /// A new user with the welcome grant in the ledger, in one transaction.
     pub fn sign_up(&self, user: &UserRow, grant: i64) -> Result<(), StoreError> {
-        self.write(|conn| Store::sign_up_in(conn, user, grant))
+        self.write(|conn| self.sign_up_in(conn, user, grant))
     }
 
     /// `sign_up` inside a transaction of the caller's (a hotel guest's first visit).
-    pub(crate) fn sign_up_in(conn: &mut Db, user: &UserRow, grant: i64) -> Result<(), StoreError> {
+    pub(crate) fn sign_up_in(
+        &self,
+        conn: &mut Db,
+        user: &UserRow,
+        grant: i64,
+    ) -> Result<(), StoreError> {
         Store::insert_user_in(conn, user)?;
         if grant > 0 {
-            Store::move_coins(
+            self.move_coins(
                 conn,
                 &user.id,
                 grant,
@@ -344,6 +350,7 @@ impl Store {
     /// Adds `amount` coins (taken when negative) to a user's balance with a ledger entry, in a
     /// transaction `conn` is in. Refused, changing nothing, when it would go below zero.
     pub(super) fn move_coins(
+        &self,
         conn: &mut Db,
         user_id: &UserId,
         amount: i64,
@@ -379,7 +386,7 @@ impl Store {
             note: note.to_owned(),
             purchase_id: purchase_id.map(str::to_owned),
             actor: actor.map(OperatorName::to_string),
-            created_at: now(),
+            created_at: self.now(),
         };
         diesel::insert_into(coin_entries::table)
             .values(&entry)
@@ -414,7 +421,7 @@ impl Store {
                 return Err(ShopError::OutOfStock(item.name));
             }
             let purchase_id = new_id();
-            let entry = Store::move_coins(
+            let entry = self.move_coins(
                 conn,
                 user_id,
                 -item.price,
@@ -517,8 +524,8 @@ impl Store {
     ) -> Result<CoinEntry, ShopError> {
         self.write(|conn| {
             let reason = if amount >= 0 { "grant" } else { "take" };
-            let entry = Store::move_coins(conn, user_id, amount, reason, note, None, Some(actor))?;
-            Store::audit_in(
+            let entry = self.move_coins(conn, user_id, amount, reason, note, None, Some(actor))?;
+            self.audit_in(
                 conn,
                 actor,
                 if amount >= 0 {

@@ -186,7 +186,7 @@ fn a_room_with(db: &crate::helpers::TestDb, tables: &[lounge::store::TableRow]) 
         name: "Surulere Games Lounge".into(),
         kind: lounge::common::RoomKind::Lounge,
         owner_id: None,
-        created_at: lounge::store::now(),
+        created_at: crate::helpers::now(),
     };
     db.store().ensure_room(&room, tables).unwrap();
     room.id
@@ -276,7 +276,8 @@ fn an_owner_whose_room_was_taken_by_a_later_lease_writes_nothing() {
 fn a_match_in_play(
     db: &crate::helpers::TestDb,
 ) -> (RoomId, lounge::store::MatchRow, lounge::store::GameRow) {
-    use lounge::store::{now, GameRow, MatchRow, TableRow};
+    use crate::helpers::now;
+    use lounge::store::{GameRow, MatchRow, TableRow};
     let table = TableRow {
         id: TableId::new("t1"),
         room_id: RoomId::new("surulere-games-lounge"),

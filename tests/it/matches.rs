@@ -287,7 +287,7 @@ fn stored_lounge(db: &TestDb) -> (lounge::world::User, lounge::world::User) {
         name: "Lounge".into(),
         kind: lounge::common::RoomKind::Lounge,
         owner_id: None,
-        created_at: lounge::store::now(),
+        created_at: crate::helpers::now(),
     };
     let table = lounge::store::TableRow {
         id: TableId::new("t1"),
@@ -304,7 +304,8 @@ fn stored_lounge(db: &TestDb) -> (lounge::world::User, lounge::world::User) {
 pub fn a_match_its_last_stored_move_ended(
     db: &TestDb,
 ) -> (lounge::store::MatchRow, lounge::store::GameRow) {
-    use lounge::store::{now, GameRow, MatchRow};
+    use crate::helpers::now;
+    use lounge::store::{GameRow, MatchRow};
     let store = db.store();
     let (a, b) = stored_lounge(db);
     // A game whose rules end it after one ply without a capture: its first move ends it,
@@ -370,7 +371,8 @@ fn a_game_its_last_stored_move_ended_is_finished_as_it_ended_at_the_next_start()
 
 #[test]
 fn an_outage_recorded_again_by_a_start_that_failed_is_not_refunded_twice() {
-    use lounge::store::{now, GameRow};
+    use crate::helpers::now;
+    use lounge::store::GameRow;
     let db = TestDb::sqlite();
     let store = db.store();
     let (a, b) = stored_lounge(&db);

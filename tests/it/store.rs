@@ -1,10 +1,11 @@
 //! The store on SQLite and on PostgreSQL: each test runs on a fresh database of each kind.
 
+use crate::helpers::now;
 use lounge::ayo::EndReason;
 use lounge::common::{GameId, TableId, UserId};
 use lounge::store::GameEnd;
 use lounge::store::{
-    new_id, now, Backend, DatabaseUrl, GameRow, RoomRow, StoreError, TableRow, UserRow,
+    new_id, Backend, DatabaseUrl, GameRow, RoomRow, StoreError, TableRow, UserRow,
 };
 
 use lounge::ayo::{Preset, Status};

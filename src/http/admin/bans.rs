@@ -84,7 +84,7 @@ pub async fn ban(
         reason,
         until,
         banned_by: operator,
-        created_at: crate::store::now(),
+        created_at: state.store.now(),
     };
     let (store, stored) = (state.store.clone(), ban.clone());
     web::block(move || store.ban(&stored)).await??;

@@ -412,17 +412,17 @@ fn store_one(
                 end_reason: None,
                 first_halves: 0,
                 second_halves: 0,
-                started_at: store::now(),
+                started_at: store::at_ms(now),
                 ended_at: None,
                 seats: settings.seats,
             })?;
         }
-        Write::NewGame(game) => store.insert_game(&game_row(game))?,
+        Write::NewGame(game) => store.insert_game(&game_row(game, now))?,
         Write::UnstartedGame { game, result } => store.insert_game(&GameRow {
             status: *result,
             end_reason: Some(store::GameEnd::NotStarted),
-            ended_at: Some(store::now()),
-            ..game_row(game)
+            ended_at: Some(store::at_ms(now)),
+            ..game_row(game, now)
         })?,
         Write::Move {
             game,
@@ -459,8 +459,8 @@ fn store_one(
     Ok(None)
 }
 
-/// The stored row of a game in play from now.
-fn game_row(game: &NewGame) -> GameRow {
+/// The stored row of a game in play from `now`.
+fn game_row(game: &NewGame, now: u64) -> GameRow {
     GameRow {
         id: game.id.clone(),
         table_id: game.table.clone(),
@@ -470,7 +470,7 @@ fn game_row(game: &NewGame) -> GameRow {
         house: game.south.house || game.north.house,
         status: Status::Playing,
         end_reason: None,
-        started_at: store::now(),
+        started_at: store::at_ms(now),
         ended_at: None,
         match_id: Some(game.r#match.clone()),
         number: Some(i32::from(game.number)),

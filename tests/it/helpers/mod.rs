@@ -19,3 +19,12 @@ pub mod ws;
 pub use app::{on_both, on_both_with, Page, TestApp};
 pub use db::TestDb;
 pub use ws::{game_between_two, house_game, play_out, Ws};
+
+/// Now on the system's clock, as the store stamps rows: for rows a test writes by hand.
+pub fn now() -> chrono::NaiveDateTime {
+    let ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("after 1970")
+        .as_millis();
+    lounge::store::at_ms(u64::try_from(ms).expect("ms fit"))
+}

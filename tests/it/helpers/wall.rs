@@ -305,7 +305,7 @@ pub fn won_against_baba_ayo(app: &TestApp, winner: &str, level: &str, seeds: u8)
         house: true,
         status: lounge::ayo::Status::Playing,
         end_reason: None,
-        started_at: lounge::store::now(),
+        started_at: crate::helpers::now(),
         ended_at: None,
         match_id: None,
         number: None,

@@ -4,7 +4,8 @@
 use lounge::common::{RoomId, TableId};
 use std::time::Duration;
 
-use lounge::store::{now, TableRow, UserRow};
+use super::now;
+use lounge::store::{TableRow, UserRow};
 use lounge::world::protocol::parse_frame;
 use lounge::world::{RoomCommand, RoomConfig, RoomHandle, User, World};
 use serde_json::{json, Value};
