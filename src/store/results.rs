@@ -158,12 +158,10 @@ impl Store {
         day_of: impl Fn(NaiveDateTime) -> NaiveDate,
         judge: &dyn Judge,
     ) -> Result<Finished, StoreError> {
-        let ended = self.now();
-        self.write(|conn| {
-            finish_on(
-                conn, game_id, status, end_reason, win, ended, &day_of, judge,
-            )
-        })
+        // The day is the one the stored end falls in: one clock reading for both.
+        let at = self.now();
+        let ended = (at, day_of(at));
+        self.write(|conn| finish_on(conn, game_id, status, end_reason, win, ended, judge))
     }
 
     /// Runs `f` with what a judge may read, outside any game's end (a rebuild judging a
@@ -261,12 +259,9 @@ pub(super) fn finish_on(
     status: crate::ayo::Status,
     end_reason: GameEnd,
     win: Option<&Win>,
-    ended: NaiveDateTime,
-    day_of: &dyn Fn(NaiveDateTime) -> NaiveDate,
+    (ended, day): (NaiveDateTime, NaiveDate),
     judge: &dyn Judge,
 ) -> Result<Finished, StoreError> {
-    // The day is the one the stored end falls in: one clock reading for both.
-    let day = day_of(ended);
     let changed = diesel::update(
         games::table
             .find(game_id)

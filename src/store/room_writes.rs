@@ -189,9 +189,16 @@ impl RoomWriter for RoomWrites<'_> {
         day_of: &dyn Fn(NaiveDateTime) -> NaiveDate,
         judge: &dyn Judge,
     ) -> Result<Finished, StoreError> {
-        let ended = self.stamps.now();
+        // The day is the one the stored end falls in: one clock reading for both.
+        let at = self.stamps.now();
         finish_on(
-            self.conn, game, status, end_reason, win, ended, day_of, judge,
+            self.conn,
+            game,
+            status,
+            end_reason,
+            win,
+            (at, day_of(at)),
+            judge,
         )
     }
     fn set_match_points(&mut self, id: &MatchId, halves: [u32; 2]) -> Result<(), StoreError> {

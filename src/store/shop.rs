@@ -170,6 +170,15 @@ impl From<DieselError> for ShopError {
     }
 }
 
+/// Why coins move, as their ledger entry says: its reason and note, the purchase, and the
+/// operator who moved them.
+pub(super) struct Why<'a> {
+    reason: &'a str,
+    note: &'a str,
+    purchase_id: Option<&'a str>,
+    actor: Option<&'a OperatorName>,
+}
+
 impl Store {
     /// The shop's items, those on sale only unless `all`.
     pub fn shop_items(&self, all: bool) -> Result<Vec<ShopItem>, StoreError> {
@@ -315,10 +324,12 @@ impl Store {
                 conn,
                 &user.id,
                 grant,
-                "welcome",
-                "welcome to Lagos Hotel",
-                None,
-                None,
+                Why {
+                    reason: "welcome",
+                    note: "welcome to Lagos Hotel",
+                    purchase_id: None,
+                    actor: None,
+                },
             )
             .map_err(|e| match e {
                 ShopError::Store(e) => e,
@@ -354,11 +365,14 @@ impl Store {
         conn: &mut Db,
         user_id: &UserId,
         amount: i64,
-        reason: &str,
-        note: &str,
-        purchase_id: Option<&str>,
-        actor: Option<&OperatorName>,
+        why: Why<'_>,
     ) -> Result<CoinEntry, ShopError> {
+        let Why {
+            reason,
+            note,
+            purchase_id,
+            actor,
+        } = why;
         let needed = amount.saturating_neg().max(0);
         let balance: Option<i64> =
             diesel::update(users::table.find(user_id).filter(users::coins.ge(needed)))
@@ -425,10 +439,12 @@ impl Store {
                 conn,
                 user_id,
                 -item.price,
-                "purchase",
-                &item.name,
-                Some(&purchase_id),
-                None,
+                Why {
+                    reason: "purchase",
+                    note: &item.name,
+                    purchase_id: Some(&purchase_id),
+                    actor: None,
+                },
             )?;
             if item.stock.is_some() {
                 let taken = diesel::update(
@@ -524,7 +540,13 @@ impl Store {
     ) -> Result<CoinEntry, ShopError> {
         self.write(|conn| {
             let reason = if amount >= 0 { "grant" } else { "take" };
-            let entry = self.move_coins(conn, user_id, amount, reason, note, None, Some(actor))?;
+            let why = Why {
+                reason,
+                note,
+                purchase_id: None,
+                actor: Some(actor),
+            };
+            let entry = self.move_coins(conn, user_id, amount, why)?;
             self.audit_in(
                 conn,
                 actor,
