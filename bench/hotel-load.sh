@@ -12,6 +12,9 @@
 # Other loads, by environment: THINK_MS (2000; 0 = move as fast as the server answers),
 # GAMES (2000), ROOMS (1000, of ten tables each), CLOCK (the tool's --clock, e.g. 10+5;
 # none by default). LOUNGE_* settings already in the environment reach the server too.
+# REVIEWS=N (one instance): first plays quick games in rooms of their own (warm-*, users
+# "Warm i"), then asks Baba Ayo, as an operator, to review N of them (house.review_ms 60 s
+# each unless set), so reviews run through the whole measured run; their count at the end.
 # Prints the tool's report, then each instance's store and cluster counters.
 set -euo pipefail
 
@@ -26,9 +29,21 @@ tool=${LOADTEST:-$build/examples/loadtest}
 label=bench_$(date +%s)_$$
 work=$(mktemp -d /tmp/hotel-load.XXXXXX)
 mkdir -p "$work/config" "$work/data"
-for r in $(seq "$rooms"); do
-  printf '[[hotel.rooms]]\nid = "load-%s"\nname = "Load %s"\nkind = "lounge"\ntables = 10\n\n' "$r" "$r"
-done >"$work/config/local.toml"
+reviews=${REVIEWS:-0}
+{
+  for r in $(seq "$rooms"); do
+    printf '[[hotel.rooms]]\nid = "load-%s"\nname = "Load %s"\nkind = "lounge"\ntables = 10\n\n' "$r" "$r"
+  done
+  if [ "$reviews" -gt 0 ]; then
+    for r in 1 2; do
+      printf '[[hotel.rooms]]\nid = "warm-%s"\nname = "Warm %s"\nkind = "lounge"\ntables = 10\n\n' "$r" "$r"
+    done
+  fi
+} >"$work/config/local.toml"
+if [ "$reviews" -gt 0 ]; then
+  [ "$n" = 1 ] || die "REVIEWS wants one instance"
+  export LOUNGE_HOUSE__REVIEW_MS=${LOUNGE_HOUSE__REVIEW_MS:-60000}
+fi
 
 export LOUNGE_AUTH__SECRET=a-benchmark-secret-of-thirty-two-bytes-or-more
 export LOUNGE_SERVER__SIGNUPS_PER_MINUTE=10000000 LOUNGE_SERVER__SIGNUP_BURST=10000000 \
@@ -66,6 +81,22 @@ done
 for u in "${urls[@]}"; do
   for _ in $(seq 600); do curl -fs -m 1 "$u/readyz" >/dev/null 2>&1 && break; sleep 0.2; done
 done
+# The games to review: quick ones, finished, in rooms of their own; then N asked for.
+games_to_review=()
+if [ "$reviews" -gt 0 ]; then
+  "$tool" --url "${urls[0]}" --rooms warm --names Warm --users 40 --games 20 --think-ms 0 \
+    --seconds 15 >"$work/warm.log" 2>&1 || { cat "$work/warm.log"; die "the warm-up run failed"; }
+  finished="SELECT id FROM games WHERE status <> 'playing' ORDER BY id LIMIT $reviews"
+  case $db in
+    pg) mapfile -t games_to_review < <(psql -qtA -h 127.0.0.1 -U postgres -d "$label" -c "$finished") ;;
+    sqlite) mapfile -t games_to_review < <(python3 -c 'import sqlite3,sys; [print(r[0]) for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2])]' "$work/data/lounge.db" "$finished") ;;
+  esac
+  operator=$("$bin" admin token --subject bench --ttl 2h)
+  for g in "${games_to_review[@]}"; do
+    curl -fs -X POST -H "Authorization: Bearer $operator" "${urls[0]}/api/v1/games/$g/review" >/dev/null
+  done
+  echo "${#games_to_review[@]} reviews asked for, ${LOUNGE_HOUSE__REVIEW_MS} ms each"
+fi
 echo "load $(cut -d' ' -f1 /proc/loadavg) at $(date -u +%H:%M:%S) UTC: $db, cluster $cluster, $n instance(s), $users users, $games games, think $think_ms ms, $rooms rooms${CLOCK:+, clock $CLOCK}"
 "$tool" --url "$(IFS=,; echo "${urls[*]}")" --server-pid "$(IFS=,; echo "${pids[*]}")" \
   --users "$users" --games "$games" --think-ms "$think_ms" --seconds "$seconds" \
@@ -74,3 +105,10 @@ for u in "${urls[@]}"; do
   echo "$u:"
   curl -s "$u/metrics" | grep -E '^lounge_(moves_total|store_seconds_(sum|count)|cluster_redis_round_trips_total|relayed_(commands|frames)_total|leases_lost_total|rooms_owned) ' || true
 done
+if [ "$reviews" -gt 0 ]; then
+  done_reviews=0
+  for g in "${games_to_review[@]}"; do
+    curl -fs "${urls[0]}/api/v1/games/$g/review" | grep -q '"status":"done"' && done_reviews=$((done_reviews + 1))
+  done
+  echo "reviews done by the end: $done_reviews of ${#games_to_review[@]}"
+fi

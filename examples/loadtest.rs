@@ -9,7 +9,7 @@
 //! ```sh
 //! cargo run --release --example loadtest -- --url http://127.0.0.1:8080[,http://...] --rooms load \
 //!     --tables-per-room 10 --users 10000 --games 2000 --think-ms 0 --seconds 60 \
-//!     [--server-pid PID[,PID...]] [--clock 10+5]
+//!     [--server-pid PID[,PID...]] [--clock 10+5] [--names Load]
 //! ```
 //!
 //! Several instances (docs/deploy.md): `--url` lists them, and user `i` connects to the
@@ -45,6 +45,8 @@ use tokio::sync::mpsc;
 struct Args {
     url: String,
     rooms: String,
+    /// Users are named `<names> <i>`: a second run on one lounge needs names of its own.
+    names: String,
     tables_per_room: usize,
     users: usize,
     games: Option<usize>,
@@ -81,6 +83,7 @@ fn args() -> Result<Args, String> {
     let mut a = Args {
         url: "http://127.0.0.1:8080".into(),
         rooms: "load".into(),
+        names: "Load".into(),
         tables_per_room: 10,
         users: 200,
         games: None,
@@ -100,6 +103,7 @@ fn args() -> Result<Args, String> {
         match flag.as_str() {
             "--url" => a.url = value.clone(),
             "--rooms" => a.rooms = value.clone(),
+            "--names" => a.names = value.clone(),
             "--tables-per-room" => a.tables_per_room = number()?.max(1) as usize,
             "--users" => a.users = number()? as usize,
             "--games" => a.games = Some(number()? as usize),
@@ -543,12 +547,8 @@ fn main() {
             .map(|i| {
                 let (client, url, delivered) = (&client, args.url_of(i), delivered.clone());
                 let table = Some(place(&args, i).1);
-                async move {
-                    (
-                        i,
-                        connect(client, url, &format!("Load {i}"), table, delivered).await,
-                    )
-                }
+                let name = format!("{} {i}", args.names);
+                async move { (i, connect(client, url, &name, table, delivered).await) }
             })
             .buffered(64)
             .collect::<Vec<_>>()
@@ -867,12 +867,8 @@ fn onlookers(
             futures_util::stream::iter(players..args.users)
                 .map(|i| {
                     let (client, url, delivered) = (&client, args.url_of(i), delivered.clone());
-                    async move {
-                        (
-                            i,
-                            connect(client, url, &format!("Load {i}"), None, delivered).await,
-                        )
-                    }
+                    let name = format!("{} {i}", args.names);
+                    async move { (i, connect(client, url, &name, None, delivered).await) }
                 })
                 .buffered(64)
                 .collect()

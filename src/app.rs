@@ -49,6 +49,7 @@ pub struct Application {
     world: World,
     house: Arc<House>,
     champions: Arc<Champions>,
+    reviews: Arc<crate::reviews::Reviews>,
     connections: http::connections::Connections,
     pub store: Store,
 }
@@ -128,6 +129,13 @@ impl Application {
         let champions = Arc::new(champions(settings, store.clone())?);
         tracing::info!(wall = champions.wall_kind(), timezone = %champions.clock.tz, "the champions wall");
         champions.start();
+        let reviews = Arc::new(crate::reviews::Reviews::new(
+            store.clone(),
+            house.endgames().clone(),
+            champions.clock,
+            &settings.house,
+        ));
+        reviews.start();
         let room_config = RoomConfig {
             invitation_ttl: Duration::from_secs(settings.world.invitation_ttl_secs),
             grace: Duration::from_secs(settings.world.grace_secs),
@@ -255,6 +263,7 @@ impl Application {
             home_invitations_per_minute: settings.apartment.invitations_per_minute,
             default_rules,
             champions: champions.clone(),
+            reviews: reviews.clone(),
             openapi: openapi.clone(),
             openapi_etag: format!(
                 "\"{}\"",
@@ -315,6 +324,7 @@ impl Application {
             world,
             house,
             champions,
+            reviews,
             connections,
             store,
         })
@@ -327,13 +337,19 @@ impl Application {
     /// Serves until SIGINT or SIGTERM, then drains (actix-web's graceful shutdown).
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
         let handle = self.server.handle();
-        let (world, house, champions, connections) =
-            (self.world, self.house, self.champions, self.connections);
+        let (world, house, champions, reviews, connections) = (
+            self.world,
+            self.house,
+            self.champions,
+            self.reviews,
+            self.connections,
+        );
         actix_web::rt::spawn(async move {
             stop_signal().await;
             tracing::info!("stopping: the rooms tell their people, then connections drain");
             // Baba Ayo stops thinking: his games resume with everyone else's.
             house.stop();
+            reviews.stop();
             champions.stop();
             world.close().await;
             tracing::info!("the rooms are handed on and their people told");

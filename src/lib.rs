@@ -13,5 +13,7 @@ pub mod config;
 pub mod house;
 pub mod http;
 pub mod metrics;
+/// Baba Ayo's reviews of finished games.
+pub mod reviews;
 pub mod store;
 pub mod world;

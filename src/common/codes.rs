@@ -179,6 +179,10 @@ error_codes! {
     /// The rematch is off: a player left or sat elsewhere.
     RematchVoid => "rematch_void",
 
+    // Reviews.
+    /// The guest has asked for all the reviews a hotel day allows (HTTP 429 with
+    /// `Retry-After`, the seconds to the next day).
+    NoReviewsLeft => "no_reviews_left",
     // The shop.
     /// The item is not on sale.
     NotOnSale => "not_on_sale",

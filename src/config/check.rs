@@ -49,6 +49,18 @@ impl Settings {
             "60 to 315,360,000 (10 years)",
         )?;
         within(
+            "house.review_ms",
+            self.house.review_ms,
+            100..=600_000,
+            "100 to 600,000 (10 minutes)",
+        )?;
+        within(
+            "house.reviews_per_day",
+            u64::from(self.house.reviews_per_day),
+            0..=1_000,
+            "0 to 1,000",
+        )?;
+        within(
             "auth.ws_ticket_secs",
             self.auth.ws_ticket_secs,
             1..=300,

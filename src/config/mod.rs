@@ -176,6 +176,10 @@ pub struct HouseSettings {
     pub endgame_seeds: u8,
     /// Where larger databases are stored and found.
     pub endgame_dir: String,
+    /// Baba Ayo's time to review a whole game, in milliseconds, shared among its positions.
+    pub review_ms: u64,
+    /// Reviews a guest may ask for in a hotel day (operators have no allowance).
+    pub reviews_per_day: u32,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -321,6 +321,17 @@ pub async fn player(req: &HttpRequest) -> Result<PlayerClaims, ApiError> {
     })
 }
 
+/// Whom a player or an admin token speaks for: a player's user found (as `player` finds
+/// it), a banned guest refused.
+pub async fn subject(req: &HttpRequest) -> Result<Subject, ApiError> {
+    let state = state_of(req)?;
+    let claims = state.auth.from_request(req)?;
+    match claims.subject {
+        Subject::Player(_) => Ok(Subject::Player(player(req).await?.id)),
+        operator @ Subject::Operator(_) => Ok(operator),
+    }
+}
+
 /// The stored name of player `id`; 401 when there is no such player (or it is Baba Ayo).
 pub async fn stored_player(state: &super::AppState, id: &UserId) -> Result<String, ApiError> {
     let (store, id) = (state.store.clone(), id.clone());

@@ -19,6 +19,7 @@ mod moderation;
 mod names;
 mod outcomes;
 mod results;
+mod reviews;
 mod room_writes;
 mod schema;
 mod shop;
@@ -38,6 +39,7 @@ pub use matches::{
 };
 pub use outcomes::{GameEnd, MatchEnd, MatchStatus};
 pub use results::{Facts, Finished, GameResult, Judge, Verdict, Win};
+pub use reviews::{Asked, Asker, ReviewRow, ReviewStatus};
 pub use room_writes::{RoomWriter, RoomWrites};
 pub use shop::{
     CoinEntry, ItemChange, ItemKind, Owned, Purchase, PurchaseRow, ShopError, ShopItem, SoldItem,

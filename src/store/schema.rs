@@ -197,6 +197,19 @@ diesel::table! {
     }
 }
 
+// Baba Ayo's reviews of finished games (2026-12-07-000003_reviews).
+diesel::table! {
+    reviews (game_id) {
+        game_id -> Text,
+        status -> Text,
+        asked_by -> Nullable<Text>,
+        asked_at -> Timestamp,
+        done_at -> Nullable<Timestamp>,
+        budget_ms -> BigInt,
+        body -> Nullable<Text>,
+    }
+}
+
 // Identity (2026-12-03-000001_identity).
 diesel::table! {
     devices (id) {
@@ -273,6 +286,7 @@ diesel::joinable!(apartment_guests -> users (user_id));
 diesel::joinable!(purchases -> shop_items (item_id));
 diesel::joinable!(games -> ayo_tables (table_id));
 diesel::joinable!(moves -> games (game_id));
+diesel::joinable!(reviews -> games (game_id));
 diesel::joinable!(games -> matches (match_id));
 diesel::joinable!(clock_pauses -> games (game_id));
 diesel::joinable!(refresh_credentials -> devices (device_id));
@@ -322,4 +336,5 @@ diesel::allow_tables_to_appear_in_same_query!(
     blocks,
     room_fences,
     result_cursors,
+    reviews,
 );

@@ -16,6 +16,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
         "champions",
         &["common", "ayo", "store", "house", "config", "metrics"],
     ),
+    ("reviews", &["common", "ayo", "store", "house", "config"]),
     (
         // champions: a game's end is judged by the wall's rules as it is stored, and
         // `game_over` says the verdict.
@@ -43,6 +44,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "champions",
             "world",
             "cluster",
+            "reviews",
         ],
     ),
 ];
@@ -56,6 +58,7 @@ const OURS: &[&str] = &[
     "metrics",
     "cluster",
     "champions",
+    "reviews",
     "world",
     "http",
     "app",

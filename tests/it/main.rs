@@ -32,6 +32,7 @@ mod perft;
 mod properties;
 mod replay;
 mod restart;
+mod reviews;
 mod room;
 mod rules;
 mod seats;

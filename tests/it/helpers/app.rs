@@ -500,6 +500,22 @@ impl TestApp {
         self.json("GET", &path, None, &[], None).await
     }
 
+    // Reviews.
+
+    /// `POST /api/v1/games/{game}/review`: the status, the body and the headers.
+    pub async fn ask_review(&self, token: &str, game: &str) -> (u16, Value, HeaderMap) {
+        let path = format!("/api/v1/games/{game}/review");
+        self.request("POST", &path, Some(token), &[], None, &[])
+            .await
+    }
+
+    /// `GET /api/v1/games/{game}/review`, `?wait=` if given.
+    pub async fn review(&self, game: &str, wait: Option<&str>) -> (u16, Value) {
+        let path = format!("/api/v1/games/{game}/review");
+        let query: Vec<(&str, &str)> = wait.map(|w| ("wait", w)).into_iter().collect();
+        self.json("GET", &path, None, &query, None).await
+    }
+
     // Champions.
 
     /// `GET /api/v1/champions/today`, `?limit=` if given.
