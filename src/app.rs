@@ -405,7 +405,8 @@ pub fn champions(settings: &Settings, store: Store) -> Result<Champions, Startup
         tz,
         crate::champions::WallRules::of(config),
         config.keep_days,
-    ))
+    )
+    .with_clock(settings.world.clock.clone()))
 }
 
 /// Puts the configured shop items that are not stored yet in the shop (an item an operator

@@ -25,6 +25,7 @@ pub use rebuild::Rebuilt;
 pub use wall::{MemoryWall, Recorded, RedisWall, Standing, Wall, WallError, WinRecord};
 
 pub use crate::common::HotelDay;
+use crate::common::ServerClock;
 use crate::common::User;
 use crate::store::{blocking, GameResult, Store, StoreError, UserRow};
 use health::Health;
@@ -43,6 +44,9 @@ pub struct Champions {
     wall: Wall,
     store: Store,
     pub clock: HotelDay,
+    /// The server's clock: which day is today (the day a stored result falls in is read on
+    /// it too).
+    now: ServerClock,
     rules: WallRules,
     /// Days the wall keeps (filled from the database at start).
     keep_days: u32,
@@ -88,6 +92,7 @@ impl Champions {
             wall,
             store,
             clock: HotelDay { tz },
+            now: ServerClock::System,
             rules,
             keep_days: keep_days.max(1),
             filling: tokio::sync::Mutex::new(()),
@@ -96,6 +101,19 @@ impl Champions {
             pending: Arc::new(Notify::new()),
             stopping: tokio::sync::watch::Sender::new(false),
         }
+    }
+
+    /// Reads today on `clock` (the system's until told): the server's one clock.
+    pub fn with_clock(mut self, clock: ServerClock) -> Champions {
+        self.now = clock;
+        self
+    }
+
+    /// The hotel's day now, on the server's clock.
+    pub fn today(&self) -> NaiveDate {
+        let ms = i64::try_from(self.now.now_ms()).unwrap_or(i64::MAX);
+        self.clock
+            .day_of(chrono::DateTime::from_timestamp_millis(ms).unwrap_or_default())
     }
 
     /// The service stops: live streams end.
@@ -138,7 +156,7 @@ impl Champions {
         tokio::spawn(async move {
             // The kept days as the database has them: an in-process wall starts empty, and
             // a Redis may have lost its data.
-            let today = me.clock.today();
+            let today = me.today();
             for back in 0..me.keep_days {
                 let day = today - chrono::Days::new(u64::from(back));
                 match me.reconcile(day).await {
@@ -157,7 +175,7 @@ impl Champions {
                 let _ = tokio::time::timeout(OUTBOX_EVERY, me.pending.notified()).await;
                 if reconciled.elapsed() >= RECONCILE_EVERY {
                     reconciled = std::time::Instant::now();
-                    if let Err(e) = me.reconcile(me.clock.today()).await {
+                    if let Err(e) = me.reconcile(me.today()).await {
                         tracing::debug!(error = %e, "checking the wall");
                     }
                 }
@@ -175,7 +193,7 @@ impl Champions {
         tokio::spawn(async move {
             let mut seen: Option<(NaiveDate, Vec<Standing>)> = None;
             loop {
-                let day = me.clock.today();
+                let day = me.today();
                 // The wall itself; the database only while the wall does not answer.
                 let entries = match me.wall_top(day, WATCHED).await {
                     Ok(entries) => {
@@ -358,7 +376,7 @@ impl Champions {
 
     /// Whether the wall keeps `day`: today and the `keep_days - 1` before it.
     fn kept(&self, day: NaiveDate) -> bool {
-        let today = self.clock.today();
+        let today = self.today();
         let oldest = today - chrono::Days::new(u64::from(self.keep_days - 1));
         (oldest..=today).contains(&day)
     }

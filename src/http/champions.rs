@@ -53,7 +53,7 @@ pub async fn today(
 ) -> Result<HttpResponse, ApiError> {
     let limit = query.get()?;
     let champions = &state.champions;
-    let wall = champions.standings(champions.clock.today(), limit).await?;
+    let wall = champions.standings(champions.today(), limit).await?;
     Ok(HttpResponse::Ok().json(wall))
 }
 
@@ -131,7 +131,7 @@ pub async fn live(
             }
         }
         f.first = false;
-        let now = f.champions.clock.today();
+        let now = f.champions.today();
         let frame = match f.champions.standings(now, limit).await {
             Ok(wall) => format!(
                 "event: wall\ndata: {}\n\n",
@@ -209,7 +209,7 @@ pub async fn uncounted_today(
 ) -> Result<HttpResponse, ApiError> {
     let limit = query.get()?;
     let champions = &state.champions;
-    let view = champions.uncounted(champions.clock.today(), limit).await?;
+    let view = champions.uncounted(champions.today(), limit).await?;
     Ok(HttpResponse::Ok().json(view))
 }
 
@@ -287,9 +287,7 @@ pub async fn house_board(
 ) -> Result<HttpResponse, ApiError> {
     let limit = query.get()?;
     let champions = &state.champions;
-    let board = champions
-        .house_board(champions.clock.today(), limit)
-        .await?;
+    let board = champions.house_board(champions.today(), limit).await?;
     Ok(HttpResponse::Ok().json(board))
 }
 
