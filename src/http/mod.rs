@@ -23,6 +23,7 @@ pub mod notices;
 pub mod pace;
 mod passwords;
 pub mod peer;
+pub mod records;
 pub mod signups;
 pub mod tickets;
 mod ws;
@@ -170,6 +171,8 @@ pub fn routes(cfg: &mut ServiceConfig<'_>) {
             .service(history::matches_of)
             .service(history::one_match)
             .service(history::head_to_head)
+            .service(records::game_record)
+            .service(records::games_record)
             .service(home::shop_items)
             .service(home::purchase)
             .service(home::me)
