@@ -13,6 +13,7 @@ pub mod endgame;
 pub mod eval;
 mod game;
 pub mod house;
+pub mod record;
 pub mod review;
 mod rules;
 pub mod search;

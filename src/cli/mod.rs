@@ -118,8 +118,13 @@ fn parse_side(raw: &str) -> Result<crate::ayo::Side, String> {
 pub enum AyoCommand {
     /// Replays games read one a line from standard input (pit numbers 1-6, South first
     /// unless --first north) and writes each game's last state, or every state with --trace,
-    /// as JSON lines.
+    /// as JSON lines. With --record FILE, reads game records (docs/records.md) instead and
+    /// checks each: its moves under its own rules, its result and how it ended.
     Replay {
+        /// A file of game records (`-`: standard input), one or several a blank line apart;
+        /// each record's tags give its rules and first mover.
+        #[arg(long, value_name = "FILE", conflicts_with_all = ["trace", "first", "rules", "overrides"])]
+        record: Option<std::path::PathBuf>,
         #[command(flatten)]
         rules: RulesArgs,
         /// Write the state after every ply, ply 0 included, not just the last.
@@ -353,9 +358,28 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Ayo(AyoCommand::Replay {
+            record: Some(path), ..
+        }) => {
+            let text = if path.as_os_str() == "-" {
+                let mut text = String::new();
+                io::Read::read_to_string(&mut io::stdin().lock(), &mut text)?;
+                text
+            } else {
+                std::fs::read_to_string(&path)?
+            };
+            let stdout = BufWriter::new(io::stdout().lock());
+            let report = replay::replay_records(&text, stdout)?;
+            Ok(if report.failed == 0 {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            })
+        }
+        Command::Ayo(AyoCommand::Replay {
             rules,
             trace,
             first,
+            record: None,
         }) => {
             let rules = rules.resolve(&settings)?;
             let stdin = io::stdin().lock();

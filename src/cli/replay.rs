@@ -1,4 +1,5 @@
-//! `lounge ayo replay`: checks and replays whole archives of games, one a line.
+//! `lounge ayo replay`: checks and replays whole archives of games, one a line, or game
+//! records (docs/records.md), each checked as a reader checks it.
 
 use std::io::{self, BufRead, Read, Write};
 
@@ -138,4 +139,60 @@ fn replay_game(
 fn write_state(out: &mut impl Write, game: usize, state: &State) -> io::Result<()> {
     serde_json::to_writer(&mut *out, &StateLine { game, state })?;
     out.write_all(b"\n")
+}
+
+#[derive(Serialize)]
+struct RecordLine<'a> {
+    game: usize,
+    /// The line of the record's first tag.
+    line: usize,
+    result: &'static str,
+    end: &'static str,
+    #[serde(flatten)]
+    state: &'a State,
+}
+
+#[derive(Serialize)]
+struct BadRecordLine {
+    game: usize,
+    line: usize,
+    error: &'static str,
+    message: String,
+}
+
+/// Reads game records (one or several, a blank line between) from `text`, checks each (every
+/// move legal under its rules, its result and end what the moves give) and writes one JSON
+/// line a record: its last state with `result` and `end`, or `{"game", "line", "error":
+/// "bad_record", "message"}`.
+pub fn replay_records(text: &str, mut output: impl Write) -> io::Result<ReplayReport> {
+    let mut report = ReplayReport::default();
+    for (index, (line, read)) in crate::ayo::record::read_all(text).into_iter().enumerate() {
+        report.games += 1;
+        match read.map(|r| (r.game(), r)) {
+            Ok((Some(game), record)) => {
+                let out = RecordLine {
+                    game: index,
+                    line,
+                    result: crate::ayo::record::result_word(record.result),
+                    end: record.end.word(),
+                    state: &game.state(),
+                };
+                serde_json::to_writer(&mut output, &out)?;
+            }
+            Ok((None, _)) => unreachable!("a record read is a game"),
+            Err(e) => {
+                report.failed += 1;
+                let out = BadRecordLine {
+                    game: index,
+                    line: e.line,
+                    error: "bad_record",
+                    message: e.to_string(),
+                };
+                serde_json::to_writer(&mut output, &out)?;
+            }
+        }
+        output.write_all(b"\n")?;
+    }
+    output.flush()?;
+    Ok(report)
 }

@@ -135,7 +135,8 @@ error_codes! {
     SeatTaken => "seat_taken",
     /// The player has no seat there (or is not playing there).
     NotSeated => "not_seated",
-    /// A game or match is in play at the table.
+    /// A game or match is in play at the table; over HTTP (409), the record of a game not
+    /// over yet was asked for.
     GameInPlay => "game_in_play",
     /// Match settings out of range: the message says which are allowed.
     BadSettings => "bad_settings",

@@ -99,12 +99,12 @@ struct History {
 pub struct Page {
     /// Matches, 1 to 100 (20 when absent).
     #[param(value_type = Option<u32>)]
-    limit: Option<String>,
+    pub(super) limit: Option<String>,
     /// Only matches older than this match id.
-    before: Option<String>,
+    pub(super) before: Option<String>,
 }
 
-async fn known_user(state: &AppState, id: &UserId) -> Result<UserRow, ApiError> {
+pub(super) async fn known_user(state: &AppState, id: &UserId) -> Result<UserRow, ApiError> {
     let (store, id) = (state.store.clone(), id.clone());
     let found = web::block(move || store.user(&id)).await??;
     found.ok_or_else(|| ApiError::NotFound("no such user".into()))

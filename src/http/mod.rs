@@ -23,6 +23,7 @@ pub mod notices;
 pub mod pace;
 mod passwords;
 pub mod peer;
+pub mod records;
 pub mod reviews;
 pub mod signups;
 pub mod tickets;
@@ -175,6 +176,8 @@ pub fn routes(cfg: &mut ServiceConfig<'_>) {
             .service(history::head_to_head)
             .service(reviews::ask)
             .service(reviews::get)
+            .service(records::game_record)
+            .service(records::games_record)
             .service(home::shop_items)
             .service(home::purchase)
             .service(home::me)

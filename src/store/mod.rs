@@ -18,6 +18,7 @@ mod matches;
 mod moderation;
 mod names;
 mod outcomes;
+mod records;
 mod results;
 mod reviews;
 mod room_writes;
@@ -38,6 +39,7 @@ pub use matches::{
     Tally,
 };
 pub use outcomes::{GameEnd, MatchEnd, MatchStatus};
+pub use records::{StoredGame, StoredMove};
 pub use results::{Facts, Finished, GameResult, Judge, Verdict, Win};
 pub use reviews::{Asked, Asker, ReviewRow, ReviewStatus};
 pub use room_writes::{RoomWriter, RoomWrites};

@@ -10,6 +10,7 @@ mod hotel;
 pub mod matches;
 mod moderate;
 pub mod protocol;
+pub mod records;
 mod resume;
 mod room;
 mod rooms;

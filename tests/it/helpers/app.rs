@@ -516,6 +516,42 @@ impl TestApp {
         self.json("GET", &path, None, &query, None).await
     }
 
+    // Game records.
+
+    /// `GET /api/v1/games/{id}/record`: the status, the headers and the text (an error's
+    /// JSON body as text).
+    pub async fn game_record(&self, id: &str) -> (u16, HeaderMap, String) {
+        self.text_with_headers(&format!("/api/v1/games/{id}/record"), &[])
+            .await
+    }
+
+    /// `GET /api/v1/users/{user}/games/record`
+    pub async fn games_record(&self, user: &str, page: Page<'_>) -> (u16, HeaderMap, String) {
+        let path = format!("/api/v1/users/{user}/games/record");
+        self.text_with_headers(&path, &page.query()).await
+    }
+
+    /// A GET answered with text; the status, the headers and the text.
+    async fn text_with_headers(
+        &self,
+        path: &str,
+        query: &[(&str, &str)],
+    ) -> (u16, HeaderMap, String) {
+        let mut req = self.client.get(self.url(path));
+        if !query.is_empty() {
+            req = req.query(&query).expect("a query");
+        }
+        let mut resp = req.send().await.expect("request");
+        let status = resp.status().as_u16();
+        let headers = resp.headers().clone();
+        let body = resp.body().limit(1 << 22).await.expect("a body");
+        (
+            status,
+            headers,
+            String::from_utf8(body.to_vec()).expect("UTF-8"),
+        )
+    }
+
     // Champions.
 
     /// `GET /api/v1/champions/today`, `?limit=` if given.
