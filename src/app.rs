@@ -51,6 +51,8 @@ pub struct Application {
     champions: Arc<Champions>,
     connections: http::connections::Connections,
     pub store: Store,
+    /// The ratings' reader (tests read the outbox through it).
+    pub ratings: Arc<crate::ratings::Ratings>,
 }
 
 impl Application {
@@ -128,6 +130,11 @@ impl Application {
         let champions = Arc::new(champions(settings, store.clone())?);
         tracing::info!(wall = champions.wall_kind(), timezone = %champions.clock.tz, "the champions wall");
         champions.start();
+        let ratings = Arc::new(crate::ratings::Ratings::new(
+            store.clone(),
+            rating_rules(&settings.ratings),
+        ));
+        ratings.start();
         let room_config = RoomConfig {
             invitation_ttl: Duration::from_secs(settings.world.invitation_ttl_secs),
             grace: Duration::from_secs(settings.world.grace_secs),
@@ -143,6 +150,7 @@ impl Application {
                 clock: champions.clock,
                 rules: champions.rules(),
                 pending: champions.pending(),
+                stored: ratings.bell(),
             },
             clock: settings.world.clock.clone(),
             untimed_start: Duration::from_secs(settings.world.untimed_start_secs),
@@ -255,6 +263,7 @@ impl Application {
             home_invitations_per_minute: settings.apartment.invitations_per_minute,
             default_rules,
             champions: champions.clone(),
+            ratings: ratings.clone(),
             openapi: openapi.clone(),
             openapi_etag: format!(
                 "\"{}\"",
@@ -317,6 +326,7 @@ impl Application {
             champions,
             connections,
             store,
+            ratings,
         })
     }
 
@@ -353,6 +363,19 @@ pub fn signer(settings: &Settings) -> Result<Auth, StartupError> {
         .signing_secret(&settings.database.url, settings.cluster.enabled)
         .map_err(|e| StartupError::Config(e.to_string()))?;
     Ok(Auth::new(&auth)?.with_clock(settings.world.clock.clone()))
+}
+
+/// How ratings are computed, from the `[ratings]` settings.
+pub fn rating_rules(s: &crate::config::RatingsSettings) -> crate::ratings::RatingRules {
+    crate::ratings::RatingRules {
+        tau: s.tau,
+        initial: crate::ratings::Rating {
+            rating: s.initial_rating,
+            deviation: s.initial_deviation,
+            volatility: s.initial_volatility,
+        },
+        provisional_deviation: s.provisional_deviation,
+    }
 }
 
 /// The champions service over Redis when a URL is configured, in-process otherwise. Redis is

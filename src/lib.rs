@@ -13,5 +13,7 @@ pub mod config;
 pub mod house;
 pub mod http;
 pub mod metrics;
+/// Glicko-2 ratings, the results' reader "ratings".
+pub mod ratings;
 pub mod store;
 pub mod world;

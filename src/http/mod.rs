@@ -23,6 +23,7 @@ pub mod notices;
 pub mod pace;
 mod passwords;
 pub mod peer;
+pub mod profiles;
 pub mod signups;
 pub mod tickets;
 mod ws;
@@ -89,6 +90,8 @@ pub struct AppState {
     pub default_rules: Rules,
     /// Today's champions.
     pub champions: Arc<crate::champions::Champions>,
+    /// Ratings: how they are computed (what is provisional) and their reader.
+    pub ratings: Arc<crate::ratings::Ratings>,
     /// The OpenAPI document, made once, and its ETag: served without a copy, and not at all
     /// to a client that has it.
     pub openapi: web::Bytes,
@@ -170,6 +173,7 @@ pub fn routes(cfg: &mut ServiceConfig<'_>) {
             .service(history::matches_of)
             .service(history::one_match)
             .service(history::head_to_head)
+            .service(profiles::profile)
             .service(home::shop_items)
             .service(home::purchase)
             .service(home::me)

@@ -18,6 +18,7 @@ mod matches;
 mod moderation;
 mod names;
 mod outcomes;
+mod ratings;
 mod results;
 mod room_writes;
 mod schema;
@@ -37,6 +38,7 @@ pub use matches::{
     Tally,
 };
 pub use outcomes::{GameEnd, MatchEnd, MatchStatus};
+pub use ratings::{PlayedBy, RatedGame, RatingChangeRow, RatingRow, Record};
 pub use results::{Facts, Finished, GameResult, Judge, Verdict, Win};
 pub use room_writes::{RoomWriter, RoomWrites};
 pub use shop::{

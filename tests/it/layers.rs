@@ -16,6 +16,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
         "champions",
         &["common", "ayo", "store", "house", "config", "metrics"],
     ),
+    // ratings: the results' reader "ratings", beside the wall.
+    ("ratings", &["common", "ayo", "store"]),
     (
         // champions: a game's end is judged by the wall's rules as it is stored, and
         // `game_over` says the verdict.
@@ -41,6 +43,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "config",
             "metrics",
             "champions",
+            "ratings",
             "world",
             "cluster",
         ],
@@ -56,6 +59,7 @@ const OURS: &[&str] = &[
     "metrics",
     "cluster",
     "champions",
+    "ratings",
     "world",
     "http",
     "app",

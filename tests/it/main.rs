@@ -33,6 +33,7 @@ mod properties;
 mod replay;
 mod restart;
 mod room;
+mod ratings;
 mod rules;
 mod seats;
 mod series;
