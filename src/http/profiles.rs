@@ -182,9 +182,7 @@ pub async fn profile(
         let ratings = store.ratings_of(&id)?;
         let record = store.record_of(&id)?;
         let played = store.games_played_by(&id, RECENT)?;
-        let head_to_head = viewer
-            .map(|v| store.head_to_head(&v, &id))
-            .transpose()?;
+        let head_to_head = viewer.map(|v| store.head_to_head(&v, &id)).transpose()?;
         Ok::<_, crate::store::StoreError>((ratings, record, played, head_to_head))
     })
     .await?;

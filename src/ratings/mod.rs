@@ -267,7 +267,9 @@ impl Ratings {
             } else {
                 // Another reader moved the cursor meanwhile (a rebuild run beside this
                 // instance on SQLite, which has no turns between processes): read again.
-                tracing::debug!("the ratings' cursor moved while results were rated: reading again");
+                tracing::debug!(
+                    "the ratings' cursor moved while results were rated: reading again"
+                );
             }
         }
     }

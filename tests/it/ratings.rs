@@ -191,7 +191,12 @@ async fn a_rated_game_between_two_guests_changes_both_ratings_and_shows_in_their
 
         let (_, lost_profile) = app.profile(loser, None).await;
         assert_eq!(lost_profile["recent"][0]["result"], "lost");
-        assert!(lost_profile["recent"][0]["rating"]["change"].as_f64().unwrap() < 0.0);
+        assert!(
+            lost_profile["recent"][0]["rating"]["change"]
+                .as_f64()
+                .unwrap()
+                < 0.0
+        );
         assert_eq!(lost_profile["record"]["lost"], 1);
 
         let (status, missing) = app.profile("nobody-at-all", None).await;
@@ -224,7 +229,9 @@ async fn the_viewers_head_to_head_shows_in_a_profile_seen_with_their_token() {
     assert_eq!(profile["head_to_head"]["games"]["won"], json!([0, 1]));
     assert_eq!(profile["head_to_head"]["matches"]["won"], json!([0, 1]));
     // One's own profile has no head-to-head.
-    let (_, own) = app.profile(seen, Some(if viewer == &ta { &tb } else { &ta })).await;
+    let (_, own) = app
+        .profile(seen, Some(if viewer == &ta { &tb } else { &ta }))
+        .await;
     assert_eq!(own["head_to_head"], Value::Null);
 }
 
@@ -347,7 +354,11 @@ async fn on_two_instances_each_game_is_rated_once_whichever_instance_ran_it() {
     let ratings = store.all_ratings().unwrap();
     let changes = store.all_rating_changes().unwrap();
     assert_eq!(ratings.len(), 6, "{ratings:?}");
-    assert_eq!(changes.len(), 16, "each game's two changes, once: {changes:?}");
+    assert_eq!(
+        changes.len(),
+        16,
+        "each game's two changes, once: {changes:?}"
+    );
     assert_eq!(ratings.iter().map(|r| r.games).sum::<i32>(), 16);
 
     // Read all over again by four readers at once (both instances' and two more on handles

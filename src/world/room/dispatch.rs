@@ -8,8 +8,8 @@ use crate::house::House;
 use crate::store::{blocking, Actor, StoreError};
 
 use super::super::hotel::{DoorState, HotelError, TableChange};
-use super::super::protocol::{ClientMessage, ServerMessage, TableView};
 use super::super::matches::MatchChoice;
+use super::super::protocol::{ClientMessage, ServerMessage, TableView};
 use super::super::table::{choose, Command, Refusal, Table};
 use super::members::Going;
 use super::render;
