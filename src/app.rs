@@ -52,6 +52,8 @@ pub struct Application {
     reviews: Arc<crate::reviews::Reviews>,
     connections: http::connections::Connections,
     pub store: Store,
+    /// The ratings' reader (tests read the outbox through it).
+    pub ratings: Arc<crate::ratings::Ratings>,
 }
 
 impl Application {
@@ -136,6 +138,11 @@ impl Application {
             &settings.house,
         ));
         reviews.start();
+        let ratings = Arc::new(crate::ratings::Ratings::new(
+            store.clone(),
+            rating_rules(&settings.ratings),
+        ));
+        ratings.start();
         let room_config = RoomConfig {
             invitation_ttl: Duration::from_secs(settings.world.invitation_ttl_secs),
             grace: Duration::from_secs(settings.world.grace_secs),
@@ -151,6 +158,7 @@ impl Application {
                 clock: champions.clock,
                 rules: champions.rules(),
                 pending: champions.pending(),
+                stored: ratings.bell(),
             },
             clock: settings.world.clock.clone(),
             untimed_start: Duration::from_secs(settings.world.untimed_start_secs),
@@ -264,6 +272,7 @@ impl Application {
             default_rules,
             champions: champions.clone(),
             reviews: reviews.clone(),
+            ratings: ratings.clone(),
             openapi: openapi.clone(),
             openapi_etag: format!(
                 "\"{}\"",
@@ -327,6 +336,7 @@ impl Application {
             reviews,
             connections,
             store,
+            ratings,
         })
     }
 
@@ -369,6 +379,19 @@ pub fn signer(settings: &Settings) -> Result<Auth, StartupError> {
         .signing_secret(&settings.database.url, settings.cluster.enabled)
         .map_err(|e| StartupError::Config(e.to_string()))?;
     Ok(Auth::new(&auth)?.with_clock(settings.world.clock.clone()))
+}
+
+/// How ratings are computed, from the `[ratings]` settings.
+pub fn rating_rules(s: &crate::config::RatingsSettings) -> crate::ratings::RatingRules {
+    crate::ratings::RatingRules {
+        tau: s.tau,
+        initial: crate::ratings::Rating {
+            rating: s.initial_rating,
+            deviation: s.initial_deviation,
+            volatility: s.initial_volatility,
+        },
+        provisional_deviation: s.provisional_deviation,
+    }
 }
 
 /// The champions service over Redis when a URL is configured, in-process otherwise. Redis is

@@ -13,6 +13,8 @@ pub mod config;
 pub mod house;
 pub mod http;
 pub mod metrics;
+/// Glicko-2 ratings, the results' reader "ratings".
+pub mod ratings;
 /// Baba Ayo's reviews of finished games.
 pub mod reviews;
 pub mod store;

@@ -6,6 +6,7 @@ mod external;
 mod fit;
 mod matches;
 mod perfect;
+mod ratings;
 mod replay;
 mod uci;
 
@@ -52,6 +53,9 @@ pub enum Command {
     /// Today's champions.
     #[command(subcommand)]
     Champions(ChampionsCommand),
+    /// Players' ratings.
+    #[command(subcommand)]
+    Ratings(ratings::RatingsCommand),
     /// Prints the OpenAPI document of every HTTP route (what `GET /api/v1/openapi.json`
     /// serves), so it can be read without a running service.
     Openapi,
@@ -339,6 +343,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
             writeln!(io::stdout().lock(), "{json}")?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::Ratings(command) => ratings::run(command, &settings),
         Command::Admin(AdminCommand::Token { subject, ttl }) => {
             let ttl = parse_ttl(&ttl).map_err(CliError::Usage)?;
             let subject = subject.trim();

@@ -77,6 +77,32 @@ impl Settings {
                 });
             }
         }
+        let r = &self.ratings;
+        within("ratings.tau", r.tau, 0.2..=1.2, "0.2 to 1.2")?;
+        within(
+            "ratings.initial_rating",
+            r.initial_rating,
+            100.0..=3000.0,
+            "100 to 3000",
+        )?;
+        within(
+            "ratings.initial_deviation",
+            r.initial_deviation,
+            30.0..=500.0,
+            "30 to 500",
+        )?;
+        within(
+            "ratings.initial_volatility",
+            r.initial_volatility,
+            0.01..=0.2,
+            "0.01 to 0.2",
+        )?;
+        within(
+            "ratings.provisional_deviation",
+            r.provisional_deviation,
+            30.0..=350.0,
+            "30 to 350",
+        )?;
         self.champions.tz()?;
         within(
             "champions.per_opponent_cap",

@@ -26,6 +26,7 @@ pub struct Settings {
     pub shop: ShopSettings,
     pub apartment: ApartmentSettings,
     pub champions: ChampionsSettings,
+    pub ratings: RatingsSettings,
     pub civility: CivilitySettings,
     pub cluster: ClusterSettings,
 }
@@ -100,6 +101,20 @@ pub struct CivilitySettings {
     /// settings, rematch presses, draw offers...): a minute on average, and in a burst.
     pub table_changes_per_minute: u32,
     pub table_changes_burst: u32,
+}
+
+/// Glicko-2 ratings of games between people (`ratings/`): the same settings must be used by
+/// the running reader and by `lounge ratings rebuild` for the two to agree.
+#[derive(Debug, Clone, Copy, Deserialize)]
+pub struct RatingsSettings {
+    /// Glicko-2's tau: how much volatility may change.
+    pub tau: f64,
+    /// A newcomer's rating, deviation and volatility.
+    pub initial_rating: f64,
+    pub initial_deviation: f64,
+    pub initial_volatility: f64,
+    /// A rating is provisional while its deviation is at or above this.
+    pub provisional_deviation: f64,
 }
 
 /// Today's champions.

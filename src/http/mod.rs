@@ -23,6 +23,7 @@ pub mod notices;
 pub mod pace;
 mod passwords;
 pub mod peer;
+pub mod profiles;
 pub mod records;
 pub mod reviews;
 pub mod signups;
@@ -93,6 +94,8 @@ pub struct AppState {
     pub champions: Arc<crate::champions::Champions>,
     /// Baba Ayo's reviews of finished games.
     pub reviews: Arc<crate::reviews::Reviews>,
+    /// Ratings: how they are computed (what is provisional) and their reader.
+    pub ratings: Arc<crate::ratings::Ratings>,
     /// The OpenAPI document, made once, and its ETag: served without a copy, and not at all
     /// to a client that has it.
     pub openapi: web::Bytes,
@@ -178,6 +181,7 @@ pub fn routes(cfg: &mut ServiceConfig<'_>) {
             .service(reviews::get)
             .service(records::game_record)
             .service(records::games_record)
+            .service(profiles::profile)
             .service(home::shop_items)
             .service(home::purchase)
             .service(home::me)

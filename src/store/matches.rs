@@ -10,7 +10,9 @@ use serde::Serialize;
 
 use super::column::readable;
 use super::outcomes::{GameEnd, MatchEnd, MatchStatus};
-use super::schema::{ayo_tables, clock_pauses, games, heartbeats, matches, moves, users};
+use super::schema::{
+    ayo_tables, clock_pauses, games, heartbeats, matches, moves, rated_matches, users,
+};
 use super::{Db, GameRow, Store, StoreError, UserRow};
 use crate::ayo::clock::TimeControl;
 use crate::ayo::{Rules, Status};
@@ -141,6 +143,21 @@ impl Store {
         insert_match_on(&mut *self.conn()?, row)
     }
 
+    /// Marks a match rated: its games between people change ratings (the host's choice,
+    /// `set_match`; rated by default in a lounge, casual at home).
+    pub fn mark_rated(&self, id: &MatchId) -> Result<(), StoreError> {
+        mark_rated_on(&mut *self.conn()?, id)
+    }
+
+    /// Whether a match is rated.
+    pub fn is_rated(&self, id: &MatchId) -> Result<bool, StoreError> {
+        let found: i64 = rated_matches::table
+            .filter(rated_matches::match_id.eq(id))
+            .count()
+            .get_result(&mut *self.conn()?)?;
+        Ok(found > 0)
+    }
+
     /// The score of a match in play after a game.
     pub fn set_match_points(&self, id: &MatchId, halves: [u32; 2]) -> Result<(), StoreError> {
         set_points_on(&mut *self.conn()?, id, halves)
@@ -255,7 +272,9 @@ impl Store {
 
     /// Takes back a match that never had a game (its first could not be stored).
     pub fn delete_match(&self, id: &MatchId) -> Result<(), StoreError> {
-        diesel::delete(matches::table.find(id)).execute(&mut *self.conn()?)?;
+        let mut conn = self.conn()?;
+        diesel::delete(rated_matches::table.find(id)).execute(&mut *conn)?;
+        diesel::delete(matches::table.find(id)).execute(&mut *conn)?;
         Ok(())
     }
 
@@ -459,6 +478,13 @@ impl Store {
 pub(super) fn insert_match_on(conn: &mut Db, row: &MatchRow) -> Result<(), StoreError> {
     diesel::insert_into(matches::table)
         .values(row)
+        .execute(conn)?;
+    Ok(())
+}
+
+pub(super) fn mark_rated_on(conn: &mut Db, id: &MatchId) -> Result<(), StoreError> {
+    diesel::insert_into(rated_matches::table)
+        .values(rated_matches::match_id.eq(id))
         .execute(conn)?;
     Ok(())
 }

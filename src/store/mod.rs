@@ -18,6 +18,7 @@ mod matches;
 mod moderation;
 mod names;
 mod outcomes;
+mod ratings;
 mod records;
 mod results;
 mod reviews;
@@ -39,6 +40,7 @@ pub use matches::{
     Tally,
 };
 pub use outcomes::{GameEnd, MatchEnd, MatchStatus};
+pub use ratings::{PlayedBy, RatedGame, RatingChangeRow, RatingRow, Record};
 pub use records::{StoredGame, StoredMove};
 pub use results::{Facts, Finished, GameResult, Judge, Verdict, Win};
 pub use reviews::{Asked, Asker, ReviewRow, ReviewStatus};

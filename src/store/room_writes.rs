@@ -18,6 +18,8 @@ use crate::common::{GameId, MatchId, RoomId};
 /// The writes a room's decision is made of.
 pub trait RoomWriter {
     fn insert_match(&mut self, row: &MatchRow) -> Result<(), StoreError>;
+    /// As `Store::mark_rated`.
+    fn mark_rated(&mut self, id: &MatchId) -> Result<(), StoreError>;
     fn insert_game(&mut self, row: &GameRow) -> Result<(), StoreError>;
     fn record_move(
         &mut self,
@@ -45,6 +47,9 @@ pub trait RoomWriter {
 impl<W: RoomWriter + ?Sized> RoomWriter for &mut W {
     fn insert_match(&mut self, row: &MatchRow) -> Result<(), StoreError> {
         (**self).insert_match(row)
+    }
+    fn mark_rated(&mut self, id: &MatchId) -> Result<(), StoreError> {
+        (**self).mark_rated(id)
     }
     fn insert_game(&mut self, row: &GameRow) -> Result<(), StoreError> {
         (**self).insert_game(row)
@@ -81,6 +86,9 @@ impl<W: RoomWriter + ?Sized> RoomWriter for &mut W {
 impl RoomWriter for &Store {
     fn insert_match(&mut self, row: &MatchRow) -> Result<(), StoreError> {
         Store::insert_match(self, row)
+    }
+    fn mark_rated(&mut self, id: &MatchId) -> Result<(), StoreError> {
+        Store::mark_rated(self, id)
     }
     fn insert_game(&mut self, row: &GameRow) -> Result<(), StoreError> {
         Store::insert_game(self, row)
@@ -167,6 +175,9 @@ impl RoomWrites<'_> {
 impl RoomWriter for RoomWrites<'_> {
     fn insert_match(&mut self, row: &MatchRow) -> Result<(), StoreError> {
         matches::insert_match_on(self.conn, row)
+    }
+    fn mark_rated(&mut self, id: &MatchId) -> Result<(), StoreError> {
+        matches::mark_rated_on(self.conn, id)
     }
     fn insert_game(&mut self, row: &GameRow) -> Result<(), StoreError> {
         super::insert_game_on(self.conn, row)

@@ -310,6 +310,43 @@ diesel::table! {
     }
 }
 
+// Ratings (2026-12-07-000002_ratings). A rated match has a row here (`matches` is at
+// diesel's 16 columns).
+diesel::table! {
+    rated_matches (match_id) {
+        match_id -> Text,
+    }
+}
+
+diesel::table! {
+    ratings (user_id, family) {
+        user_id -> Text,
+        family -> Text,
+        rating -> Double,
+        deviation -> Double,
+        volatility -> Double,
+        games -> Integer,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    rating_changes (game_id, user_id) {
+        game_id -> Text,
+        user_id -> Text,
+        family -> Text,
+        seq -> BigInt,
+        score -> Double,
+        before_rating -> Double,
+        before_deviation -> Double,
+        before_volatility -> Double,
+        after_rating -> Double,
+        after_deviation -> Double,
+        after_volatility -> Double,
+        at -> Timestamp,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     users,
     rooms,
@@ -337,4 +374,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     room_fences,
     result_cursors,
     reviews,
+    ratings,
+    rating_changes,
+    rated_matches,
 );

@@ -11,13 +11,34 @@ use super::series::{BestOf, BestOfError, GameOutcome, Series};
 use crate::common::{GameId, MatchId, Seating, UnknownSeating, User, UserId};
 
 /// How a table's matches are played: the host's choice.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MatchSettings {
     pub clock: TimeControl,
     pub best_of: BestOf,
     /// Who sits where and moves first (an addition; `lots` where not said).
     #[serde(default)]
     pub seats: Seating,
+    /// Whether its games between people change ratings (an addition; rated where not said).
+    /// A table's default is its room's: rated in a lounge, casual at home
+    /// (`MatchSettings::of_room`).
+    #[serde(default = "rated_unless_said")]
+    pub rated: bool,
+}
+
+fn rated_unless_said() -> bool {
+    true
+}
+
+impl Default for MatchSettings {
+    /// The lounge's: rated.
+    fn default() -> MatchSettings {
+        MatchSettings {
+            clock: TimeControl::default(),
+            best_of: BestOf::default(),
+            seats: Seating::default(),
+            rated: true,
+        }
+    }
 }
 
 /// Why settings a client sent cannot be played.
@@ -37,6 +58,8 @@ pub struct MatchChoice {
     pub clock: Option<TimeControl>,
     pub best_of: Option<BestOf>,
     pub seats: Option<Seating>,
+    /// Rated or casual (an addition).
+    pub rated: Option<bool>,
 }
 
 impl MatchChoice {
@@ -51,6 +74,7 @@ impl MatchChoice {
             clock: clock.map(str::parse).transpose()?,
             best_of: best_of.map(BestOf::try_from).transpose()?,
             seats: seats.map(str::parse).transpose()?,
+            rated: None,
         })
     }
 }
@@ -62,6 +86,16 @@ impl MatchSettings {
             clock: choice.clock.unwrap_or(self.clock),
             best_of: choice.best_of.unwrap_or(self.best_of),
             seats: choice.seats.unwrap_or(self.seats),
+            rated: choice.rated.unwrap_or(self.rated),
+        }
+    }
+
+    /// A new host's settings in a room of `kind`: as the lounge plays, rated in a lounge and
+    /// casual anywhere else (an apartment's boards).
+    pub fn of_room(kind: crate::common::RoomKind) -> MatchSettings {
+        MatchSettings {
+            rated: kind == crate::common::RoomKind::Lounge,
+            ..MatchSettings::default()
         }
     }
 

@@ -89,6 +89,7 @@ fn resume(
             clock: row.clock,
             best_of,
             seats: row.seats,
+            rated: store.is_rated(&row.id)?,
         };
         let players = [people.get(&row.first_id)?, people.get(&row.second_id)?];
         // Where the first player sat in the first game: under `kept`, all match long.
@@ -118,6 +119,9 @@ fn resume(
                     })?;
                     if finished.counts() {
                         results.pending.notify_one();
+                    }
+                    if finished.result.is_some() {
+                        results.stored.notify_one();
                     }
                     m.record(PlayedGame {
                         result: over.status(),

@@ -17,6 +17,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
         &["common", "ayo", "store", "house", "config", "metrics"],
     ),
     ("reviews", &["common", "ayo", "store", "house", "config"]),
+    // ratings: the results' reader "ratings", beside the wall.
+    ("ratings", &["common", "ayo", "store"]),
     (
         // champions: a game's end is judged by the wall's rules as it is stored, and
         // `game_over` says the verdict.
@@ -42,6 +44,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "config",
             "metrics",
             "champions",
+            "ratings",
             "world",
             "cluster",
             "reviews",
@@ -59,6 +62,7 @@ const OURS: &[&str] = &[
     "cluster",
     "champions",
     "reviews",
+    "ratings",
     "world",
     "http",
     "app",

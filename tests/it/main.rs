@@ -30,6 +30,7 @@ mod matches;
 mod names;
 mod perft;
 mod properties;
+mod ratings;
 mod records;
 mod replay;
 mod restart;

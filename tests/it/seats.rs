@@ -99,7 +99,7 @@ async fn kept_seats_stay_put_lots_name_the_first_mover_and_only_they_may_move() 
     let room = a.next_of("room").await;
     assert_eq!(
         room["tables"][0]["settings"],
-        json!({"clock": {"kind": "none"}, "best_of": 3, "seats": "kept"})
+        json!({"clock": {"kind": "none"}, "best_of": 3, "seats": "kept", "rated": true})
     );
     let game = &room["tables"][0]["game"];
     assert_eq!(game["first"], first.as_str(), "{room}");

@@ -58,6 +58,9 @@ pub enum ClientMessage {
         best_of: Option<u8>,
         #[serde(default)]
         seats: Option<String>,
+        /// Rated or casual (an addition; the table's as it is where not said).
+        #[serde(default)]
+        rated: Option<bool>,
     },
     /// Ready for the next game of the match (an addition).
     Start {

@@ -136,6 +136,9 @@ impl Room {
                     if ended.iter().any(|(_, _, f)| f.counts()) {
                         self.config.results.pending.notify_one();
                     }
+                    if ended.iter().any(|(_, _, f)| f.result.is_some()) {
+                        self.config.results.stored.notify_one();
+                    }
                     mark_counted(&mut fx, &ended);
                 }
                 Err(e @ StoreError::Fenced { .. }) => {
@@ -416,6 +419,9 @@ fn store_one(
                 ended_at: None,
                 seats: settings.seats,
             })?;
+            if settings.rated && !players.iter().any(|p| p.house) {
+                store.mark_rated(id)?;
+            }
         }
         Write::NewGame(game) => store.insert_game(&game_row(game, now))?,
         Write::UnstartedGame { game, result } => store.insert_game(&GameRow {

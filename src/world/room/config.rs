@@ -87,4 +87,6 @@ pub struct ResultsConfig {
     pub rules: crate::champions::WallRules,
     /// Rung when a counted result waits in the outbox.
     pub pending: Arc<tokio::sync::Notify>,
+    /// Rung when any result is stored: the ratings' reader reads it.
+    pub stored: Arc<tokio::sync::Notify>,
 }

@@ -8,6 +8,7 @@ use crate::house::House;
 use crate::store::{blocking, Actor, StoreError};
 
 use super::super::hotel::{DoorState, HotelError, TableChange};
+use super::super::matches::MatchChoice;
 use super::super::protocol::{ClientMessage, ServerMessage, TableView};
 use super::super::table::{choose, Command, Refusal, Table};
 use super::members::Going;
@@ -281,9 +282,13 @@ impl Room {
                 clock,
                 best_of,
                 seats,
+                rated,
             } => {
                 let t = self.table_index(&table)?;
-                let choice = choose(clock.as_deref(), best_of, seats.as_deref())?;
+                let choice = MatchChoice {
+                    rated,
+                    ..choose(clock.as_deref(), best_of, seats.as_deref())?
+                };
                 (
                     t,
                     Command::SetMatch {
@@ -405,7 +410,8 @@ impl Room {
                 })?;
                 let id = row.id;
                 let timing = self.config.timing();
-                let mut table = Table::new(id, self.info.id.clone(), rules, timing, *VERSION_BASE);
+                let mut table = Table::new(id, self.info.id.clone(), rules, timing, *VERSION_BASE)
+                    .in_room_of(self.info.kind);
                 table.closing = self.closing;
                 self.tables.push(Kept::new(table));
                 let t = self.tables.len() - 1;

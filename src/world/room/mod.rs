@@ -262,13 +262,10 @@ impl Room {
                 .tables
                 .into_iter()
                 .map(|(id, rules)| {
-                    Kept::new(Table::new(
-                        id,
-                        room_id.clone(),
-                        rules,
-                        timing,
-                        *VERSION_BASE,
-                    ))
+                    Kept::new(
+                        Table::new(id, room_id.clone(), rules, timing, *VERSION_BASE)
+                            .in_room_of(opening.info.kind),
+                    )
                 })
                 .collect(),
             absent: HashMap::new(),

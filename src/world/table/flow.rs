@@ -6,7 +6,7 @@ use crate::ayo::{Game, Side, Status};
 use crate::common::{ErrorCode, GameId, Seating, User, UserId};
 
 use super::super::hotel::CloseGames;
-use super::super::matches::{GameEnd, LiveMatch, MatchEnd, MatchSettings, PlayedGame, Rematch};
+use super::super::matches::{GameEnd, LiveMatch, MatchEnd, PlayedGame, Rematch};
 use super::{
     refuse, Draws, Effects, InvitationEnd, LiveGame, MatchResult, NewGame, Refusal, Table,
     TableEvent, Write,
@@ -188,7 +188,7 @@ impl Table {
         // The players stand up; the last game stays on the table until someone sits. A
         // rematch keeps its own settings; the table's are the lounge's until a new host.
         self.seats = [None, None];
-        self.settings = MatchSettings::default();
+        self.settings = self.defaults;
         self.rematch = rematch;
         self.changed(fx);
     }

@@ -192,6 +192,8 @@ pub struct Table {
     pub game: Option<LiveGame>,
     /// How the next match is played: the host's choice.
     pub settings: MatchSettings,
+    /// A new host's settings here: the room's (rated in a lounge, casual at home).
+    defaults: MatchSettings,
     /// The match in play, or the last one.
     pub r#match: Option<LiveMatch>,
     pub rematch: Option<Rematch>,
@@ -220,6 +222,7 @@ impl Table {
             seats: [None, None],
             game: None,
             settings: MatchSettings::default(),
+            defaults: MatchSettings::default(),
             r#match: None,
             rematch: None,
             invitations: Vec::new(),
@@ -231,6 +234,14 @@ impl Table {
             draws: Draws::default(),
             games_drawn: 0,
         }
+    }
+
+    /// The table of a room of `kind`: its matches rated or casual by default as the room's
+    /// kind says (`MatchSettings::of_room`).
+    pub fn in_room_of(mut self, kind: crate::common::RoomKind) -> Table {
+        self.defaults = MatchSettings::of_room(kind);
+        self.settings = self.defaults;
+        self
     }
 
     /// Applies one command at `now`, with `draws` for whatever chance decides in it: the

@@ -40,7 +40,7 @@ impl Table {
             // otherwise, here their seating.
             self.settings = MatchSettings {
                 seats: seating.unwrap_or_default(),
-                ..MatchSettings::default()
+                ..self.defaults
             };
         } else if let Some(seating) = seating.filter(|s| *s != self.settings.seats) {
             // The host chose; sitting down must not play another match than the one asked for.
@@ -114,9 +114,13 @@ impl Table {
         let base = if seated.is_some() {
             self.settings
         } else {
-            MatchSettings::default()
+            self.defaults
         };
-        let settings = base.with(choice);
+        // Baba Ayo's games are never rated.
+        let settings = MatchSettings {
+            rated: false,
+            ..base.with(choice)
+        };
         if self.match_in_play() {
             return refuse(ErrorCode::GameInPlay, "a game is in play at this table");
         }
@@ -342,7 +346,7 @@ impl Table {
         self.seats[side.index()] = None;
         if self.seats.iter().all(Option::is_none) {
             // Nobody hosts here now, and nobody is invited by them.
-            self.settings = MatchSettings::default();
+            self.settings = self.defaults;
             self.end_invitations(|_| true, InvitationEnd::Withdrawn, fx);
         }
         self.changed(fx);

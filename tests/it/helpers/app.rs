@@ -27,6 +27,8 @@ pub struct TestApp {
     /// What signs the server's tokens (for a lounge served by another process, one on
     /// `TEST_SECRET`).
     pub auth: std::sync::Arc<lounge::http::auth::Auth>,
+    /// The ratings' reader of a lounge served in this process (`None` for another process's).
+    pub ratings: Option<std::sync::Arc<lounge::ratings::Ratings>>,
     client: awc::Client,
 }
 
@@ -160,12 +162,14 @@ impl TestApp {
             .expect("the app starts");
         let port = app.port();
         let auth = app.auth.clone();
+        let ratings = Some(app.ratings.clone());
         actix_web::rt::spawn(app.run_until_stopped());
         TestApp {
             port,
             db,
             clock,
             auth,
+            ratings,
             client: awc::Client::default(),
         }
     }
@@ -183,6 +187,7 @@ impl TestApp {
             db,
             clock: lounge::common::ServerClock::System,
             auth: std::sync::Arc::new(lounge::http::auth::Auth::new(&settings).unwrap()),
+            ratings: None,
             client: awc::Client::default(),
         }
     }
@@ -550,6 +555,12 @@ impl TestApp {
             headers,
             String::from_utf8(body.to_vec()).expect("UTF-8"),
         )
+    }
+
+    /// `GET /api/v1/users/{user}`, with a viewer's token if given.
+    pub async fn profile(&self, user: &str, viewer: Option<&str>) -> (u16, Value) {
+        let path = format!("/api/v1/users/{user}");
+        self.json("GET", &path, viewer, &[], None).await
     }
 
     // Champions.

@@ -79,6 +79,7 @@ pub fn config() -> RoomConfig {
             },
             rules: lounge::champions::WallRules::cap_only(3),
             pending: Default::default(),
+            stored: Default::default(),
         },
         clock: Default::default(),
         untimed_start: Duration::from_secs(300),

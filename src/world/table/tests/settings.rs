@@ -48,3 +48,66 @@ fn match_settings_are_checked_and_chosen_by_the_host_only() {
     let fx = act(&mut t, set(&bisi.id, None, Some(1)), T0);
     assert_eq!(refused(&fx), Some(ErrorCode::GameInPlay));
 }
+
+/// What `Write::NewMatch` stores of a match's settings: whether it is rated.
+fn new_match_rated(fx: &super::super::Effects) -> bool {
+    fx.writes
+        .iter()
+        .find_map(|w| match w {
+            super::super::Write::NewMatch { settings, .. } => Some(settings.rated),
+            _ => None,
+        })
+        .expect("a match starts")
+}
+
+#[test]
+fn a_lounge_table_is_rated_and_a_home_board_casual_until_the_host_chooses() {
+    use crate::common::RoomKind;
+    for (kind, by_default) in [(RoomKind::Lounge, true), (RoomKind::Apartment, false)] {
+        let mut t = table().in_room_of(kind);
+        assert_eq!(t.settings.rated, by_default, "{kind}");
+        let fx = two_seated(&mut t);
+        assert_eq!(new_match_rated(&fx), by_default, "{kind}");
+
+        // The host chooses the other.
+        let mut t = table().in_room_of(kind);
+        let ade = person("Ade");
+        sit(&mut t, ade.clone(), Side::South);
+        let fx = act(
+            &mut t,
+            Command::SetMatch {
+                user: ade.id.clone(),
+                choice: super::super::MatchChoice {
+                    rated: Some(!by_default),
+                    ..choice(None, None, None)
+                },
+            },
+            T0,
+        );
+        let TableEvent::Changed(shown) = first_of(&fx, "table") else {
+            unreachable!()
+        };
+        assert_eq!(shown.settings.rated, !by_default, "{kind}");
+        let fx = sit(&mut t, person("Bisi"), Side::North);
+        assert_eq!(new_match_rated(&fx), !by_default, "{kind}");
+    }
+}
+
+#[test]
+fn a_match_against_baba_ayo_is_never_rated() {
+    let mut t = table().in_room_of(crate::common::RoomKind::Lounge);
+    let fx = act(
+        &mut t,
+        Command::PlayHouse {
+            user: person("Ade"),
+            house: house(),
+            choice: super::super::MatchChoice {
+                rated: Some(true),
+                ..choice(None, None, None)
+            },
+            seated_elsewhere: false,
+        },
+        T0,
+    );
+    assert!(!new_match_rated(&fx));
+}

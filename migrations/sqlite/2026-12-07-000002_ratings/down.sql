@@ -1,0 +1,3 @@
+DROP TABLE rating_changes;
+DROP TABLE ratings;
+DROP TABLE rated_matches;
