@@ -55,9 +55,14 @@ pub async fn game_record(
     path: web::Path<GameId>,
 ) -> Result<HttpResponse, ApiError> {
     let (store, id) = (state.store.clone(), path.into_inner());
-    let stored = web::block(move || store.stored_game(&id)).await??;
+    let (stored, before) = web::block(move || {
+        let stored = store.stored_game(&id)?;
+        Ok::<_, crate::store::StoreError>((stored, store.ratings_before(&[&id])?))
+    })
+    .await??;
     let stored = stored.ok_or_else(|| ApiError::NotFound("no such game".into()))?;
-    let record = record(&stored, state.champions.clock.tz, [None, None]).map_err(refused)?;
+    let ratings = ratings_of(&stored, &before);
+    let record = record(&stored, state.champions.clock.tz, ratings).map_err(refused)?;
     Ok(HttpResponse::Ok()
         .content_type(TEXT)
         .insert_header(attachment(&filename(&record)))
@@ -95,11 +100,17 @@ pub async fn games_record(
     let row = known_user(&state, &path).await?;
     let before = query.before.clone().map(MatchId::from);
     let (store, id) = (state.store.clone(), row.id.clone());
-    let (games, next) = web::block(move || store.games_of(&id, limit, before.as_ref())).await??;
+    let (games, next, ratings) = web::block(move || {
+        let (games, next) = store.games_of(&id, limit, before.as_ref())?;
+        let ids: Vec<&GameId> = games.iter().map(|g| &g.game.id).collect();
+        let ratings = store.ratings_before(&ids)?;
+        Ok::<_, crate::store::StoreError>((games, next, ratings))
+    })
+    .await??;
     let tz = state.champions.clock.tz;
     let mut body = String::new();
     for stored in &games {
-        let record = record(stored, tz, [None, None]).map_err(refused)?;
+        let record = record(stored, tz, ratings_of(stored, &ratings)).map_err(refused)?;
         if !body.is_empty() {
             body.push('\n');
         }
@@ -120,4 +131,17 @@ pub async fn games_record(
         ));
     }
     Ok(answer.body(body))
+}
+
+/// South's and North's ratings as the game found them, where it was rated.
+fn ratings_of(
+    stored: &crate::store::StoredGame,
+    before: &std::collections::HashMap<(GameId, UserId), f64>,
+) -> [Option<u32>; 2] {
+    let game = &stored.game;
+    [&game.south_id, &game.north_id].map(|user| {
+        before
+            .get(&(game.id.clone(), user.clone()))
+            .map(|r| r.round().max(0.0) as u32)
+    })
 }

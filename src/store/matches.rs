@@ -398,21 +398,9 @@ impl Store {
             .iter()
             .flat_map(|m| [&m.first_id, &m.second_id])
             .collect();
-        let people: HashMap<UserId, UserRow> = users::table
-            .filter(users::id.eq_any(&user_ids))
-            .select(UserRow::as_select())
-            .load(&mut *conn)?
-            .into_iter()
-            .map(|u| (u.id.clone(), u))
-            .collect();
+        let person = people(&mut conn, &user_ids)?;
         rows.into_iter()
             .map(|row| {
-                let person = |id: &UserId| {
-                    people
-                        .get(id)
-                        .cloned()
-                        .ok_or_else(|| StoreError::NotFound(format!("user {id}")))
-                };
                 Ok(MatchRecord {
                     first: person(&row.first_id)?,
                     second: person(&row.second_id)?,
@@ -474,6 +462,26 @@ impl Store {
 
 // A room's writes, on a connection: the `Store` methods above, and one of a room's writes
 // under its fence (`room_writes.rs`).
+
+/// The users `ids` name, read at once: a lookup that says which one is missing.
+pub(super) fn people(
+    conn: &mut Db,
+    ids: &[&UserId],
+) -> Result<impl Fn(&UserId) -> Result<UserRow, StoreError>, StoreError> {
+    let found: HashMap<UserId, UserRow> = users::table
+        .filter(users::id.eq_any(ids))
+        .select(UserRow::as_select())
+        .load(conn)?
+        .into_iter()
+        .map(|u| (u.id.clone(), u))
+        .collect();
+    Ok(move |id: &UserId| {
+        found
+            .get(id)
+            .cloned()
+            .ok_or_else(|| StoreError::NotFound(format!("user {id}")))
+    })
+}
 
 pub(super) fn insert_match_on(conn: &mut Db, row: &MatchRow) -> Result<(), StoreError> {
     diesel::insert_into(matches::table)

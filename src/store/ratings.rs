@@ -157,6 +157,25 @@ impl Store {
     }
 
     /// Every rating change, in the order the games were rated.
+    /// The ratings `games` were played at, as the games changed them: by game, each rated
+    /// player's rating before it (none for a game not rated).
+    pub fn ratings_before(
+        &self,
+        games: &[&GameId],
+    ) -> Result<std::collections::HashMap<(GameId, UserId), f64>, StoreError> {
+        Ok(rating_changes::table
+            .filter(rating_changes::game_id.eq_any(games))
+            .select((
+                rating_changes::game_id,
+                rating_changes::user_id,
+                rating_changes::before_rating,
+            ))
+            .load::<(GameId, UserId, f64)>(&mut *self.conn()?)?
+            .into_iter()
+            .map(|(game, user, before)| ((game, user), before))
+            .collect())
+    }
+
     pub fn all_rating_changes(&self) -> Result<Vec<RatingChangeRow>, StoreError> {
         Ok(rating_changes::table
             .order((rating_changes::seq.asc(), rating_changes::user_id.asc()))

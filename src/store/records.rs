@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use diesel::prelude::*;
 
-use super::schema::{games, matches, moves, users};
+use super::schema::{games, matches, moves};
 use super::{GameRow, Store, StoreError, UserRow};
 use crate::ayo::clock::TimeControl;
 use crate::ayo::Status;
@@ -120,21 +120,9 @@ impl Store {
             .iter()
             .flat_map(|g| [&g.south_id, &g.north_id])
             .collect();
-        let people: HashMap<UserId, UserRow> = users::table
-            .filter(users::id.eq_any(&user_ids))
-            .select(UserRow::as_select())
-            .load(&mut *conn)?
-            .into_iter()
-            .map(|u| (u.id.clone(), u))
-            .collect();
+        let person = super::matches::people(&mut conn, &user_ids)?;
         rows.into_iter()
             .map(|game| {
-                let person = |id: &UserId| {
-                    people
-                        .get(id)
-                        .cloned()
-                        .ok_or_else(|| StoreError::NotFound(format!("user {id}")))
-                };
                 Ok(StoredGame {
                     clock: game.match_id.as_ref().and_then(|m| clocks.get(m).copied()),
                     south: person(&game.south_id)?,

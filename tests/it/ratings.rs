@@ -158,6 +158,13 @@ async fn a_rated_game_between_two_guests_changes_both_ratings_and_shows_in_their
         assert!(rows.iter().all(|r| r.family == "abapa" && r.games == 1));
         let changes = store.all_rating_changes().unwrap();
         assert_eq!(changes.len(), 2, "{changes:?}");
+        // The game's record names both at the ratings they played at.
+        let (status, _, record) = app.game_record(changes[0].game_id.as_str()).await;
+        assert_eq!(status, 200, "{record}");
+        assert!(
+            record.contains("[SouthRating \"1500\"]") && record.contains("[NorthRating \"1500\"]"),
+            "{record}"
+        );
 
         // The winner's profile, seen by nobody, then by the loser.
         let (status, profile) = app.profile(&winner, None).await;
@@ -202,7 +209,7 @@ async fn a_rated_game_between_two_guests_changes_both_ratings_and_shows_in_their
 
         let (status, missing) = app.profile("nobody-at-all", None).await;
         assert_eq!(status, 404, "{missing}");
-        assert_eq!(missing["code"], "not_found", "{missing}");
+        assert_eq!(missing["error"]["code"], "not_found", "{missing}");
     })
     .await;
 }

@@ -106,12 +106,14 @@ fn counted() -> (Value, Value, Value) {
 }
 
 /// The stored reason of each of today's results, in the order they ended.
+/// The wall's reasons kept with the results of today and the next day (a test may move the
+/// server's clock a day on), in the order they were stored.
 fn stored_reasons(app: &TestApp) -> Vec<Option<String>> {
-    app.db
-        .store()
-        .results_of_day(today())
-        .unwrap()
+    let store = app.db.store();
+    let today = today();
+    [today, today + chrono::Days::new(1)]
         .into_iter()
+        .flat_map(|day| store.results_of_day(day).unwrap())
         .map(|(r, _)| r.wall_reason)
         .collect()
 }

@@ -479,7 +479,7 @@ fn engine_game() -> Record {
             comment: None,
         });
     }
-    moves[0].comment = Some("the book's favourite".into());
+    moves[0].comment = Some("a quiet start".into());
     Record {
         site: Some("Lagos Hotel lounge".into()),
         date: NaiveDate::from_ymd_opt(2026, 12, 7),
@@ -492,12 +492,12 @@ fn engine_game() -> Record {
         clock: Some("3+2".parse().unwrap()),
         south: Player {
             name: "Baba Ayo".into(),
-            id: Some("house-champion".into()),
+            id: Some("baba-ayo-champion".into()),
             rating: Some(1840),
         },
         north: Player {
             name: "Baba Ayo".into(),
-            id: Some("house-normal".into()),
+            id: Some("baba-ayo-normal".into()),
             rating: None,
         },
         first: Side::South,
