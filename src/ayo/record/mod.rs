@@ -38,6 +38,7 @@ use super::clock::{ClockError, TimeControl};
 use super::{EndReason, MoveError, Pit, Rules, RulesError, Side, Status};
 
 mod read;
+mod tags;
 mod write;
 
 #[cfg(test)]
