@@ -15,6 +15,7 @@
 # REVIEWS=N (one instance): first plays quick games in rooms of their own (warm-*, users
 # "Warm i"), then asks Baba Ayo, as an operator, to review N of them (house.review_ms 60 s
 # each unless set), so reviews run through the whole measured run; their count at the end.
+# WARM=1 (one instance): the same warm-up, no review asked: the baseline to set beside REVIEWS.
 # Prints the tool's report, then each instance's store and cluster counters.
 set -euo pipefail
 
@@ -30,6 +31,8 @@ label=bench_$(date +%s)_$$
 work=$(mktemp -d /tmp/hotel-load.XXXXXX)
 mkdir -p "$work/config" "$work/data"
 reviews=${REVIEWS:-0}
+warm=${WARM:-0}
+[ "$reviews" -gt 0 ] && warm=1
 {
   for r in $(seq "$rooms"); do
     printf '[[hotel.rooms]]\nid = "load-%s"\nname = "Load %s"\nkind = "lounge"\ntables = 10\n\n' "$r" "$r"
@@ -40,8 +43,8 @@ reviews=${REVIEWS:-0}
     done
   fi
 } >"$work/config/local.toml"
-if [ "$reviews" -gt 0 ]; then
-  [ "$n" = 1 ] || die "REVIEWS wants one instance"
+if [ "$warm" = 1 ]; then
+  [ "$n" = 1 ] || die "REVIEWS and WARM want one instance"
   export LOUNGE_HOUSE__REVIEW_MS=${LOUNGE_HOUSE__REVIEW_MS:-60000}
 fi
 
@@ -83,9 +86,12 @@ for u in "${urls[@]}"; do
 done
 # The games to review: quick ones, finished, in rooms of their own; then N asked for.
 games_to_review=()
-if [ "$reviews" -gt 0 ]; then
+if [ "$warm" = 1 ]; then
   "$tool" --url "${urls[0]}" --rooms warm --names Warm --users 40 --games 20 --think-ms 0 \
     --seconds 15 >"$work/warm.log" 2>&1 || { cat "$work/warm.log"; die "the warm-up run failed"; }
+  echo "warm-up played"
+fi
+if [ "$reviews" -gt 0 ]; then
   finished="SELECT id FROM games WHERE status <> 'playing' ORDER BY id LIMIT $reviews"
   case $db in
     pg) mapfile -t games_to_review < <(psql -qtA -h 127.0.0.1 -U postgres -d "$label" -c "$finished") ;;

@@ -56,7 +56,7 @@ fn main() {
                     let record = WinRecord {
                         game_id: GameId::new(format!("g{g}")),
                         day,
-                        winner: User { id: UserId::new(format!("p{winner}")), name: format!("Player {winner}"), house: false },
+                        winner: User { id: UserId::new(format!("p{winner}")), name: format!("Player {winner}"), house: false, ratings: Default::default() },
                         loser_id: UserId::new(format!("p{loser}")),
                         seeds: (g % 48) as u32,
                         at_ms: g,

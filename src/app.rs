@@ -49,7 +49,8 @@ pub struct Application {
     world: World,
     house: Arc<House>,
     champions: Arc<Champions>,
-    reviews: Arc<crate::reviews::Reviews>,
+    /// Baba Ayo's reviews (tests follow them as they end).
+    pub reviews: Arc<crate::reviews::Reviews>,
     connections: http::connections::Connections,
     pub store: Store,
     /// The ratings' reader (tests read the outbox through it).

@@ -307,6 +307,7 @@ impl House {
             id: UserId::new(format!("{HOUSE_ID}{}", level.name())),
             name: "Baba Ayo".into(),
             house: true,
+            ratings: Default::default(),
         }
     }
 

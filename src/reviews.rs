@@ -4,7 +4,9 @@
 //! operating system runs only when no game in play wants a core (`SCHED_IDLE`): a review never
 //! delays a move. Baba Ayo weighs each position with the game's share of `house.review_ms`,
 //! exactly where an endgame database holds it (`ayo/review.rs` says what a move cost); the
-//! review is kept and served again, never computed twice.
+//! review is kept and served again, never computed twice. With `house.review_rated` the
+//! worker also reads the results (its own cursor, under the same turn) and queues a review of
+//! each rated game, worked after those guests asked for.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -85,10 +87,13 @@ pub struct Reviews {
     day: HotelDay,
     budget: Duration,
     per_day: u32,
+    /// Whether rated games are reviewed unasked.
+    rated_too: bool,
     /// Told when a review was asked for here.
     asked: Notify,
-    /// Moved on each time a review ends here: who waits for one hears it.
-    ended: tokio::sync::watch::Sender<u64>,
+    /// Moved on each time a review is worked here (stored, or found ended by another
+    /// meanwhile): who waits for one hears it.
+    worked: tokio::sync::watch::Sender<u64>,
     /// Set when the service stops: the review under way gives up (and waits for the next).
     stopping: Arc<AtomicBool>,
 }
@@ -106,8 +111,9 @@ impl Reviews {
             day,
             budget: Duration::from_millis(settings.review_ms),
             per_day: settings.reviews_per_day,
+            rated_too: settings.review_rated,
             asked: Notify::new(),
-            ended: tokio::sync::watch::channel(0).0,
+            worked: tokio::sync::watch::channel(0).0,
             stopping: Arc::default(),
         }
     }
@@ -124,7 +130,7 @@ impl Reviews {
                 day_began: began.naive_utc(),
             },
         };
-        let budget_ms = i64::try_from(self.budget.as_millis()).unwrap_or(i64::MAX);
+        let budget_ms = self.budget_ms();
         let (store, game) = (self.store.clone(), game.clone());
         let asked = store::blocking(move || store.ask_review(&game, &asker, budget_ms)).await?;
         match asked {
@@ -140,6 +146,15 @@ impl Reviews {
             Asked::NoSuchGame => Err(ReviewsError::NoSuchGame),
             Asked::InPlay => Err(ReviewsError::InPlay),
         }
+    }
+
+    /// Told each time a review is worked here: the count of reviews worked here.
+    pub fn follow(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.worked.subscribe()
+    }
+
+    fn budget_ms(&self) -> i64 {
+        i64::try_from(self.budget.as_millis()).unwrap_or(i64::MAX)
     }
 
     /// The review of `game`, if one was asked for.
@@ -159,7 +174,7 @@ impl Reviews {
     ) -> Result<Option<Review>, ReviewsError> {
         let deadline = tokio::time::Instant::now() + wait;
         // Heard before reading: an end between the read and the wait is not missed.
-        let mut ended = self.ended.subscribe();
+        let mut ended = self.worked.subscribe();
         loop {
             let review = self.get(game).await?;
             let waiting = matches!(&review, Some(r) if r.row.status == ReviewStatus::Waiting);
@@ -214,10 +229,19 @@ impl Reviews {
     }
 
     async fn work_in_turn(&self) -> Result<usize, StoreError> {
+        if self.rated_too {
+            let (store, budget) = (self.store.clone(), self.budget_ms());
+            let queued = store::blocking(move || queue_rated(&store, budget)).await?;
+            if queued > 0 {
+                tracing::debug!(queued, "reviews of rated games queued");
+            }
+        }
         let mut ended = 0;
         while !self.stopping.load(Ordering::Relaxed) {
             let store = self.store.clone();
-            let Some((row, game, moves)) = store::blocking(move || store.next_review()).await?
+            let house = crate::house::House::user(Level::Champion).id;
+            let Some((row, game, moves)) =
+                store::blocking(move || store.next_review(&house)).await?
             else {
                 break;
             };
@@ -235,9 +259,10 @@ impl Reviews {
             };
             let store = self.store.clone();
             let id = row.game_id.clone();
-            if store::blocking(move || store.end_review(&id, status, &body)).await? {
+            let stored = store::blocking(move || store.end_review(&id, status, &body)).await?;
+            self.worked.send_modify(|n| *n += 1);
+            if stored {
                 ended += 1;
-                self.ended.send_modify(|n| *n += 1);
                 tracing::info!(game = %row.game_id, status = ?status, "a review ended");
             }
         }
@@ -295,6 +320,29 @@ impl Reviews {
 }
 
 /// A stored review read: its weighing parsed once done.
+/// Queues a review of each rated game among the results not read yet by the reviews (in
+/// their turn); how many it queued. A game reviewed already is left as it is.
+fn queue_rated(store: &Store, budget_ms: i64) -> Result<usize, StoreError> {
+    let mut queued = 0;
+    loop {
+        let batch = store.unread_results(REVIEW_READER, 100)?;
+        let Some(last) = batch.last().map(|(r, _)| r.seq) else {
+            return Ok(queued);
+        };
+        for (result, _) in &batch {
+            let game = store.rated_game(&result.game_id)?;
+            if crate::ratings::family_of(result, game.as_ref()).is_err() {
+                continue;
+            }
+            let asker = Asker::House(crate::house::House::user(Level::Champion).id);
+            if let Asked::Queued(_) = store.ask_review(&result.game_id, &asker, budget_ms)? {
+                queued += 1;
+            }
+        }
+        store.set_cursor(REVIEW_READER, last)?;
+    }
+}
+
 fn read(row: ReviewRow) -> Review {
     let weighing = match (row.status, &row.body) {
         (ReviewStatus::Done, Some(body)) => serde_json::from_str(body).ok(),

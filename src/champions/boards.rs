@@ -61,6 +61,7 @@ impl Champions {
                         id: winner.id.clone(),
                         name: winner.name.clone(),
                         house: false,
+                        ratings: Default::default(),
                     },
                     wins: 0,
                     reasons: Default::default(),

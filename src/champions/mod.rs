@@ -436,6 +436,7 @@ impl Champions {
                 id: winner.id.clone(),
                 name: winner.name.clone(),
                 house: false,
+                ratings: Default::default(),
             },
             loser_id: result.loser_id.clone(),
             seeds: result.seeds.max(0) as u32,

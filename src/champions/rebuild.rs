@@ -86,6 +86,7 @@ impl Champions {
                 wall_reason: reason.map(|r| r.word().to_owned()),
                 // The next when it is appended.
                 seq: 0,
+                drawn: false,
             };
             let store = self.store.clone();
             if blocking(move || store.insert_result(&result)).await? {

@@ -367,6 +367,7 @@ impl RedisWall {
                     name: name.unwrap_or_default(),
                     id: id.into(),
                     house: false,
+                    ratings: Default::default(),
                 },
                 wins: wins as u32,
                 seeds: seeds as u32,

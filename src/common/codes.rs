@@ -123,6 +123,10 @@ error_codes! {
     Barred => "barred",
     /// A guest blocks 500 others at most.
     TooManyBlocks => "too_many_blocks",
+    /// A guest follows 500 others at most.
+    TooManyFollowing => "too_many_following",
+    /// One of two guests blocks the other: the one cannot follow the other.
+    Blocked => "blocked",
 
     // Tables and seats.
     /// There is no table by that id in this room.

@@ -16,4 +16,4 @@ pub use codes::ErrorCode;
 pub use day::HotelDay;
 pub use ids::{GameId, InvitationId, ItemId, MatchId, OperatorName, RoomId, TableId, UserId};
 pub use kinds::{Door, RoomKind, Seating, UnknownSeating};
-pub use user::{name_key, NameError, User, UserName};
+pub use user::{name_key, NameError, ShownRatings, User, UserName};

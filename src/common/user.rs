@@ -155,13 +155,35 @@ impl fmt::Display for UserName {
     }
 }
 
-/// A user as the protocol shows one: `{"id", "name"}`, with `"house": true` for Baba Ayo.
+/// A user as the protocol shows one: `{"id", "name"}`, with `"house": true` for Baba Ayo
+/// and `"ratings"` in rooms where they have some.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct User {
     pub id: UserId,
     pub name: String,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub house: bool,
+    /// Their ratings as shown beside their name, as they stood when they connected; left out
+    /// where they have none (and wherever the lounge does not show them: histories, the wall).
+    /// Boxed: a user is in many events, most of them with no ratings to show.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ratings: Option<Box<ShownRatings>>,
+}
+
+/// A player's ratings as shown beside their name, a rule family each: the rating rounded,
+/// with "?" while provisional (`"1662?"`); a family they have no rating in is left out.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ShownRatings {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub abapa: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ayoayo: Option<String>,
+}
+
+impl ShownRatings {
+    pub fn is_empty(&self) -> bool {
+        self.abapa.is_none() && self.ayoayo.is_none()
+    }
 }
 
 #[cfg(test)]

@@ -195,6 +195,9 @@ pub struct HouseSettings {
     pub review_ms: u64,
     /// Reviews a guest may ask for in a hotel day (operators have no allowance).
     pub reviews_per_day: u32,
+    /// Whether Baba Ayo reviews every rated game by himself, read from the results as they
+    /// end (after the reviews guests asked for).
+    pub review_rated: bool,
 }
 
 #[derive(Debug, Clone, Deserialize)]

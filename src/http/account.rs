@@ -42,12 +42,19 @@ pub struct Grant {
     pub user: User,
 }
 
-/// Opens a device for `user` and signs them in on it.
-pub async fn grant(state: &AppState, user: &UserRow, label: String) -> Result<Grant, ApiError> {
+/// Opens a device for `user` and signs them in on it; `key`, the browser's device key as kept
+/// (`policy::device_key_hash`, checked before anything else is stored).
+pub async fn grant(
+    state: &AppState,
+    user: &UserRow,
+    label: String,
+    key: Option<String>,
+) -> Result<Grant, ApiError> {
     let (credential, hash) = policy::new_credential()?;
     let (now, ttl) = (state.auth.now_ms(), refresh_ttl_ms(state));
     let (store, id) = (state.store.clone(), user.id.clone());
-    let device = store::blocking(move || store.open_device(&id, &label, &hash, now, ttl)).await?;
+    let device =
+        store::blocking(move || store.open_device(&id, (&label, key), &hash, now, ttl)).await?;
     grant_on(state, user, &device, credential)
 }
 
@@ -72,6 +79,7 @@ fn grant_on(
             id: user.id.clone(),
             name: user.name.clone(),
             house: false,
+            ratings: Default::default(),
         },
     })
 }
@@ -306,11 +314,15 @@ pub struct SignInRequest {
     /// What to call this device in the player's list (default: the User-Agent).
     #[serde(default)]
     device: Option<String>,
+    /// A key this browser keeps across sign-ins (16 to 128 letters, digits, `-`, `_`): two
+    /// accounts signed in with one key play unrated games against each other.
+    #[serde(default)]
+    device_key: Option<String>,
 }
 
 /// Signs in with name and password on a new device: the same avatar, coins and apartment.
 ///
-/// Body: `{"name", "password", "device"?}`. 200 a grant: the same avatar, coins and apartment
+/// Body: `{"name", "password", "device"?, "device_key"?}`. 200 a grant: the same avatar, coins and apartment
 /// on a new device. A wrong password and an unknown name get the same 401 `sign_in_failed`, in
 /// the same time. An address gets `server.sign_ins_per_minute` (10) a minute, in bursts of
 /// `server.sign_in_burst` (10); past that 429 `rate_limited` with `Retry-After`.
@@ -330,6 +342,7 @@ pub async fn sign_in(
     Body(body): Body<SignInRequest>,
 ) -> Result<HttpResponse, ApiError> {
     state.signups.sign_in(&req, &state)?;
+    let key = policy::device_key_hash(body.device_key.as_deref())?;
     let name = body.name.trim().to_owned();
     let candidates = if policy::worth_looking_up(&name, &body.password) {
         let store = state.store.clone();
@@ -343,7 +356,7 @@ pub async fn sign_in(
         .await?
         .ok_or(AccountError::SignInFailed)?;
     let label = label(body.device.as_deref(), &req);
-    Ok(HttpResponse::Ok().json(grant(&state, &user, label).await?))
+    Ok(HttpResponse::Ok().json(grant(&state, &user, label, key).await?))
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -357,12 +370,15 @@ pub struct HotelRequest {
     name: Option<String>,
     #[serde(default)]
     device: Option<String>,
+    /// As at `/auth/sign-in`.
+    #[serde(default)]
+    device_key: Option<String>,
 }
 
 /// Signs in a guest the hotel knows, with the hotel's token: one lounge user per hotel account
 /// (made at the first visit, with welcome coins and an apartment).
 ///
-/// Body: `{"token", "name"?, "device"?}`. A guest the hotel knows, with a token of the hotel's
+/// Body: `{"token", "name"?, "device"?, "device_key"?}`. A guest the hotel knows, with a token of the hotel's
 /// identity provider (`[auth.hotel]`): RS256 or EdDSA, checked against the configured public
 /// keys, `iss` and `aud` pinned, unexpired, not before its `nbf` nor issued (`iat`) later than
 /// now (5 s of leeway each, on the service's clock), and a `sub` that is not empty. 201 a grant
@@ -396,6 +412,7 @@ pub async fn hotel(
         .hotel_idp
         .clone()
         .ok_or_else(|| ApiError::NotFound("the hotel's sign-in is not configured".into()))?;
+    let key = policy::device_key_hash(body.device_key.as_deref())?;
     let claims = idp
         .verify(body.token.trim(), state.auth.now_ms() / 1000)
         .map_err(|e| {
@@ -415,7 +432,7 @@ pub async fn hotel(
         let again = user.clone();
         // Every visit, in case the first one stopped short of it.
         store::blocking(move || store.ensure_apartment(&again).map(|_| ())).await?;
-        return Ok(HttpResponse::Ok().json(grant(&state, &user, label).await?));
+        return Ok(HttpResponse::Ok().json(grant(&state, &user, label, key).await?));
     }
     // The guest's own choice first: it is how they answer `name_taken` for the hotel's name.
     let name = policy::first_name([
@@ -452,7 +469,7 @@ pub async fn hotel(
         Ok((user, new))
     })
     .await?;
-    let granted = grant(&state, &user, label).await?;
+    let granted = grant(&state, &user, label, key).await?;
     Ok(if new {
         HttpResponse::Created().json(granted)
     } else {

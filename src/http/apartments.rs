@@ -82,6 +82,7 @@ pub async fn furnishings(
                 id: owner.id,
                 name: owner.name,
                 house: false,
+                ratings: Default::default(),
             },
             things,
         })

@@ -133,6 +133,7 @@ impl From<AccountError> for ApiError {
         let message = e.to_string();
         match e {
             AccountError::Password => ApiError::invalid("password", message),
+            AccountError::DeviceKey => ApiError::invalid("device_key", message),
             AccountError::SignInFailed
             | AccountError::RefreshReused
             | AccountError::RefreshInvalid => ApiError::Denied {

@@ -54,6 +54,7 @@ fn user(row: &UserRow) -> User {
         id: row.id.clone(),
         name: row.name.clone(),
         house: row.house,
+        ratings: Default::default(),
     }
 }
 

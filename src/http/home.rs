@@ -213,6 +213,7 @@ pub async fn me(
                 id: user.id,
                 name: user.name,
                 house: false,
+                ratings: Default::default(),
             },
             coins,
             inventory,

@@ -64,6 +64,7 @@ pub async fn invite_home(
         id: claims.id,
         name: claims.name,
         house: false,
+        ratings: Default::default(),
     };
     let room = my_apartment(&state, &owner.id).await?;
     let (store, owner_id, guest_id) = (state.store.clone(), owner.id.clone(), body.user);

@@ -13,6 +13,7 @@ pub mod champions;
 mod client;
 pub mod connections;
 pub mod error;
+pub mod following;
 pub mod gate;
 pub mod history;
 pub mod home;
@@ -214,7 +215,12 @@ pub fn routes(cfg: &mut ServiceConfig<'_>) {
             .service(admin::remove_chat_line)
             .service(blocks::blocks)
             .service(blocks::block)
-            .service(blocks::unblock),
+            .service(blocks::unblock)
+            .service(following::following)
+            .service(following::follow)
+            .service(following::unfollow)
+            .service(following::whereabouts)
+            .service(following::set_whereabouts),
     )
     .default_service(web::to(|| async {
         Err::<HttpResponse, _>(ApiError::NotFound("no such endpoint".into()))
@@ -314,12 +320,15 @@ struct GuestRequest {
     /// What to call this device in the player's list (default: the User-Agent).
     #[serde(default)]
     device: Option<String>,
+    /// A key this browser keeps across sign-ins, as at `/auth/sign-in`.
+    #[serde(default)]
+    device_key: Option<String>,
 }
 
 /// Makes a user with an avatar, their welcome coins and their apartment; returns a player
 /// token and this device's refresh credential.
 ///
-/// Body: `{"name", "device"?}`. 201 a **grant**: `{"token", "expires_in", "refresh", "device",
+/// Body: `{"name", "device"?, "device_key"?}`. 201 a **grant**: `{"token", "expires_in", "refresh", "device",
 /// "user": {"id", "name"}}` (`expires_in` seconds of the token, the device's `refresh`
 /// credential, the `device` id). The name follows the rules of names (docs/protocol.md):
 /// otherwise 400 `invalid_name`; 409 `name_taken` when a guest has it (or a look-alike), 409
@@ -349,6 +358,7 @@ async fn guest(
         code: ErrorCode::InvalidName,
         message: e.to_string(),
     })?;
+    let key = crate::world::account::device_key_hash(body.device_key.as_deref())?;
     let row = UserRow {
         id: store::new_id().into(),
         name: name.to_string(),
@@ -366,7 +376,7 @@ async fn guest(
     })
     .await??;
     let label = account::guest_label(body.device.as_deref(), &req);
-    Ok(HttpResponse::Created().json(account::grant(&state, &row, label).await?))
+    Ok(HttpResponse::Created().json(account::grant(&state, &row, label, key).await?))
 }
 
 #[derive(Serialize, ToSchema)]

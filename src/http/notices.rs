@@ -66,6 +66,23 @@ async fn take(state: &AppState, from: &str, notice: Notice) {
             };
             state.world.answer_hotel(from, req, reached.into()).await;
         }
+        Notice::Whereabouts { users, req } => {
+            let here = whereabouts_here(state, &users);
+            let body = serde_json::to_value(here).unwrap_or_default();
+            state.world.answer_hotel(from, req, body).await;
+        }
         Notice::Muted { .. } | Notice::Blocked { .. } | Notice::HandedOn { .. } => {}
     }
+}
+
+/// Which of `users` have a connection here, each with the room it is in (if any).
+pub fn whereabouts_here(
+    state: &AppState,
+    users: &[crate::common::UserId],
+) -> Vec<(crate::common::UserId, Option<crate::common::RoomId>)> {
+    users
+        .iter()
+        .filter(|user| state.connections.of_user(user) > 0)
+        .map(|user| (user.clone(), state.world.room_of(user)))
+        .collect()
 }

@@ -93,6 +93,7 @@ fn user(row: &UserRow) -> User {
         id: row.id.clone(),
         name: row.name.clone(),
         house: row.house,
+        ratings: Default::default(),
     }
 }
 
@@ -104,11 +105,7 @@ fn family_rating(row: RatingRow, state: &AppState) -> FamilyRating {
     });
     let family = Family::from_word(&row.family).map_or(row.family.clone(), |f| f.word().into());
     FamilyRating {
-        shown: format!(
-            "{}{}",
-            row.rating.round(),
-            if provisional { "?" } else { "" }
-        ),
+        shown: crate::ratings::shown(&state.ratings.rules(), &row),
         family,
         rating: row.rating,
         deviation: row.deviation,

@@ -21,7 +21,7 @@ use utoipa::ToSchema;
 use super::auth::Player;
 use super::error::{ApiError, ErrorBody};
 use super::AppState;
-use crate::common::{User, UserId};
+use crate::common::{ShownRatings, User, UserId};
 
 /// Tickets one user holds at most.
 pub const PER_USER: usize = 4;
@@ -346,10 +346,12 @@ pub async fn ws_user(req: &HttpRequest, state: &AppState) -> Result<User, ApiErr
         .map(|(_, v)| v);
     let Some(ticket) = ticket else {
         let claims = super::auth::player(req).await?;
+        let ratings = shown_ratings(state, &claims.id).await?;
         return Ok(User {
             id: claims.id,
             name: claims.name,
             house: false,
+            ratings,
         });
     };
     let (id, _device) = state
@@ -364,11 +366,24 @@ pub async fn ws_user(req: &HttpRequest, state: &AppState) -> Result<User, ApiErr
         return Err(ApiError::Banned(reason));
     }
     let name = super::auth::stored_player(state, &id).await?;
+    let ratings = shown_ratings(state, &id).await?;
     Ok(User {
         id,
         name,
         house: false,
+        ratings,
     })
+}
+
+/// `user`'s ratings as the rooms show them beside their name while this socket is open.
+async fn shown_ratings(
+    state: &AppState,
+    user: &UserId,
+) -> Result<Option<Box<ShownRatings>>, ApiError> {
+    let (store, id) = (state.store.clone(), user.clone());
+    let rows = crate::store::blocking(move || store.ratings_of(&id)).await?;
+    let shown = crate::ratings::shown_ratings(&state.ratings.rules(), &rows);
+    Ok((!shown.is_empty()).then(|| Box::new(shown)))
 }
 
 #[cfg(test)]

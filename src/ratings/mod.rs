@@ -10,8 +10,8 @@
 //! What is not rated, each for a reason logged at debug (`Skip`): Baba Ayo's games, casual
 //! matches (the host's choice; at home by default), games aborted (a side made fewer than
 //! `MIN_MOVES_EACH` moves), games under rules of no family, and games between two accounts
-//! that signed in from one device. Drawn games are not in the results outbox (it holds wins),
-//! so they are not rated yet.
+//! that signed in from one device. A draw is half a win to each side (a result with `drawn`:
+//! South and North in the winner's and loser's places).
 
 mod glicko;
 
@@ -24,7 +24,7 @@ use tokio::sync::Notify;
 
 pub use glicko::{Family, Rating, RatingRules};
 
-use crate::common::UserId;
+use crate::common::{ShownRatings, UserId};
 use crate::store::{
     blocking, GameResult, RatedGame, RatingChangeRow, RatingRow, Store, StoreError,
 };
@@ -88,6 +88,29 @@ pub fn family_of(result: &GameResult, game: Option<&RatedGame>) -> Result<Family
         return Err(Skip::Aborted);
     }
     Family::of(&game.rules).ok_or(Skip::NoFamily)
+}
+
+/// A rating as shown beside a name: rounded, with "?" while provisional (`"1662?"`).
+pub fn shown(rules: &RatingRules, row: &RatingRow) -> String {
+    let provisional = rules.provisional(&rating(row));
+    format!(
+        "{}{}",
+        row.rating.round(),
+        if provisional { "?" } else { "" }
+    )
+}
+
+/// A player's ratings (their rows) as shown beside their name.
+pub fn shown_ratings(rules: &RatingRules, rows: &[RatingRow]) -> ShownRatings {
+    let mut shown = ShownRatings::default();
+    for row in rows {
+        match Family::from_word(&row.family) {
+            Some(Family::Abapa) => shown.abapa = Some(self::shown(rules, row)),
+            Some(Family::Ayoayo) => shown.ayoayo = Some(self::shown(rules, row)),
+            None => {}
+        }
+    }
+    shown
 }
 
 /// What `lounge ratings rebuild` did.
@@ -227,8 +250,9 @@ impl Ratings {
                 let [winner, loser] = [&result.winner_id, &result.loser_id]
                     .map(|user| self.current(&mut now, user, family));
                 let (winner, loser) = (winner?, loser?);
-                let (won, lost) = self.rules.game(rating(&winner), rating(&loser), 1.0);
-                for (before, after, score) in [(winner, won, 1.0), (loser, lost, 0.0)] {
+                let score = if result.drawn { 0.5 } else { 1.0 };
+                let (won, lost) = self.rules.game(rating(&winner), rating(&loser), score);
+                for (before, after, score) in [(winner, won, score), (loser, lost, 1.0 - score)] {
                     let row = RatingRow {
                         rating: after.rating,
                         deviation: after.deviation,
@@ -339,6 +363,7 @@ mod tests {
             ended_at: chrono::DateTime::UNIX_EPOCH.naive_utc(),
             wall_reason: None,
             seq: 1,
+            drawn: false,
         }
     }
 

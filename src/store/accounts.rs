@@ -21,6 +21,10 @@ pub struct DeviceRow {
     pub expires_ms: i64,
     pub revoked_ms: Option<i64>,
     pub revoked_why: Option<String>,
+    /// The SHA-256 (hex) of the key the browser sent at sign-in, when it sent one: what
+    /// tells two accounts on one device apart from two devices.
+    #[serde(skip)]
+    pub key_hash: Option<String>,
 }
 
 /// Why a device's family ended.
@@ -69,11 +73,12 @@ struct NewCredential<'a> {
 }
 
 impl Store {
-    /// Starts a device's family with its first credential (`hash`), alive `ttl_ms` from `now`.
+    /// Starts a device's family with its first credential (`hash`), alive `ttl_ms` from `now`;
+    /// `key_hash`, the hashed key the browser keeps, when it sent one.
     pub fn open_device(
         &self,
         user_id: &UserId,
-        label: &str,
+        (label, key_hash): (&str, Option<String>),
         hash: &str,
         now_ms: i64,
         ttl_ms: i64,
@@ -87,6 +92,7 @@ impl Store {
             expires_ms: now_ms.saturating_add(ttl_ms),
             revoked_ms: None,
             revoked_why: None,
+            key_hash,
         };
         self.write(|conn| -> Result<(), StoreError> {
             diesel::insert_into(devices::table)

@@ -1,4 +1,5 @@
-//! Guests blocking others: no invitations, no chat lines from the blocked one.
+//! Guests blocking others: no invitations, no chat lines from the blocked one, and no
+//! following either way.
 
 use diesel::prelude::*;
 
@@ -57,6 +58,8 @@ impl Store {
                     blocks::created_at.eq(self.now()),
                 ))
                 .execute(conn)?;
+            // A block ends following, both ways.
+            super::follows::unfollow_both_on(conn, user, other)?;
             Ok(())
         })
     }

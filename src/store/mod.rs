@@ -11,6 +11,7 @@ mod column;
 mod connection;
 mod cursors;
 mod fences;
+mod follows;
 mod game_moves;
 mod grouped;
 mod hotel;
@@ -34,6 +35,7 @@ pub use blocks::{BlockError, MAX_BLOCKS};
 pub use column::{status_word, TextColumn, Unreadable};
 pub use connection::DatabaseUrl;
 use connection::Manager;
+pub use follows::{FollowError, Followed, MAX_FOLLOWING};
 pub use hotel::{apartment_id, Actor, AuditEntry, StoredRoom};
 pub use matches::{
     GameRecord, MatchInPlay, MatchRecord, MatchResult, MatchRow, MoveClock, Outage, StoredClock,

@@ -111,20 +111,22 @@ impl Store {
         }))
     }
 
-    /// Whether `a` and `b` have signed in from one device: a device id among the devices
-    /// of both.
+    /// Whether `a` and `b` have signed in from one device: a browser's key among the
+    /// devices of both.
     pub fn share_a_device(&self, a: &UserId, b: &UserId) -> Result<bool, StoreError> {
         let mut conn = self.conn()?;
-        let of_a: Vec<String> = devices::table
+        let of_a: Vec<Option<String>> = devices::table
             .filter(devices::user_id.eq(a))
-            .select(devices::id)
+            .filter(devices::key_hash.is_not_null())
+            .select(devices::key_hash)
             .load(&mut *conn)?;
+        let of_a: Vec<String> = of_a.into_iter().flatten().collect();
         if of_a.is_empty() {
             return Ok(false);
         }
         let shared: i64 = devices::table
             .filter(devices::user_id.eq(b))
-            .filter(devices::id.eq_any(&of_a))
+            .filter(devices::key_hash.eq_any(&of_a))
             .count()
             .get_result(&mut *conn)?;
         Ok(shared > 0)

@@ -1,5 +1,5 @@
-//! Game results: one row a game won after at least one move, appended in the transaction
-//! that ends the game, numbered in the order they were stored (`seq`). Readers of the
+//! Game results: one row a game won or drawn after at least one move, appended in the
+//! transaction that ends the game, numbered in the order they were stored (`seq`). Readers of the
 //! results (the champions wall today) each keep a cursor of their own (`cursors.rs`). What
 //! a result means to a reader is the reader's: the store keeps the verdict its judge gave
 //! (`Judge`, asked inside the finishing transaction) and decides nothing itself.
@@ -7,7 +7,7 @@
 use chrono::{NaiveDate, NaiveDateTime};
 use diesel::prelude::*;
 
-use super::schema::{game_results, games, users};
+use super::schema::{game_results, games, moves, users};
 use super::{Db, GameEnd, Store, StoreError, UserRow};
 use crate::common::{GameId, UserId};
 
@@ -30,6 +30,9 @@ pub struct GameResult {
     /// Its place among the results, in the order they were stored: what readers' cursors
     /// point at. Given when it is appended (`append_on`); what a caller sets is replaced.
     pub seq: i64,
+    /// A draw: `winner_id` and `loser_id` are then South and North (neither won), `seeds`
+    /// is 0 and it never counts. Readers that want only wins (the wall) pass over it.
+    pub drawn: bool,
 }
 
 /// A game won, as the room knows it when it ends.
@@ -91,6 +94,7 @@ impl Facts<'_> {
                     .or(game_results::loser_id.eq(user)),
             )
             .filter(game_results::house_level.is_null())
+            .filter(game_results::drawn.eq(false))
             .filter(
                 game_results::wall_reason
                     .is_null()
@@ -146,6 +150,9 @@ impl Finished {
 /// `hashtext` key (the pair locks) is it.
 const APPEND_LOCK: i64 = 0x7265_7375_6c74;
 
+/// The word a draw's result keeps where a win keeps the judge's.
+pub const DRAWN: &str = "drawn";
+
 impl Store {
     /// Marks a game in play as over and, for a win after at least one move, appends its
     /// result in the same transaction, with `judge`'s verdict on it.
@@ -175,12 +182,13 @@ impl Store {
         })
     }
 
-    /// A day's results, in the order they ended, with their winners.
+    /// A day's wins, in the order they ended, with their winners.
     pub fn results_of_day(&self, day: NaiveDate) -> Result<Vec<(GameResult, UserRow)>, StoreError> {
         let day = day.format("%Y-%m-%d").to_string();
         Ok(game_results::table
             .inner_join(users::table.on(users::id.eq(game_results::winner_id)))
             .filter(game_results::day.eq(day))
+            .filter(game_results::drawn.eq(false))
             .order((game_results::ended_at.asc(), game_results::game_id.asc()))
             .select((GameResult::as_select(), UserRow::as_select()))
             .load(&mut *self.conn()?)?)
@@ -276,6 +284,14 @@ pub(super) fn finish_on(
     if changed == 0 {
         return Ok(Finished::default());
     }
+    let day = day.format("%Y-%m-%d").to_string();
+    if status == crate::ayo::Status::Draw {
+        append_draw(conn, game_id, day, ended)?;
+        return Ok(Finished {
+            finished: true,
+            result: None,
+        });
+    }
     // No winner, or abandoned before the first move: no result at all.
     let Some(win) = win.filter(|w| w.plies > 0) else {
         return Ok(Finished {
@@ -283,7 +299,6 @@ pub(super) fn finish_on(
             result: None,
         });
     };
-    let day = day.format("%Y-%m-%d").to_string();
     let verdict = judge.judge(&mut Facts { conn: &mut *conn }, win, &day)?;
     append_on(
         conn,
@@ -298,10 +313,49 @@ pub(super) fn finish_on(
             ended_at: ended,
             wall_reason: verdict.reason.map(str::to_owned),
             seq: 0,
+            drawn: false,
         },
     )?;
     Ok(Finished {
         finished: true,
         result: Some(verdict),
     })
+}
+
+/// Appends the result of a game drawn after at least one move (none before: nothing was
+/// played), with South and North in the winner's and loser's places. The wall's judge is not
+/// asked: a draw never counts.
+fn append_draw(
+    conn: &mut Db,
+    game_id: &GameId,
+    day: String,
+    ended: NaiveDateTime,
+) -> Result<(), StoreError> {
+    let moved: i64 = moves::table
+        .filter(moves::game_id.eq(game_id))
+        .count()
+        .get_result(conn)?;
+    if moved == 0 {
+        return Ok(());
+    }
+    let (south, north): (UserId, UserId) = games::table
+        .find(game_id)
+        .select((games::south_id, games::north_id))
+        .first(conn)?;
+    append_on(
+        conn,
+        GameResult {
+            game_id: game_id.clone(),
+            day,
+            winner_id: south,
+            loser_id: north,
+            seeds: 0,
+            house_level: None,
+            counts: false,
+            ended_at: ended,
+            wall_reason: Some(DRAWN.to_owned()),
+            seq: 0,
+            drawn: true,
+        },
+    )
 }

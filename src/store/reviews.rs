@@ -88,6 +88,9 @@ pub enum Asked {
 pub enum Asker {
     /// An operator: no allowance.
     Operator,
+    /// Baba Ayo himself (his user), for a rated game (`house.review_rated`): worked after
+    /// the reviews others asked for (`next_review`).
+    House(UserId),
     /// A guest: `per_day` reviews asked for since `day_began`.
     Guest {
         id: UserId,
@@ -127,6 +130,7 @@ impl Store {
             }
             let asked_by = match asker {
                 Asker::Operator => None,
+                Asker::House(id) => Some(id.clone()),
                 Asker::Guest {
                     id,
                     per_day,
@@ -168,15 +172,29 @@ impl Store {
             .optional()?)
     }
 
-    /// The review that has waited longest, with its game and the game's moves.
-    pub fn next_review(&self) -> Result<Option<(ReviewRow, GameRow, Vec<u8>)>, StoreError> {
-        let next = reviews::table
-            .inner_join(games::table)
-            .filter(reviews::status.eq(ReviewStatus::Waiting))
-            .order((reviews::asked_at.asc(), reviews::game_id.asc()))
-            .select((ReviewRow::as_select(), GameRow::as_select()))
-            .first(&mut *self.conn()?)
+    /// The review that has waited longest, with its game and the game's moves: of those
+    /// people asked for first, then of those `house` queued by himself.
+    pub fn next_review(
+        &self,
+        house: &UserId,
+    ) -> Result<Option<(ReviewRow, GameRow, Vec<u8>)>, StoreError> {
+        let waiting = || {
+            reviews::table
+                .inner_join(games::table)
+                .filter(reviews::status.eq(ReviewStatus::Waiting))
+                .order((reviews::asked_at.asc(), reviews::game_id.asc()))
+                .select((ReviewRow::as_select(), GameRow::as_select()))
+        };
+        let mut conn = self.conn()?;
+        let asked = waiting()
+            .filter(reviews::asked_by.is_null().or(reviews::asked_by.ne(house)))
+            .first(&mut *conn)
             .optional()?;
+        let next = match asked {
+            Some(next) => Some(next),
+            None => waiting().first(&mut *conn).optional()?,
+        };
+        drop(conn);
         let Some((review, game)) = next else {
             return Ok(None);
         };

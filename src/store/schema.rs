@@ -185,6 +185,7 @@ diesel::table! {
         ended_at -> Timestamp,
         wall_reason -> Nullable<Text>,
         seq -> BigInt,
+        drawn -> Bool,
     }
 }
 
@@ -221,6 +222,7 @@ diesel::table! {
         expires_ms -> BigInt,
         revoked_ms -> Nullable<BigInt>,
         revoked_why -> Nullable<Text>,
+        key_hash -> Nullable<Text>,
     }
 }
 
@@ -277,6 +279,21 @@ diesel::table! {
         user_id -> Text,
         blocked_id -> Text,
         created_at -> Timestamp,
+    }
+}
+
+// Following others, and hiding one's room from them (2026-12-07-000006_follows).
+diesel::table! {
+    follows (follower_id, followed_id) {
+        follower_id -> Text,
+        followed_id -> Text,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    hidden_whereabouts (user_id) {
+        user_id -> Text,
     }
 }
 
@@ -377,4 +394,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     ratings,
     rating_changes,
     rated_matches,
+    follows,
+    hidden_whereabouts,
 );

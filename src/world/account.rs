@@ -28,6 +28,9 @@ pub enum AccountError {
     RefreshReused,
     #[error("the refresh credential is not valid (unknown, expired or signed out): sign in again")]
     RefreshInvalid,
+    /// A device key that is not 16 to 128 letters, digits, `-` or `_`.
+    #[error("`device_key` is 16 to 128 letters, digits, `-` or `_`")]
+    DeviceKey,
     /// None of the names a guest of the hotel's comes with is allowed here.
     #[error("the hotel gives no name allowed here: send one as `name`")]
     NoName,
@@ -40,7 +43,7 @@ impl AccountError {
     /// Its code in the one list HTTP and WebSocket answer with.
     pub fn code(&self) -> ErrorCode {
         match self {
-            AccountError::Password => ErrorCode::InvalidField,
+            AccountError::Password | AccountError::DeviceKey => ErrorCode::InvalidField,
             AccountError::SignInFailed => ErrorCode::SignInFailed,
             AccountError::RefreshReused => ErrorCode::RefreshReused,
             AccountError::RefreshInvalid => ErrorCode::RefreshInvalid,
@@ -94,6 +97,24 @@ pub fn device_label(given: Option<&str>, agent: Option<&str>) -> String {
         .to_owned()
 }
 
+/// What a device's key is kept as: its SHA-256 in hex, `None` when none was sent. A key is
+/// the browser's own random string, kept across sign-ins (and accounts) on that browser: two
+/// accounts that sent one key are one person's as far as ratings go. It proves nothing (a
+/// client may send any), so it can only keep games from being rated, never make them so.
+pub fn device_key_hash(given: Option<&str>) -> Result<Option<String>, AccountError> {
+    let Some(key) = given else {
+        return Ok(None);
+    };
+    let fits = (16..=128).contains(&key.len())
+        && key
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    if !fits {
+        return Err(AccountError::DeviceKey);
+    }
+    Ok(Some(credential_hash(key)))
+}
+
 /// Whether `password` may be set: 10 characters or more, up to 256 bytes.
 pub fn check_new_password(password: &str) -> Result<(), AccountError> {
     let chars = password.chars().count();
@@ -132,6 +153,23 @@ pub fn first_name<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_device_key_is_kept_hashed_and_a_malformed_one_refused() {
+        assert_eq!(device_key_hash(None).unwrap(), None);
+        let key = "k3y-of_a-browser-0123456789";
+        let kept = device_key_hash(Some(key)).unwrap().unwrap();
+        assert_eq!(kept, credential_hash(key));
+        assert_ne!(kept, key);
+        for bad in [
+            "short",
+            &"x".repeat(129),
+            "sixteen chars ok but spaces",
+            "ключ-ключ-ключ-ключ",
+        ] {
+            assert!(device_key_hash(Some(bad)).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn a_password_is_ten_characters_to_256_bytes() {

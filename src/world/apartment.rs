@@ -43,6 +43,7 @@ pub fn apartment(store: &Store, room: &RoomRow) -> Result<Apartment, HotelError>
                 id: g.id,
                 name: g.name,
                 house: false,
+                ratings: Default::default(),
             })
             .collect(),
         tables,
@@ -80,6 +81,7 @@ pub fn may_invite(store: &Store, owner: &UserId, guest: &UserId) -> Result<User,
             id: guest.id,
             name: guest.name,
             house: false,
+            ratings: Default::default(),
         }),
         _ => Err(HotelError::NoSuchUser(guest.to_string())),
     }

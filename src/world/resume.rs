@@ -301,6 +301,7 @@ impl<'a> People<'a> {
             id: row.id,
             name: row.name,
             house: row.house,
+            ratings: Default::default(),
         };
         self.known.insert(id.clone(), user.clone());
         Ok(user)

@@ -18,6 +18,7 @@ mod config;
 mod engine;
 mod external;
 mod floods;
+mod following;
 mod helpers;
 mod holding;
 mod home_invitations;

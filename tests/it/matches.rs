@@ -153,6 +153,7 @@ fn user_of(v: &Value) -> lounge::world::User {
         id: UserId::new(v["id"].as_str().unwrap()),
         name: v["name"].as_str().unwrap().to_owned(),
         house: false,
+        ratings: Default::default(),
     }
 }
 

@@ -8,7 +8,7 @@ use lounge::ratings::{Rating, RatingRules, RATINGS_READER};
 use lounge::store::{RatingChangeRow, RatingRow};
 use serde_json::{json, Value};
 
-use crate::helpers::{on_both, TestApp, TestDb, Ws};
+use crate::helpers::{on_both, on_both_with, TestApp, TestDb, Ws};
 
 const LOUNGE: &str = "surulere-games-lounge";
 const TABLE: &str = "surulere-games-lounge-1";
@@ -35,7 +35,8 @@ async fn guests<const N: usize>(app: &TestApp, names: [&str; N]) -> ([Ws; N], [S
 
 /// `host` sits at `table` (choosing `rated` when given), invites `guest`, and the game starts;
 /// both play `plies` moves between them (the first legal pit each time), then the side to move
-/// resigns. The table as the host was shown it after choosing, and the winner's id.
+/// resigns (or, `drawn`, offers a draw the other takes). The table as the host was shown it
+/// after choosing, and the winner's id (the one who did not resign).
 async fn game(
     host: &mut Ws,
     guest: &mut Ws,
@@ -43,6 +44,7 @@ async fn game(
     table: &str,
     rated: Option<bool>,
     plies: usize,
+    drawn: bool,
 ) -> (Value, String) {
     host.send(json!({"type": "sit", "table": table, "seat": "south"}))
         .await;
@@ -89,11 +91,24 @@ async fn game(
     } else {
         (&mut *guest, &mut *host, ids[0])
     };
-    resigner
-        .send(json!({"type": "resign", "table": table}))
-        .await;
-    resigner.next_of("game_over").await;
+    if drawn {
+        resigner
+            .send(json!({"type": "offer_draw", "table": table}))
+            .await;
+        other.next_of("draw_offered").await;
+        other
+            .send(json!({"type": "answer_draw", "table": table, "accept": true}))
+            .await;
+    } else {
+        resigner
+            .send(json!({"type": "resign", "table": table}))
+            .await;
+    }
+    let over = resigner.next_of("game_over").await;
     other.next_of("game_over").await;
+    if drawn {
+        assert_eq!(over["result"], "draw", "{over}");
+    }
     // The match is over (best of one): both stand up for the next.
     (shown, winner.to_owned())
 }
@@ -141,7 +156,7 @@ fn rating_of(rows: &[RatingRow], user: &str) -> Rating {
 async fn a_rated_game_between_two_guests_changes_both_ratings_and_shows_in_their_profiles() {
     on_both(|app| async move {
         let ([mut a, mut b], [a_id, b_id]) = guests(&app, ["Ade", "Bisi"]).await;
-        let (shown, winner) = game(&mut a, &mut b, [&a_id, &b_id], TABLE, None, 4).await;
+        let (shown, winner) = game(&mut a, &mut b, [&a_id, &b_id], TABLE, None, 4, false).await;
         // Rated by default in the lounge, and the table says so.
         assert_eq!(shown["settings"]["rated"], true, "{shown}");
         let loser = if winner == a_id { &b_id } else { &a_id };
@@ -224,7 +239,7 @@ async fn the_viewers_head_to_head_shows_in_a_profile_seen_with_their_token() {
         ws.send(json!({"type": "enter", "room": LOUNGE})).await;
         ws.next_of("room").await;
     }
-    let (_, winner) = game(&mut a, &mut b, [&a_id, &b_id], TABLE, None, 4).await;
+    let (_, winner) = game(&mut a, &mut b, [&a_id, &b_id], TABLE, None, 4, false).await;
     let (viewer, seen) = if winner == a_id {
         (&tb, &a_id)
     } else {
@@ -244,11 +259,86 @@ async fn the_viewers_head_to_head_shows_in_a_profile_seen_with_their_token() {
 }
 
 #[actix_web::test]
+async fn a_drawn_rated_game_is_half_a_win_to_each_and_not_on_the_wall() {
+    on_both(|app| async move {
+        let (a_token, a_id) = app.guest("Ade").await;
+        let (b_token, b_id) = app.guest("Bisi").await;
+        let mut sockets = Vec::new();
+        for token in [&a_token, &b_token] {
+            let mut ws = app.ws(token).await;
+            ws.send(json!({"type": "enter", "room": LOUNGE})).await;
+            ws.next_of("room").await;
+            sockets.push(ws);
+        }
+        let [mut a, mut b]: [Ws; 2] = sockets.try_into().ok().unwrap();
+        game(&mut a, &mut b, [&a_id, &b_id], TABLE, None, 6, true).await;
+        let seq = last_seq(&app);
+        assert!(seq >= 1, "the draw is a result");
+        read_up_to(&[&app], seq).await;
+
+        let store = app.db.store();
+        let rows = store.all_ratings().unwrap();
+        assert_eq!(rows.len(), 2, "{rows:?}");
+        let rules = RatingRules::default();
+        let (first, second) = rules.game(rules.initial, rules.initial, 0.5);
+        // Equal ratings, a draw: neither moves, both are surer.
+        assert_eq!(rating_of(&rows, &a_id).rating, first.rating);
+        assert_eq!(rating_of(&rows, &b_id).rating, second.rating);
+        assert_eq!(first.rating, 1500.0);
+        assert!(first.deviation < rules.initial.deviation);
+        let changes = store.all_rating_changes().unwrap();
+        assert!(changes.iter().all(|c| c.score == 0.5), "{changes:?}");
+
+        let (_, profile) = app.profile(&a_id, None).await;
+        assert_eq!(
+            profile["record"],
+            json!({"won": 0, "drawn": 1, "lost": 0}),
+            "{profile}"
+        );
+        assert_eq!(profile["recent"][0]["result"], "draw");
+        assert_eq!(profile["recent"][0]["rating"]["change"], 0.0, "{profile}");
+        // Rated now: a socket opened since shows the ratings beside their names in the room.
+        let (chidi, _) = app.guest("Chidi").await;
+        let mut c = app.ws(&chidi).await;
+        c.send(json!({"type": "enter", "room": LOUNGE})).await;
+        let room = c.next_of("room").await;
+        let ade = room["occupants"]
+            .as_array()
+            .and_then(|all| all.iter().find(|o| o["id"] == a_id.as_str()))
+            .unwrap_or_else(|| panic!("Ade in {room}"));
+        // Ade's socket opened before the game: the rating Ade had then (none).
+        assert_eq!(ade.get("ratings"), None, "{room}");
+        // Ade leaves and comes back on a new socket: the rating as it is now.
+        a.send(json!({"type": "leave"})).await;
+        a.next_of("left").await;
+        c.next_of("occupant_left").await;
+        drop(a);
+        let mut a_again = app.ws(&a_token).await;
+        a_again.send(json!({"type": "enter", "room": LOUNGE})).await;
+        a_again.next_of("room").await;
+        let joined = c.next_of("occupant_joined").await;
+        assert_eq!(joined["user"]["id"], a_id.as_str(), "{joined}");
+        let shown = format!("{}?", first.rating.round());
+        assert_eq!(
+            joined["user"]["ratings"],
+            json!({"abapa": shown}),
+            "{joined}"
+        );
+        // Nobody won: nothing on the wall, and nothing kept off it either.
+        let (_, wall) = app.champions_today(None).await;
+        assert_eq!(wall["entries"], json!([]), "{wall}");
+        let (_, uncounted) = app.champions_uncounted_today().await;
+        assert_eq!(uncounted["entries"], json!([]), "{uncounted}");
+    })
+    .await;
+}
+
+#[actix_web::test]
 async fn casual_house_and_aborted_games_change_no_rating() {
     on_both(|app| async move {
         let ([mut a, mut b], [a_id, b_id]) = guests(&app, ["Ade", "Bisi"]).await;
         // Casual by the host's choice, shown at the table and kept with the match.
-        let (shown, _) = game(&mut a, &mut b, [&a_id, &b_id], TABLE, Some(false), 4).await;
+        let (shown, _) = game(&mut a, &mut b, [&a_id, &b_id], TABLE, Some(false), 4, false).await;
         assert_eq!(shown["settings"]["rated"], false, "{shown}");
         let rated = |history: &Value| {
             let id = history["matches"][0]["id"].as_str().unwrap().to_owned();
@@ -262,7 +352,7 @@ async fn casual_house_and_aborted_games_change_no_rating() {
             .await;
         assert!(!rated(&history), "{history}");
         // Aborted: one side made one move.
-        let (_, _) = game(&mut a, &mut b, [&a_id, &b_id], TABLE, Some(true), 2).await;
+        let (_, _) = game(&mut a, &mut b, [&a_id, &b_id], TABLE, Some(true), 2, false).await;
         let (_, history) = app
             .match_history(&a_id, crate::helpers::Page::default())
             .await;
@@ -300,14 +390,120 @@ async fn casual_house_and_aborted_games_change_no_rating() {
     .await;
 }
 
-/// Three guests play four rated games; the reader rates them as they end.
+#[actix_web::test]
+async fn games_between_two_accounts_of_one_browser_change_no_rating() {
+    on_both(|app| async move {
+        // A key that is not one is refused, and nobody is made.
+        let (status, body) = app
+            .sign_in_guest_with(json!({"name": "Ade", "device_key": "short"}))
+            .await;
+        assert_eq!(status, 400, "{body}");
+        assert_eq!(body["error"]["code"], "invalid_field", "{body}");
+        let key = "one-browser-7f3a9c2e51d04b68";
+        let mut sockets = Vec::new();
+        let mut ids = Vec::new();
+        for (name, key) in [
+            ("Ade", key),
+            ("Ade Two", key),
+            ("Bisi", "another-browser-0c4e81a2"),
+        ] {
+            let (status, body) = app
+                .sign_in_guest_with(json!({"name": name, "device_key": key}))
+                .await;
+            assert_eq!(status, 201, "{body}");
+            let mut ws = app.ws(body["token"].as_str().unwrap()).await;
+            ws.send(json!({"type": "enter", "room": LOUNGE})).await;
+            ws.next_of("room").await;
+            sockets.push(ws);
+            ids.push(body["user"]["id"].as_str().unwrap().to_owned());
+        }
+        let [mut a, mut a2, mut b]: [Ws; 3] = sockets.try_into().ok().unwrap();
+        // One person's two accounts: not rated.
+        game(&mut a, &mut a2, [&ids[0], &ids[1]], TABLE, None, 4, false).await;
+        read_up_to(&[&app], last_seq(&app)).await;
+        let store = app.db.store();
+        assert_eq!(store.all_ratings().unwrap(), Vec::<RatingRow>::new());
+        // Two browsers: rated.
+        game(&mut a, &mut b, [&ids[0], &ids[2]], TABLE, None, 4, false).await;
+        read_up_to(&[&app], last_seq(&app)).await;
+        let rated: Vec<String> = store
+            .all_ratings()
+            .unwrap()
+            .iter()
+            .map(|r| r.user_id.to_string())
+            .collect();
+        assert_eq!(rated.len(), 2, "{rated:?}");
+        assert!(
+            rated.contains(&ids[0]) && rated.contains(&ids[2]),
+            "{rated:?}"
+        );
+    })
+    .await;
+}
+
+#[actix_web::test]
+async fn told_to_baba_ayo_reviews_each_rated_game_unasked_and_no_other() {
+    let told = [
+        ("LOUNGE_HOUSE__REVIEW_RATED", "true"),
+        ("LOUNGE_HOUSE__REVIEW_MS", "400"),
+    ];
+    on_both_with(&told, |app| async move {
+        // Baba Ayo's own game first: a house game is never rated, so never reviewed unasked.
+        let (mut t, mine, started, _) = crate::helpers::house_game(&app, "easy").await;
+        let house_game = started["game_id"].as_str().unwrap().to_owned();
+        let mut state = started["state"].clone();
+        let mut moved = 0;
+        while moved < 2 {
+            if state["to_move"] == mine {
+                let pit = state["legal"][0].clone();
+                t.send(json!({"type": "move", "table": TABLE, "pit": pit}))
+                    .await;
+                moved += 1;
+            }
+            state = t.next_of("game_state").await["state"].clone();
+        }
+        t.send(json!({"type": "resign", "table": TABLE})).await;
+        t.next_of("game_over").await;
+        t.send(json!({"type": "leave"})).await;
+        t.next_of("left").await;
+
+        let ([mut a, mut b], [a_id, b_id]) = guests(&app, ["Ade", "Bisi"]).await;
+        let mut ended = app.reviews.as_ref().expect("served here").follow();
+        game(&mut a, &mut b, [&a_id, &b_id], TABLE, None, 4, false).await;
+        let (_, history) = app
+            .match_history(&a_id, crate::helpers::Page::default())
+            .await;
+        let rated_game = history["matches"][0]["games"][0]["id"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let review = loop {
+            let (status, review) = app.review(&rated_game, None).await;
+            if status == 200 && review["status"] != "waiting" {
+                break review;
+            }
+            tokio::time::timeout(BOUND, ended.changed())
+                .await
+                .expect("a review ended")
+                .expect("the reviews run");
+        };
+        assert_eq!(review["status"], "done", "{review}");
+        assert_eq!(review["moves"].as_array().unwrap().len(), 4, "{review}");
+        // The house game's result was read before the rated one's: passed over.
+        let (status, none) = app.review(&house_game, None).await;
+        assert_eq!(status, 404, "{none}");
+    })
+    .await;
+}
+
+/// Three guests play four rated games, the last drawn; the reader rates them as they end.
 async fn round_of_games(app: &TestApp, names: [&str; 3]) -> [String; 3] {
     let ([mut a, mut b, mut c], ids) = guests(app, names).await;
     let [ai, bi, ci] = [&ids[0], &ids[1], &ids[2]];
-    game(&mut a, &mut b, [ai, bi], TABLE, None, 4).await;
-    game(&mut b, &mut c, [bi, ci], TABLE, None, 5).await;
-    game(&mut c, &mut a, [ci, ai], TABLE, None, 6).await;
-    game(&mut a, &mut b, [ai, bi], TABLE, None, 7).await;
+    game(&mut a, &mut b, [ai, bi], TABLE, None, 4, false).await;
+    game(&mut b, &mut c, [bi, ci], TABLE, None, 5, false).await;
+    game(&mut c, &mut a, [ci, ai], TABLE, None, 6, false).await;
+    game(&mut a, &mut b, [ai, bi], TABLE, None, 7, true).await;
     ids
 }
 

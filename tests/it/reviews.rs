@@ -3,7 +3,7 @@
 
 use serde_json::{json, Value};
 
-use crate::helpers::{house_game, on_both_with, play_out, TestApp, Ws};
+use crate::helpers::{house_game_as, on_both_with, play_out, TestApp, Ws};
 
 const LOUNGE_TABLE: &str = "surulere-games-lounge-1";
 
@@ -13,7 +13,12 @@ const QUICK: &[(&str, &str)] = &[("LOUNGE_HOUSE__REVIEW_MS", "400")];
 /// Tunde against easy Baba Ayo, played out to its end: (his socket, his token, the game's id,
 /// its `game_over`).
 async fn a_finished_house_game(app: &TestApp) -> (Ws, String, String, Value) {
-    let (mut ws, mine, started, token) = house_game(app, "easy").await;
+    a_finished_house_game_of(app, "Tunde").await
+}
+
+/// `a_finished_house_game` played by a guest named `name`.
+async fn a_finished_house_game_of(app: &TestApp, name: &str) -> (Ws, String, String, Value) {
+    let (mut ws, mine, started, token) = house_game_as(app, name, "easy").await;
     let game = started["game_id"].as_str().unwrap().to_owned();
     let over = play_out(&mut ws, LOUNGE_TABLE, mine, started["state"].clone()).await;
     (ws, token, game, over)
@@ -159,4 +164,37 @@ async fn a_guest_has_a_daily_allowance_and_operators_none() {
         assert_eq!(status, 202, "{asked}");
     })
     .await;
+}
+
+#[actix_web::test]
+async fn on_two_instances_each_review_is_worked_once_whichever_was_asked() {
+    let first = TestApp::spawn_with(crate::helpers::TestDb::postgres(), QUICK).await;
+    let second = TestApp::spawn_with(first.db.again(), QUICK).await;
+    // Each instance runs its own lounge here, on one database: a game finished on each.
+    let (_ws1, token1, game1, _) = a_finished_house_game_of(&first, "Tunde").await;
+    let (mut ws2, token2, game2, _) = a_finished_house_game_of(&second, "Bisi").await;
+    let game3 = a_resigned_house_game(&mut ws2).await;
+    let mut worked = [&first, &second].map(|app| app.reviews.as_ref().unwrap().follow());
+
+    // Each game asked for on both instances, by both guests: three reviews in all.
+    for game in [&game1, &game2, &game3] {
+        for (app, token) in [(&first, &token1), (&second, &token2)] {
+            let (status, asked, _) = app.ask_review(token, game).await;
+            assert!(status == 202 || status == 200, "{asked}");
+        }
+    }
+    for game in [&game1, &game2, &game3] {
+        for app in [&first, &second] {
+            assert_eq!(ended(app, game).await["status"], "done", "{game}");
+        }
+    }
+    // Worked once each, whichever instance had the turn: three in all.
+    let total: u64 = worked.iter_mut().map(|w| *w.borrow_and_update()).sum();
+    assert_eq!(total, 3);
+    // Every one the same wherever it is read.
+    for game in [&game1, &game2, &game3] {
+        let (_, a) = first.review(game, None).await;
+        let (_, b) = second.review(game, None).await;
+        assert_eq!(a, b);
+    }
 }

@@ -98,6 +98,7 @@ mod live {
             id: UserId::new(id),
             name: id.into(),
             house: false,
+            ratings: Default::default(),
         }
     }
 

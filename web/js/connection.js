@@ -47,6 +47,18 @@ export async function api(method, path, body, headers = {}, retried = false) {
 // localStorage: the client refreshes before the token ends and at every start, so a guest comes
 // back as the same avatar after a week away or a browser restart.
 
+/// This browser's device key, made once and kept through sign-outs: the lounge rates no game
+/// between two accounts that signed in with one key (docs/protocol.md, Ratings).
+export function deviceKey() {
+  let key = localStorage.getItem("lounge.device_key");
+  if (!key || !/^[A-Za-z0-9_-]{16,128}$/.test(key)) {
+    const bytes = crypto.getRandomValues(new Uint8Array(16));
+    key = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+    localStorage.setItem("lounge.device_key", key);
+  }
+  return key;
+}
+
 /// Keeps a grant (`{token, expires_in, refresh, user}`) and plans the next refresh.
 export function adopt(answer) {
   state.token = answer.token;

@@ -13,7 +13,7 @@
 //   ui.js          buttons, notices, the tab title, sound
 
 import { $, state, LOUNGE } from "./state.js";
-import { api, adopt, refreshToken, connect, hooks, enter } from "./connection.js";
+import { api, adopt, refreshToken, connect, hooks, enter, deviceKey } from "./connection.js";
 import { receive, loadRooms, watch } from "./room.js";
 import { loadBlocks } from "./home.js";
 import { showShop } from "./shop.js";
@@ -66,7 +66,7 @@ $("signin-form").addEventListener("submit", async (event) => {
   event.preventDefault();
   $("signin-error").textContent = "";
   try {
-    adopt(await api("POST", "/auth/guest", { name: $("name").value }));
+    adopt(await api("POST", "/auth/guest", { name: $("name").value, device_key: deviceKey() }));
     start();
   } catch (e) {
     $("signin-error").textContent = e.message;
@@ -77,7 +77,7 @@ $("password-signin-form").addEventListener("submit", async (event) => {
   event.preventDefault();
   $("signin-error").textContent = "";
   try {
-    adopt(await api("POST", "/auth/sign-in", { name: $("signin-name").value, password: $("signin-password").value }));
+    adopt(await api("POST", "/auth/sign-in", { name: $("signin-name").value, password: $("signin-password").value, device_key: deviceKey() }));
     $("signin-password").value = "";
     start();
   } catch (e) {

@@ -52,6 +52,10 @@ pub enum Notice {
     /// The instance that says so stopped and let these rooms' leases go: whoever has a
     /// match in play opens here (the first to take its lease) without waiting for a sweep.
     HandedOn { rooms: Vec<RoomId> },
+    /// Which of `users` have a connection on the instance that answers, and the room each
+    /// is in there (`null` for none): answered by every other instance to request `req`, for
+    /// a friends list.
+    Whereabouts { users: Vec<UserId>, req: u64 },
     /// How many connections of `user` there are, each sent `frame` (an invitation home) when
     /// there is one: answered by every other instance to request `req`.
     Reach {
@@ -121,6 +125,22 @@ impl World {
             .iter()
             .map(|n| n.as_u64().unwrap_or(0) as usize)
             .sum()
+    }
+
+    /// Which of `users` are connected to the other instances, each with the room they are in
+    /// there (if any): those that answered within a second.
+    pub async fn whereabouts_elsewhere(&self, users: Vec<UserId>) -> Vec<(UserId, Option<RoomId>)> {
+        if users.is_empty() {
+            return Vec::new();
+        }
+        let answers = self
+            .ask_hotel(|req| Notice::Whereabouts { users, req })
+            .await;
+        answers
+            .into_iter()
+            .filter_map(|a| serde_json::from_value::<Vec<(UserId, Option<RoomId>)>>(a).ok())
+            .flatten()
+            .collect()
     }
 
     /// A new connection of `user` here takes over those on the other instances: the room

@@ -29,6 +29,8 @@ pub struct TestApp {
     pub auth: std::sync::Arc<lounge::http::auth::Auth>,
     /// The ratings' reader of a lounge served in this process (`None` for another process's).
     pub ratings: Option<std::sync::Arc<lounge::ratings::Ratings>>,
+    /// Its reviews, likewise.
+    pub reviews: Option<std::sync::Arc<lounge::reviews::Reviews>>,
     client: awc::Client,
 }
 
@@ -163,6 +165,7 @@ impl TestApp {
         let port = app.port();
         let auth = app.auth.clone();
         let ratings = Some(app.ratings.clone());
+        let reviews = Some(app.reviews.clone());
         actix_web::rt::spawn(app.run_until_stopped());
         TestApp {
             port,
@@ -170,6 +173,7 @@ impl TestApp {
             clock,
             auth,
             ratings,
+            reviews,
             client: awc::Client::default(),
         }
     }
@@ -188,6 +192,7 @@ impl TestApp {
             clock: lounge::common::ServerClock::System,
             auth: std::sync::Arc::new(lounge::http::auth::Auth::new(&settings).unwrap()),
             ratings: None,
+            reviews: None,
             client: awc::Client::default(),
         }
     }

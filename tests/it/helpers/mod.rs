@@ -7,6 +7,7 @@ pub mod browser;
 pub mod civility;
 pub mod db;
 pub mod floods;
+pub mod following;
 pub mod game;
 pub mod hotel;
 pub mod identity;
@@ -18,7 +19,7 @@ pub mod ws;
 
 pub use app::{on_both, on_both_with, Page, TestApp};
 pub use db::TestDb;
-pub use ws::{game_between_two, house_game, play_out, Ws};
+pub use ws::{game_between_two, house_game, house_game_as, play_out, Ws};
 
 /// Now on the system's clock, as the store stamps rows: for rows a test writes by hand.
 pub fn now() -> chrono::NaiveDateTime {

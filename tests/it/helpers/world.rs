@@ -101,6 +101,7 @@ pub fn user(db: &TestDb, name: &str) -> User {
         id: row.id,
         name: row.name,
         house: false,
+        ratings: Default::default(),
     }
 }
 

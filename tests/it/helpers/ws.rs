@@ -324,7 +324,16 @@ pub async fn game_between_two(app: &TestApp) -> (Ws, Ws, Ws, String, String, Val
 /// Tunde in the lounge, a game against Baba Ayo at `level` started at table 1: (his socket,
 /// his seat, the game_started message, his token).
 pub async fn house_game(app: &TestApp, level: &str) -> (Ws, &'static str, Value, String) {
-    let (token, me) = app.guest("Tunde").await;
+    house_game_as(app, "Tunde", level).await
+}
+
+/// `house_game` played by a guest of another name.
+pub async fn house_game_as(
+    app: &TestApp,
+    name: &str,
+    level: &str,
+) -> (Ws, &'static str, Value, String) {
+    let (token, me) = app.guest(name).await;
     let mut ws = app.ws(&token).await;
     ws.send(json!({"type": "enter", "room": "surulere-games-lounge"}))
         .await;

@@ -68,6 +68,7 @@ pub(super) fn person(name: &str) -> User {
         id: UserId::new(name.to_lowercase()),
         name: name.to_owned(),
         house: false,
+        ratings: Default::default(),
     }
 }
 
@@ -76,6 +77,7 @@ pub(super) fn house() -> User {
         id: UserId::new("house-easy"),
         name: "Baba Ayo".to_owned(),
         house: true,
+        ratings: Default::default(),
     }
 }
 

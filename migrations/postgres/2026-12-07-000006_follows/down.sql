@@ -1,0 +1,2 @@
+DROP TABLE hidden_whereabouts;
+DROP TABLE follows;
