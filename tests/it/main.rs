@@ -33,6 +33,7 @@ mod properties;
 mod ratings;
 mod records;
 mod replay;
+mod replay_api;
 mod restart;
 mod reviews;
 mod room;
