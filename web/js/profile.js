@@ -53,6 +53,7 @@ export async function showProfile(user) {
   const dialog = $("profile");
   $("profile-name").textContent = user.name || "";
   $("profile-body").replaceChildren(line("Loading…"));
+  $("profile-games-slot").replaceChildren();
   if (!dialog.open) dialog.showModal();
   let p;
   try {
@@ -70,7 +71,9 @@ export async function showProfile(user) {
   parts.push(line(`Won ${rec.won} · drawn ${rec.drawn} · lost ${rec.lost}`, "profile-record"));
   if (p.head_to_head) {
     const g = p.head_to_head.games;
-    parts.push(line(`You against ${p.user.name}: won ${g.won[0]}, lost ${g.won[1]}, drawn ${g.drawn} (${g.played} ${g.played === 1 ? "game" : "games"})`, "profile-h2h"));
+    parts.push(line(g.played
+      ? `You against ${p.user.name}: won ${g.won[0]}, lost ${g.won[1]}, drawn ${g.drawn} (${g.played} ${g.played === 1 ? "game" : "games"})`
+      : `You have not played ${p.user.name} yet.`, "profile-h2h"));
   }
   if (p.recent.length) {
     const h = document.createElement("h4");
@@ -93,7 +96,7 @@ export async function showProfile(user) {
     dialog.close();
     location.hash = "history/" + encodeURIComponent(p.user.id);
   }, "profile-games");
-  parts.push(games);
+  $("profile-games-slot").replaceChildren(games);
   $("profile-body").replaceChildren(...parts);
 }
 

@@ -181,6 +181,10 @@ function showMoves() {
     const n = i + 1;
     if (i % 2 === 0) {
       row = document.createElement("li");
+      const turn = document.createElement("span");
+      turn.className = "turn";
+      turn.textContent = `${i / 2 + 1}.`;
+      row.appendChild(turn);
       rows.push(row);
     }
     const review = reviewAt(n);

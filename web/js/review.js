@@ -132,7 +132,7 @@ export function showReviewAt(ply) {
   const value = values[ply];
   const lead = value === null ? "" : value === 0 ? "Level." : `${value > 0 ? "South" : "North"} ahead by ${Math.abs(value)} ${Math.abs(value) === 1 ? "seed" : "seeds"}${m && m.exact ? " (proven)" : ""}.`;
   let said = "";
-  if (m && m.mark) said = ` A ${m.mark}: it gave away ${m.loss} ${m.loss === 1 ? "seed" : "seeds"}.`;
+  if (m && m.mark) said = ` ${m.mark === "inaccuracy" ? "An" : "A"} ${m.mark}: it gave away ${m.loss} ${m.loss === 1 ? "seed" : "seeds"}.`;
   if (m && m.best) said += ` Baba Ayo would have sown pit ${m.best} (marked on the board).`;
   $("review-at").textContent = `${lead}${said}`;
   $("review-at").dataset.mark = (m && m.mark) || "";
