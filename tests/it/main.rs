@@ -8,6 +8,7 @@ mod browser;
 mod browser_identity;
 mod browser_moderation;
 mod browser_newcomer;
+mod browser_replay;
 mod champions;
 mod chat_backlog;
 mod chat_flood;
