@@ -168,6 +168,29 @@ try {
   await ade.locator(`#history-title`, { hasText: "Games of Bisi" }).waitFor();
   await ade.locator(`[data-testid="history-games"] li`, { hasText: "Won" }).first().waitFor();
 
+  step("A name in chat opens its card too");
+  await ade.locator("#history-back").click();
+  await ade.locator("#lounge").waitFor();
+  await bisi.locator("#chat-text").fill("good game");
+  await bisi.getByRole("button", { name: "Send" }).click();
+  await ade.locator(`#chat [data-testid="chat-name"][data-user="${bisiId}"]`).first().click();
+  await card.getByTestId("profile-record").filter({ hasText: "Won 1" }).waitFor();
+  await card.getByTestId("profile-close").click();
+
+  step("Ratings beside names where the room's frames carry them (Abapa's in the room, the table's family at a table)");
+  await bisi.evaluate(async () => {
+    const { receive } = await import("/js/room.js");
+    const { state } = await import("/js/state.js");
+    const rated = { id: "rated-guest", name: "Zainab", ratings: { abapa: "1540?", ayoayo: "1498" } };
+    receive({ type: "occupant_joined", room: state.room.id, user: rated });
+    const table = [...state.tables.values()].find((t) => !t.seats.south && !t.seats.north && t.rules.preset === "lagos");
+    receive({ ...table, type: "table", version: table.version + 1, seats: { south: rated, north: null } });
+  });
+  const rating = await bisi.locator(`#occupants [data-user="rated-guest"] [data-testid="rating"]`).textContent();
+  check(rating.trim() === "1540?", `the room shows ${rating} beside the name`);
+  const atTable = await bisi.locator(`.table [data-testid="seat-name"][data-user="rated-guest"] [data-testid="rating"]`).textContent();
+  check(atTable.trim() === "1540?", `the table shows ${atTable} beside the name`);
+
   step("A phone: Ade's games, the replay stepped by taps, Ade's card, all within 390 px");
   const chidi = await signIn(browser, base, "Chidi", seen, PHONE);
   await fitsPhone(chidi, "the lounge");
