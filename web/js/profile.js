@@ -3,7 +3,7 @@
 // from any name shown (the room's list, a table's seats, chat); names carry their rating
 // where the server sends one.
 
-import { $, state } from "./state.js";
+import { $ } from "./state.js";
 import { api } from "./connection.js";
 import { button } from "./ui.js";
 
@@ -115,6 +115,3 @@ function line(text, testid) {
 $("profile-close").addEventListener("click", () => $("profile").close());
 // A click on the backdrop (outside the card) closes it too; Escape is the dialog's own.
 $("profile").addEventListener("click", (event) => { if (event.target === $("profile")) $("profile").close(); });
-
-/// The viewer's own id, for "you" in lists.
-export const isMe = (user) => !!(state.user && user && user.id === state.user.id);
