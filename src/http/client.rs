@@ -26,6 +26,11 @@ const MODULES: &[(&str, &str)] = &[
     ("me.js", include_str!("../../web/js/me.js")),
     ("rules.js", include_str!("../../web/js/rules.js")),
     ("ui.js", include_str!("../../web/js/ui.js")),
+    ("pages.js", include_str!("../../web/js/pages.js")),
+    ("history.js", include_str!("../../web/js/history.js")),
+    ("replay.js", include_str!("../../web/js/replay.js")),
+    ("review.js", include_str!("../../web/js/review.js")),
+    ("profile.js", include_str!("../../web/js/profile.js")),
 ];
 
 /// `built_in`, or the file `name` of `LOUNGE_WEB_DIR` when that is set (see the module notes).

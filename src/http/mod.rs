@@ -26,6 +26,7 @@ mod passwords;
 pub mod peer;
 pub mod profiles;
 pub mod records;
+pub mod replay;
 pub mod reviews;
 pub mod signups;
 pub mod tickets;
@@ -182,6 +183,7 @@ pub fn routes(cfg: &mut ServiceConfig<'_>) {
             .service(reviews::get)
             .service(records::game_record)
             .service(records::games_record)
+            .service(replay::one_game)
             .service(profiles::profile)
             .service(home::shop_items)
             .service(home::purchase)

@@ -7,6 +7,7 @@ import { send } from "./connection.js";
 import { sow, landing, replay, sideOf } from "./sowing.js";
 import { turnTitle, turnSound, notice } from "./ui.js";
 import { showMatch, tick } from "./match.js";
+import { familyOf, ratingOf } from "./profile.js";
 
 const STEP_MS = 110;
 
@@ -82,8 +83,11 @@ export function showBoard(pits) {
     const again = board.querySelector(`[data-pit="${focused}"]:not(:disabled)`);
     (again || board).focus();
   }
-  $("opponent").textContent = `${players[them].name}${players[them].house ? " (house)" : ""} (${them})`;
-  $("myself").textContent = seat ? `You (${seat})` : `${players[me].name} (${me})`;
+  // Each player's rating in the table's family, where the frames carry one.
+  const family = familyOf(table.rules);
+  const rated = (user) => (ratingOf(user, family) ? ` ${ratingOf(user, family)}` : "");
+  $("opponent").textContent = `${players[them].name}${players[them].house ? " (house)" : ""} (${them})${rated(players[them])}`;
+  $("myself").textContent = seat ? `You (${seat})${rated(players[me])}` : `${players[me].name} (${me})${rated(players[me])}`;
   // The score as the viewer sits: "you 26 – 8 Kemi", or the two names for an onlooker.
   const [mineStore, theirStoreCount] = [s.stores[me === "south" ? 0 : 1], s.stores[them === "south" ? 0 : 1]];
   $("score").textContent = `${seat ? "you" : players[me].name} ${mineStore} – ${theirStoreCount} ${players[them].name}`;

@@ -226,5 +226,7 @@ export function send(message) {
 /// Goes to another room on the open socket (the room answers with its snapshot).
 export function enter(room) {
   state.entering = room;
+  // Not connected yet (a tab opened at a link to a game): the connection enters it.
+  if (!state.ws) return void connect(room);
   send({ type: "enter", room });
 }

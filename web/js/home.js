@@ -4,15 +4,14 @@
 import { $, state } from "./state.js";
 import { api, enter } from "./connection.js";
 import { button, notice } from "./ui.js";
+import { nameButton } from "./profile.js";
 
 /// One line of the room's list: the name, and for others Invite home, Visit, Block.
 export function renderOccupant(u) {
   const li = document.createElement("li");
   li.dataset.user = u.id;
-  const name = document.createElement("span");
-  name.className = "name";
-  name.textContent = u.name + (u.id === state.user.id ? " (you)" : "");
-  li.appendChild(name);
+  // The name opens the guest's card; their Abapa rating beside it, when the room sent one.
+  li.appendChild(nameButton(u, { family: "abapa", suffix: u.id === state.user.id ? " (you)" : "", testid: "occupant-name" }));
   if (u.id === state.user.id || u.house) return li;
   li.appendChild(button("Invite home", () => inviteHome(u), "invite-home"));
   // No visiting the owner's apartment from inside it.

@@ -10,6 +10,11 @@
 //   shop.js        the shop, the apartment's door, what stands at home
 //   me.js          the guest's own place: password, devices, blocks, signing out
 //   rules.js       how to play at a table
+//   pages.js       which page shows, and the links that open one (#game/…, #history/…)
+//   history.js     a guest's games, filtered, each opening its replay
+//   replay.js      a finished game move by move, its clocks, a link to a move
+//   review.js      Baba Ayo's review of it: asked for, graphed, moves marked
+//   profile.js     a guest's card from their name: ratings, record, recent games
 //   ui.js          buttons, notices, the tab title, sound
 
 import { $, state, LOUNGE } from "./state.js";
@@ -20,6 +25,10 @@ import { showShop } from "./shop.js";
 import { showMe, signOutAsked } from "./me.js";
 import { showBoard } from "./board.js";
 import { showSoundSetting, moderation } from "./ui.js";
+import { showPage, linked } from "./pages.js";
+import { showHistory } from "./history.js";
+import { showReplay } from "./replay.js";
+import { showProfile } from "./profile.js";
 
 hooks.receive = receive;
 // The socket went down or is being tried again: the board says so.
@@ -44,6 +53,9 @@ hooks.signedOut = () => {
   $("lounge").hidden = true;
   $("shop").hidden = true;
   $("me-page").hidden = true;
+  $("history-page").hidden = true;
+  $("replay-page").hidden = true;
+  if ($("profile").open) $("profile").close();
   $("signin").hidden = false;
   document.title = "Lagos Hotel · Surulere Games Lounge";
 };
@@ -59,8 +71,30 @@ async function start() {
   api("GET", "/champions/rules").then((rules) => { state.wallRules = rules; }, () => {});
   await loadBlocks();
   loadRooms();
+  // A link to a game or a history opens it without the lounge's connection, which would take
+  // over the guest's other tab (one at a board, say); the lounge connects when shown.
+  const link = linked();
+  if (link && link.page !== "profile") return route();
   connect(state.lastRoom);
+  if (link) route();
 }
+
+/// Shows what the address's hash names: a replay, a history, a profile over the lounge, or
+/// the lounge.
+function route() {
+  if (!state.token || !state.user) return;
+  const link = linked();
+  if (link && link.page === "game") return showReplay(link.id, link.ply ?? undefined);
+  if (link && link.page === "history") return showHistory(link.id);
+  if ($("lounge").hidden) showPage("lounge");
+  if (!state.ws) connect(state.lastRoom);
+  if (link && link.page === "profile") {
+    history.replaceState(null, "", location.pathname + location.search);
+    showProfile({ id: link.id });
+  }
+}
+
+window.addEventListener("hashchange", route);
 
 $("signin-form").addEventListener("submit", async (event) => {
   event.preventDefault();
@@ -88,6 +122,8 @@ $("password-signin-form").addEventListener("submit", async (event) => {
 $("go-home").addEventListener("click", () => enter("apartment-" + state.user.id));
 $("go-shop").addEventListener("click", showShop);
 $("go-me").addEventListener("click", showMe);
+$("go-games").addEventListener("click", () => { location.hash = "history/" + encodeURIComponent(state.user.id); });
+$("history-back").addEventListener("click", () => { location.hash = ""; });
 
 // Signing out on a shared lobby computer: asked first when it would lose the guest.
 for (const id of ["nav-sign-out", "me-sign-out"]) {

@@ -5,11 +5,11 @@
 import { $, state } from "./state.js";
 import { api, signOut } from "./connection.js";
 import { button, notice, ask } from "./ui.js";
+import { showPage } from "./pages.js";
 
 /// Shows the Me page, read fresh from the server.
 export async function showMe() {
-  for (const id of ["lounge", "shop"]) $(id).hidden = true;
-  $("me-page").hidden = false;
+  showPage("me-page");
   $("password-result").textContent = "";
   try {
     const [me, devices, blocks] = await Promise.all([api("GET", "/me"), api("GET", "/me/devices"), api("GET", "/me/blocks")]);
@@ -92,4 +92,4 @@ $("password-form").addEventListener("submit", async (event) => {
   }
 });
 
-$("me-back").addEventListener("click", () => { $("me-page").hidden = true; $("lounge").hidden = false; });
+$("me-back").addEventListener("click", () => showPage("lounge"));

@@ -11,6 +11,8 @@ import {
 } from "./match.js";
 import { presetName, howToPlay } from "./rules.js";
 import { renderOccupant, showHomeInvitation, meet } from "./home.js";
+import { showPage } from "./pages.js";
+import { nameButton, familyOf } from "./profile.js";
 
 /// A table event that is not newer than what the client holds is old news (a move sent
 /// again gets its answer again): dropped. At the table watched (or played at), one that skips
@@ -81,11 +83,7 @@ const handlers = {
     showHome(again);
     showSlowMode(m.slow_mode);
     showChat(m.chat);
-    if (!again) {
-      $("shop").hidden = true;
-      $("me-page").hidden = true;
-      $("lounge").hidden = false;
-    }
+    if (!again) showPage("lounge");
     // Back in the room (a reload, a new tab, a reconnect): at one's own board first.
     const own = [...state.tables.values()].find((t) => seatAt(t) && (matchInPlay(t) || (t.game && t.game.state.status === "playing")));
     const watching = own ? own.id : (state.tables.has(state.watching) ? state.watching : null);
@@ -396,7 +394,7 @@ function addChatLine(m) {
   if ($("chat").querySelector(`[data-line="${m.id}"]`)) return;
   const li = document.createElement("li");
   const who = document.createElement("b");
-  who.textContent = `${m.user.name}: `;
+  who.append(nameButton(m.user, { testid: "chat-name" }), ": ");
   li.append(who, m.text);
   li.dataset.line = m.id;
   $("chat").appendChild(li);
@@ -508,7 +506,9 @@ function renderTables() {
       const who = t.seats[side];
       const label = document.createElement("span");
       const away = who && state.away.get(who.id)?.table === t.id && matchInPlay(t) ? " (away)" : "";
-      label.textContent = `${side}: ${who ? who.name + away : "free"}`;
+      // A name opens its card, its rating in the table's family beside it.
+      if (who) label.append(`${side}: `, nameButton(who, { family: familyOf(t.rules), suffix: away, testid: "seat-name" }));
+      else label.textContent = `${side}: free`;
       row.appendChild(label);
       if (!who && !seat && !inPlay) row.appendChild(button("Sit", () => sit(t, side), `sit-${side}`));
       // Standing up is beside one's own name, apart from the match's choices.

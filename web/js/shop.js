@@ -4,11 +4,10 @@
 import { $, randomKey } from "./state.js";
 import { api } from "./connection.js";
 import { button, notice } from "./ui.js";
+import { showPage } from "./pages.js";
 
 export async function showShop() {
-  $("lounge").hidden = true;
-  $("me-page").hidden = true;
-  $("shop").hidden = false;
+  showPage("shop");
   try {
     const [shop, me] = await Promise.all([api("GET", "/shop/items"), api("GET", "/me")]);
     $("coins").textContent = `· ${me.coins} coins`;
@@ -72,7 +71,7 @@ function shopError(text) {
   $("shop-error").textContent = text;
 }
 
-$("shop-back").addEventListener("click", () => { $("shop").hidden = true; $("lounge").hidden = false; });
+$("shop-back").addEventListener("click", () => showPage("lounge"));
 
 $("door").addEventListener("change", async () => {
   try { await api("PUT", "/me/apartment/door", { door: $("door").value }); } catch (e) { shopError(e.message); }
