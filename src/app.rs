@@ -132,10 +132,11 @@ impl Application {
         let champions = Arc::new(champions(settings, store.clone())?);
         tracing::info!(wall = champions.wall_kind(), timezone = %champions.clock.tz, "the champions wall");
         champions.start();
+        let activity = crate::common::Activity::default();
         let reviews = Arc::new(crate::reviews::Reviews::new(
             store.clone(),
             house.endgames().clone(),
-            champions.clock,
+            (champions.clock, activity.clone()),
             &settings.house,
         ));
         reviews.start();
@@ -166,6 +167,7 @@ impl Application {
             rematch: Duration::from_secs(settings.world.rematch_secs),
             heartbeat: Duration::from_millis(settings.world.heartbeat_ms.max(10)),
             civility: civility(&settings.civility),
+            activity,
         };
         // Leased, a room resumes its matches when it opens here.
         let matches = if cluster.is_some() {

@@ -126,6 +126,7 @@ pub fn think_with(searcher: &mut Searcher, ask: Ask<'_>) -> Option<Thought> {
         max_depth: level.max_depth(),
         deadline: Some(Instant::now() + movetime),
         stop: stop.clone(),
+        pause: None,
     };
     let deadline = limits.deadline;
     let mut thought = searcher.think(game, limits)?;
@@ -148,6 +149,7 @@ pub fn takes_draw(searcher: &mut Searcher, ask: Ask<'_>, side: Side) -> bool {
         max_depth: ask.level.max_depth(),
         deadline: Some(Instant::now() + ask.movetime),
         stop: ask.stop,
+        pause: None,
     };
     let Some(t) = searcher.think(ask.game, limits) else {
         // Over already: nothing to take.
@@ -212,6 +214,7 @@ fn swindle(
                     max_depth: depth,
                     deadline,
                     stop: stop.cloned(),
+                    pause: None,
                 };
                 searcher
                     .think(&next, limits)

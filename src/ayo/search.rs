@@ -40,6 +40,20 @@ pub struct Limits {
     pub deadline: Option<Instant>,
     /// Stop at once when this is set (a stopping service).
     pub stop: Option<Arc<AtomicBool>>,
+    /// Asked now and then whether to wait (for the cores to be free of games in play).
+    pub pause: Option<Pause>,
+}
+
+/// Called every few hundred nodes of a search; it may hold the search up (a review waiting
+/// while games are played) and says for how long, which is added to the deadline: a search
+/// that waited loses none of its time to think.
+#[derive(Clone)]
+pub struct Pause(pub Arc<dyn Fn() -> std::time::Duration + Send + Sync>);
+
+impl std::fmt::Debug for Pause {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Pause")
+    }
 }
 
 impl Limits {
@@ -48,6 +62,7 @@ impl Limits {
             max_depth,
             deadline: None,
             stop: None,
+            pause: None,
         }
     }
 }
@@ -269,6 +284,12 @@ impl Searcher {
     fn out_of_time(&mut self) -> bool {
         // Every 256 nodes: a few hundredths of a millisecond apart, so a move ends on time.
         if self.nodes & 255 == 0 && !self.must_finish {
+            if let Some(pause) = &self.limits.pause {
+                let waited = (pause.0)();
+                if let Some(deadline) = &mut self.limits.deadline {
+                    *deadline += waited;
+                }
+            }
             let late = self.limits.deadline.is_some_and(|d| Instant::now() >= d);
             let told = self
                 .limits

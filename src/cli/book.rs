@@ -74,6 +74,7 @@ pub fn run(
                         max_depth: crate::ayo::search::MAX_PLY as u32 - 1,
                         deadline: Some(Instant::now() + movetime),
                         stop: None,
+                        pause: None,
                     };
                     if let Some(t) = searcher.think(&game, limits) {
                         found.lock().expect("no panics")[i] = Some(Entry {

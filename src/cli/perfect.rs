@@ -138,6 +138,7 @@ fn judge(
         max_depth: MAX_PLY as u32 - 1,
         deadline: Some(Instant::now() + movetime),
         stop: None,
+        pause: None,
     };
     let thought = searcher.think(game, limits)?;
     let mut after = game.clone();

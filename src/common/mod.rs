@@ -2,6 +2,7 @@
 //! server's clock, token buckets, the hotel's day and the one list of error codes. A leaf: nothing here
 //! imports from the rest of the crate.
 
+pub mod activity;
 pub mod bucket;
 pub mod clock;
 pub mod codes;
@@ -10,6 +11,7 @@ pub mod ids;
 pub mod kinds;
 pub mod user;
 
+pub use activity::Activity;
 pub use bucket::{Bucket, Buckets};
 pub use clock::ServerClock;
 pub use codes::ErrorCode;

@@ -198,6 +198,9 @@ pub struct HouseSettings {
     /// Whether Baba Ayo reviews every rated game by himself, read from the results as they
     /// end (after the reviews guests asked for).
     pub review_rated: bool,
+    /// How long after the last move played here a review thinks: it waits while games are
+    /// moving, so it never slows one (0: it thinks whatever is played).
+    pub review_quiet_ms: u64,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -49,18 +49,9 @@ pub struct MatchBody {
     games: Vec<GameRecord>,
 }
 
-fn user(row: &UserRow) -> User {
-    User {
-        id: row.id.clone(),
-        name: row.name.clone(),
-        house: row.house,
-        ratings: Default::default(),
-    }
-}
-
 impl From<MatchRecord> for MatchBody {
     fn from(r: MatchRecord) -> MatchBody {
-        let players = [user(&r.first), user(&r.second)];
+        let players = [r.first.user(), r.second.user()];
         let winner = r
             .row
             .winner_id
@@ -146,7 +137,7 @@ pub async fn matches_of(
         .then(|| records.last().map(|r| r.row.id.clone()))
         .flatten();
     Ok(HttpResponse::Ok().json(History {
-        user: user(&row),
+        user: row.user(),
         matches: records.into_iter().map(MatchBody::from).collect(),
         next,
     }))
@@ -208,7 +199,7 @@ pub async fn head_to_head(
     let (store, ids) = (state.store.clone(), (a.id.clone(), b.id.clone()));
     let (matches, games) = web::block(move || store.head_to_head(&ids.0, &ids.1)).await??;
     Ok(HttpResponse::Ok().json(HeadToHead {
-        users: [user(&a), user(&b)],
+        users: [a.user(), b.user()],
         matches,
         games,
     }))

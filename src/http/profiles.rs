@@ -10,7 +10,7 @@ use super::error::{ApiError, ErrorBody};
 use super::AppState;
 use crate::common::{GameId, MatchId, UserId};
 use crate::ratings::{Family, Rating};
-use crate::store::{blocking, PlayedBy, RatingRow, Tally, UserRow};
+use crate::store::{blocking, PlayedBy, RatingRow, Tally};
 use crate::world::User;
 
 /// Recent games a profile shows.
@@ -88,15 +88,6 @@ struct Profile {
     head_to_head: Option<ViewerHeadToHead>,
 }
 
-fn user(row: &UserRow) -> User {
-    User {
-        id: row.id.clone(),
-        name: row.name.clone(),
-        house: row.house,
-        ratings: Default::default(),
-    }
-}
-
 fn family_rating(row: RatingRow, state: &AppState) -> FamilyRating {
     let provisional = state.ratings.rules().provisional(&Rating {
         rating: row.rating,
@@ -126,7 +117,7 @@ fn recent(played: PlayedBy, me: &UserId) -> RecentGame {
     RecentGame {
         game: played.game.id,
         r#match: played.game.match_id,
-        opponent: user(&played.opponent),
+        opponent: played.opponent.user(),
         result: result.to_owned(),
         ended_at: played.game.ended_at,
         rating: played.change.map(|c| Change {
@@ -184,7 +175,7 @@ pub async fn profile(
     })
     .await?;
     Ok(HttpResponse::Ok().json(Profile {
-        user: user(&row),
+        user: row.user(),
         ratings: ratings
             .into_iter()
             .map(|r| family_rating(r, &state))

@@ -12,7 +12,7 @@ use super::AppState;
 use crate::ayo::clock::TimeControl;
 use crate::ayo::{Game, Pit, Side, Status};
 use crate::common::{ErrorCode, GameId, MatchId};
-use crate::store::{blocking, GameEnd, ReviewStatus, StoredGame, UserRow};
+use crate::store::{blocking, GameEnd, ReviewStatus, StoredGame};
 use crate::world::User;
 
 /// Pits and stores as the protocol shows a board: `pits[0..6]` South's 1-6, `pits[6..12]`
@@ -84,14 +84,6 @@ struct Replay {
     review: Option<ReviewStatus>,
 }
 
-fn user(row: &UserRow) -> User {
-    User {
-        id: row.id.clone(),
-        name: row.name.clone(),
-        house: row.house,
-    }
-}
-
 fn board(game: &Game) -> Board {
     Board {
         pits: game.position().pits(),
@@ -137,8 +129,8 @@ fn replay(stored: StoredGame, review: Option<ReviewStatus>) -> Result<Replay, Ap
         rules: row.rules,
         clock: stored.clock,
         players: Players {
-            south: user(&stored.south),
-            north: user(&stored.north),
+            south: stored.south.user(),
+            north: stored.north.user(),
         },
         first: row.first_side,
         result: row.status,

@@ -132,6 +132,18 @@ pub struct UserRow {
     pub created_at: NaiveDateTime,
 }
 
+impl UserRow {
+    /// The user as the protocol shows one (no ratings: pages that list users show none).
+    pub fn user(&self) -> crate::common::User {
+        crate::common::User {
+            id: self.id.clone(),
+            name: self.name.clone(),
+            house: self.house,
+            ratings: None,
+        }
+    }
+}
+
 /// A room row.
 #[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable)]
 #[diesel(table_name = rooms)]

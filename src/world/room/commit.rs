@@ -160,6 +160,9 @@ impl Room {
             match event {
                 Event::Table { version, event } => {
                     count(&event, &self.games_in_play);
+                    if matches!(event, TableEvent::Moved { .. }) {
+                        self.config.activity.mark();
+                    }
                     if let (TableEvent::Moved { side, .. }, Some(sent)) = (&event, &r#ref) {
                         self.keep_move_ref(t, *side, version, sent.clone());
                     }

@@ -62,6 +62,8 @@ pub struct RoomConfig {
     pub heartbeat: Duration,
     /// Slow mode, the room's chat budget, invitations a minute, mutes.
     pub civility: crate::world::civility::Civility,
+    /// Marked at each move: what reviews wait on.
+    pub activity: crate::common::Activity,
 }
 
 impl RoomConfig {

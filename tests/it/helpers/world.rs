@@ -86,6 +86,7 @@ pub fn config() -> RoomConfig {
         rematch: Duration::from_secs(120),
         heartbeat: Duration::from_secs(1),
         civility: Default::default(),
+        activity: Default::default(),
     }
 }
 
