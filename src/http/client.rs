@@ -28,6 +28,7 @@ const MODULES: &[(&str, &str)] = &[
     ("ui.js", include_str!("../../web/js/ui.js")),
     ("pages.js", include_str!("../../web/js/pages.js")),
     ("history.js", include_str!("../../web/js/history.js")),
+    ("friends.js", include_str!("../../web/js/friends.js")),
     ("replay.js", include_str!("../../web/js/replay.js")),
     ("review.js", include_str!("../../web/js/review.js")),
     ("profile.js", include_str!("../../web/js/profile.js")),

@@ -19,7 +19,10 @@ const ALLOWED: &[(&str, &[&str])] = &[
     // ratings: the results' reader "ratings", beside the wall.
     ("ratings", &["common", "ayo", "store"]),
     // reviews: rated games reviewed unasked are the ones ratings would rate.
-    ("reviews", &["common", "ayo", "store", "house", "config", "ratings"]),
+    (
+        "reviews",
+        &["common", "ayo", "store", "house", "config", "ratings"],
+    ),
     (
         // champions: a game's end is judged by the wall's rules as it is stored, and
         // `game_over` says the verdict.

@@ -5,6 +5,7 @@ mod alloc;
 mod away;
 mod bans;
 mod browser;
+mod browser_friends;
 mod browser_identity;
 mod browser_moderation;
 mod browser_newcomer;

@@ -57,7 +57,7 @@ $("invite-home-button").addEventListener("click", () => {
   if (u) inviteHome(u);
 });
 
-async function inviteHome(u) {
+export async function inviteHome(u) {
   try {
     const answer = await api("POST", "/me/apartment/invitations", { user: u.id });
     notice(answer && answer.delivered === false

@@ -12,6 +12,7 @@
 //   rules.js       how to play at a table
 //   pages.js       which page shows, and the links that open one (#game/…, #history/…)
 //   history.js     a guest's games, filtered, each opening its replay
+//   friends.js     whom the guest follows and where they are; following from a card
 //   replay.js      a finished game move by move, its clocks, a link to a move
 //   review.js      Baba Ayo's review of it: asked for, graphed, moves marked
 //   profile.js     a guest's card from their name: ratings, record, recent games
@@ -27,6 +28,7 @@ import { showBoard } from "./board.js";
 import { showSoundSetting, moderation } from "./ui.js";
 import { showPage, linked } from "./pages.js";
 import { showHistory } from "./history.js";
+import { loadFollowing } from "./friends.js";
 import { showReplay } from "./replay.js";
 import { showProfile } from "./profile.js";
 
@@ -46,6 +48,7 @@ hooks.signedOut = () => {
   state.invitations = new Map();
   state.choices = {};
   state.blocked = new Set();
+  state.following = new Set();
   for (const id of ["chat", "occupants", "invitations", "tables", "room-name", "me"]) $(id).replaceChildren();
   moderation("");
   $("nav").hidden = true;
@@ -53,6 +56,7 @@ hooks.signedOut = () => {
   $("lounge").hidden = true;
   $("shop").hidden = true;
   $("me-page").hidden = true;
+  $("friends-page").hidden = true;
   $("history-page").hidden = true;
   $("replay-page").hidden = true;
   if ($("profile").open) $("profile").close();
@@ -70,6 +74,7 @@ async function start() {
   // What keeps a win off the wall, to say so beside a result.
   api("GET", "/champions/rules").then((rules) => { state.wallRules = rules; }, () => {});
   await loadBlocks();
+  loadFollowing();
   loadRooms();
   // A link to a game or a history opens it without the lounge's connection, which would take
   // over the guest's other tab (one at a board, say); the lounge connects when shown.

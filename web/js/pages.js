@@ -3,7 +3,7 @@
 
 import { $ } from "./state.js";
 
-const PAGES = ["lounge", "shop", "me-page", "history-page", "replay-page"];
+const PAGES = ["lounge", "shop", "me-page", "friends-page", "history-page", "replay-page"];
 // The pages a link names: leaving them for another drops the link from the address bar.
 const LINKED = ["history-page", "replay-page"];
 

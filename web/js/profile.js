@@ -6,6 +6,7 @@
 import { $ } from "./state.js";
 import { api } from "./connection.js";
 import { button } from "./ui.js";
+import { followButton } from "./friends.js";
 
 /// The rating family a table's rules are rated in: one lap and captures of 2-3 is `abapa`
 /// (lagos, kontest, oware), relay sowing with fours `ayoayo`; anything else is not rated.
@@ -96,7 +97,8 @@ export async function showProfile(user) {
     dialog.close();
     location.hash = "history/" + encodeURIComponent(p.user.id);
   }, "profile-games");
-  $("profile-games-slot").replaceChildren(games);
+  const follow = followButton(p.user);
+  $("profile-games-slot").replaceChildren(...(follow ? [games, " ", follow] : [games]));
   $("profile-body").replaceChildren(...parts);
 }
 

@@ -52,6 +52,7 @@ export const state = {
   offset: 0,           // the server's clock minus ours: the largest recent sample (the least delayed)
   lastRoom: localStorage.getItem("lounge.room") || LOUNGE,
   blocked: new Set(),  // user ids this guest blocks (civility)
+  following: new Set(),  // user ids this guest follows (friends.js)
   met: new Map(),      // user id -> user: people seen in a room this visit, to invite home
   invitations: new Map(), // invitation id -> {expires_at (server ms), element}
   home: null,          // in an apartment: {room, owner, things} (GET /apartments/{room})
