@@ -21,7 +21,7 @@ use crate::ayo::search::{Limits, Pause, Searcher, MAX_PLY};
 use crate::ayo::{Game, Pit};
 use crate::common::{Activity, GameId, HotelDay, UserId};
 use crate::config::HouseSettings;
-use crate::house::Endgames;
+use crate::house::{Endgames, House};
 use crate::store::{self, Asked, Asker, GameRow, ReviewRow, ReviewStatus, Store, StoreError};
 
 /// The reviews' name among the readers that take turns.
@@ -145,7 +145,9 @@ impl Reviews {
         };
         let budget_ms = self.budget_ms();
         let (store, game) = (self.store.clone(), game.clone());
-        let asked = store::blocking(move || store.ask_review(&game, &asker, budget_ms)).await?;
+        let house = House::user(Level::Champion).id;
+        let asked =
+            store::blocking(move || store.ask_review(&game, &asker, budget_ms, &house)).await?;
         match asked {
             Asked::Known(row) => Ok(Answer::Known(read(row))),
             Asked::Queued(row) => {
@@ -252,7 +254,7 @@ impl Reviews {
         let mut ended = 0;
         while !self.stopping.load(Ordering::Relaxed) {
             let store = self.store.clone();
-            let house = crate::house::House::user(Level::Champion).id;
+            let house = House::user(Level::Champion).id;
             let Some((row, game, moves)) =
                 store::blocking(move || store.next_review(&house)).await?
             else {
@@ -355,6 +357,11 @@ fn wait_for_quiet(activity: &Activity, quiet: Duration, stop: &AtomicBool) -> Du
 /// Queues a review of each rated game among the results not read yet by the reviews (in
 /// their turn); how many it queued. A game reviewed already is left as it is.
 fn queue_rated(store: &Store, budget_ms: i64) -> Result<usize, StoreError> {
+    // Turned on for the first time: from the games that end after, not every game before.
+    if store.start_cursor_at_end(REVIEW_READER)? {
+        return Ok(0);
+    }
+    let house = House::user(Level::Champion).id;
     let mut queued = 0;
     loop {
         let batch = store.unread_results(REVIEW_READER, 100)?;
@@ -363,11 +370,17 @@ fn queue_rated(store: &Store, budget_ms: i64) -> Result<usize, StoreError> {
         };
         for (result, _) in &batch {
             let game = store.rated_game(&result.game_id)?;
-            if crate::ratings::family_of(result, game.as_ref()).is_err() {
+            // As the ratings decide it: a game of theirs, not between two accounts of one
+            // device.
+            if crate::ratings::family_of(result, game.as_ref()).is_err()
+                || store.share_a_device(&result.winner_id, &result.loser_id)?
+            {
                 continue;
             }
-            let asker = Asker::House(crate::house::House::user(Level::Champion).id);
-            if let Asked::Queued(_) = store.ask_review(&result.game_id, &asker, budget_ms)? {
+            let asker = Asker::House(house.clone());
+            if let Asked::Queued(_) =
+                store.ask_review(&result.game_id, &asker, budget_ms, &house)?
+            {
                 queued += 1;
             }
         }

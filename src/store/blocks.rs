@@ -42,6 +42,9 @@ impl Store {
             }
             let already: i64 = blocks::table.find((user, other)).count().get_result(conn)?;
             if already > 0 {
+                // A follow made while the block was being made (PostgreSQL runs the two side
+                // by side) ends now.
+                super::follows::unfollow_both_on(conn, user, other)?;
                 return Ok(());
             }
             let count: i64 = blocks::table

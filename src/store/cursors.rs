@@ -36,6 +36,31 @@ impl Store {
             .load(&mut *self.conn()?)?)
     }
 
+    /// A reader new here starts past every result stored now (a reader of what ends from
+    /// now on): true when it had no cursor and now has one at the last result.
+    pub fn start_cursor_at_end(&self, reader: &str) -> Result<bool, StoreError> {
+        self.write(|conn| {
+            let known: i64 = result_cursors::table
+                .find(reader)
+                .count()
+                .get_result(conn)?;
+            if known > 0 {
+                return Ok(false);
+            }
+            let last: Option<i64> = game_results::table
+                .select(diesel::dsl::max(game_results::seq))
+                .first(conn)?;
+            diesel::insert_into(result_cursors::table)
+                .values((
+                    result_cursors::reader.eq(reader),
+                    result_cursors::seq.eq(last.unwrap_or(0)),
+                    result_cursors::moved_at.eq(self.now()),
+                ))
+                .execute(conn)?;
+            Ok(true)
+        })
+    }
+
     /// `reader` has read every result up to `seq`; 0 has it read them all again.
     pub fn set_cursor(&self, reader: &str, seq: i64) -> Result<(), StoreError> {
         self.write(|conn| {

@@ -107,6 +107,17 @@ impl Store {
                 hidden_whereabouts::table.on(hidden_whereabouts::user_id.eq(follows::followed_id)),
             )
             .filter(follows::follower_id.eq(user))
+            // Never one a block stands between, whichever way (a follow that raced a block).
+            .filter(diesel::dsl::not(diesel::dsl::exists(
+                blocks::table.filter(
+                    (blocks::user_id
+                        .eq(follows::follower_id)
+                        .and(blocks::blocked_id.eq(follows::followed_id)))
+                    .or(blocks::user_id
+                        .eq(follows::followed_id)
+                        .and(blocks::blocked_id.eq(follows::follower_id))),
+                ),
+            )))
             .order((follows::created_at.asc(), follows::followed_id.asc()))
             .select((
                 users::id,

@@ -286,7 +286,11 @@ pub(super) fn finish_on(
     }
     let day = day.format("%Y-%m-%d").to_string();
     if status == crate::ayo::Status::Draw {
-        append_draw(conn, game_id, day, ended)?;
+        // A game called off (both players gone, the room closed) was not drawn by anyone:
+        // no result, like a game abandoned before its first move.
+        if end_reason != GameEnd::Game(crate::ayo::EndReason::Abandoned) {
+            append_draw(conn, game_id, day, ended)?;
+        }
         return Ok(Finished {
             finished: true,
             result: None,
@@ -323,7 +327,7 @@ pub(super) fn finish_on(
 }
 
 /// Appends the result of a game drawn after at least one move (none before: nothing was
-/// played), with South and North in the winner's and loser's places. The wall's judge is not
+/// played), not called off, with South and North in the winner's and loser's places. The wall's judge is not
 /// asked: a draw never counts.
 fn append_draw(
     conn: &mut Db,

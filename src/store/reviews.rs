@@ -102,12 +102,15 @@ pub enum Asker {
 impl Store {
     /// Asks for a review of `game` with `budget_ms` to think: the one asked for before if
     /// there is one, else a new one waiting, within the asker's allowance. One transaction,
-    /// so two asking at once make one review and a guest never gets past the allowance.
+    /// so two asking at once make one review and a guest never gets past the allowance. A
+    /// review `house` queued himself and still waiting becomes the asker's (within their
+    /// allowance), so it is worked in their turn, not after every other.
     pub fn ask_review(
         &self,
         game: &GameId,
         asker: &Asker,
         budget_ms: i64,
+        house: &UserId,
     ) -> Result<Asked, StoreError> {
         self.write(|conn| {
             let status: Option<Status> = games::table
@@ -125,9 +128,17 @@ impl Store {
                 .select(ReviewRow::as_select())
                 .first(conn)
                 .optional()?;
-            if let Some(known) = known {
-                return Ok(Asked::Known(known));
-            }
+            let taken_over = match known {
+                Some(known)
+                    if known.status == ReviewStatus::Waiting
+                        && known.asked_by.as_ref() == Some(house)
+                        && !matches!(asker, Asker::House(_)) =>
+                {
+                    true
+                }
+                Some(known) => return Ok(Asked::Known(known)),
+                None => false,
+            };
             let asked_by = match asker {
                 Asker::Operator => None,
                 Asker::House(id) => Some(id.clone()),
@@ -156,9 +167,18 @@ impl Store {
                 budget_ms,
                 body: None,
             };
-            diesel::insert_into(reviews::table)
-                .values(&row)
-                .execute(conn)?;
+            if taken_over {
+                diesel::update(reviews::table.find(game))
+                    .set((
+                        reviews::asked_by.eq(&row.asked_by),
+                        reviews::asked_at.eq(row.asked_at),
+                    ))
+                    .execute(conn)?;
+            } else {
+                diesel::insert_into(reviews::table)
+                    .values(&row)
+                    .execute(conn)?;
+            }
             Ok(Asked::Queued(row))
         })
     }

@@ -113,6 +113,27 @@ async fn game(
     (shown, winner.to_owned())
 }
 
+/// Tunde against easy Baba Ayo at the first table: two moves of Tunde's, then he resigns.
+/// His socket and the game's id.
+async fn house_game_resigned(app: &TestApp) -> (Ws, String) {
+    let (mut t, mine, started, _) = crate::helpers::house_game(app, "easy").await;
+    let mut state = started["state"].clone();
+    let mut moved = 0;
+    while moved < 2 {
+        if state["to_move"] == mine {
+            let pit = state["legal"][0].clone();
+            t.send(json!({"type": "move", "table": TABLE, "pit": pit}))
+                .await;
+            moved += 1;
+        }
+        state = t.next_of("game_state").await["state"].clone();
+    }
+    t.send(json!({"type": "resign", "table": TABLE})).await;
+    t.next_of("game_over").await;
+    let game = started["game_id"].as_str().unwrap().to_owned();
+    (t, game)
+}
+
 /// The last result stored.
 fn last_seq(app: &TestApp) -> i64 {
     app.db
@@ -358,20 +379,7 @@ async fn casual_house_and_aborted_games_change_no_rating() {
             .await;
         assert!(rated(&history), "{history}");
         // Baba Ayo's game: two moves of Tunde's, then he resigns.
-        let (mut t, mine, started, _) = crate::helpers::house_game(&app, "easy").await;
-        let mut state = started["state"].clone();
-        let mut moved = 0;
-        while moved < 2 {
-            if state["to_move"] == mine {
-                let pit = state["legal"][0].clone();
-                t.send(json!({"type": "move", "table": TABLE, "pit": pit}))
-                    .await;
-                moved += 1;
-            }
-            state = t.next_of("game_state").await["state"].clone();
-        }
-        t.send(json!({"type": "resign", "table": TABLE})).await;
-        t.next_of("game_over").await;
+        let _tunde = house_game_resigned(&app).await;
 
         let seq = last_seq(&app);
         assert!(seq >= 3, "three results stored");
@@ -449,21 +457,7 @@ async fn told_to_baba_ayo_reviews_each_rated_game_unasked_and_no_other() {
     ];
     on_both_with(&told, |app| async move {
         // Baba Ayo's own game first: a house game is never rated, so never reviewed unasked.
-        let (mut t, mine, started, _) = crate::helpers::house_game(&app, "easy").await;
-        let house_game = started["game_id"].as_str().unwrap().to_owned();
-        let mut state = started["state"].clone();
-        let mut moved = 0;
-        while moved < 2 {
-            if state["to_move"] == mine {
-                let pit = state["legal"][0].clone();
-                t.send(json!({"type": "move", "table": TABLE, "pit": pit}))
-                    .await;
-                moved += 1;
-            }
-            state = t.next_of("game_state").await["state"].clone();
-        }
-        t.send(json!({"type": "resign", "table": TABLE})).await;
-        t.next_of("game_over").await;
+        let (mut t, house_game) = house_game_resigned(&app).await;
         t.send(json!({"type": "leave"})).await;
         t.next_of("left").await;
 

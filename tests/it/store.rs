@@ -354,3 +354,76 @@ fn a_reader_of_the_results_reads_every_result_once_in_order_across_restarts() {
         assert_eq!(read(store, 100), ended);
     }
 }
+
+#[test]
+fn a_review_baba_ayo_queued_himself_becomes_the_guests_who_asks_and_theirs_go_first() {
+    use lounge::store::{Asked, Asker};
+    for db in TestDb::both() {
+        let store = db.store();
+        let (room, tables) = lounge_room();
+        store.ensure_room(&room, &tables).unwrap();
+        let (a, b) = (user("Ada"), user("Bayo"));
+        let house = UserRow {
+            id: UserId::new("baba-ayo-champion"),
+            name: "Baba Ayo".into(),
+            house: true,
+            created_at: now(),
+        };
+        for u in [&a, &b, &house] {
+            store.insert_user(u).unwrap();
+        }
+        let games: Vec<GameRow> = (0..2)
+            .map(|_| game(tables[0].id.as_str(), &a, &b))
+            .collect();
+        for g in &games {
+            store.insert_game(g).unwrap();
+            store.record_move(&g.id, 1, 3).unwrap();
+            store
+                .finish_game(&g.id, Status::SouthWon, GameEnd::Game(EndReason::Resigned))
+                .unwrap();
+        }
+        let (his, hers) = (&games[0].id, &games[1].id);
+        let baba = Asker::House(house.id.clone());
+        let ada = Asker::Guest {
+            id: a.id.clone(),
+            per_day: 5,
+            day_began: now() - chrono::Duration::days(1),
+        };
+        assert!(matches!(
+            store.ask_review(his, &baba, 100, &house.id).unwrap(),
+            Asked::Queued(_)
+        ));
+        assert!(matches!(
+            store.ask_review(hers, &ada, 100, &house.id).unwrap(),
+            Asked::Queued(_)
+        ));
+        // Asked for later, hers goes first: his own wait for everyone else's.
+        let (next, _, _) = store.next_review(&house.id).unwrap().unwrap();
+        assert_eq!(&next.game_id, hers);
+
+        // Ada asks for the one he queued himself, still waiting: it becomes hers.
+        match store.ask_review(his, &ada, 100, &house.id).unwrap() {
+            Asked::Queued(row) => assert_eq!(row.asked_by.as_ref(), Some(&a.id)),
+            other => panic!("taken over, not {other:?}"),
+        }
+        let kept = store.review(his).unwrap().unwrap();
+        assert_eq!(kept.asked_by.as_ref(), Some(&a.id));
+        // Asked again, by her or by him: the one there is.
+        assert!(matches!(
+            store.ask_review(his, &ada, 100, &house.id).unwrap(),
+            Asked::Known(_)
+        ));
+        assert!(matches!(
+            store.ask_review(his, &baba, 100, &house.id).unwrap(),
+            Asked::Known(_)
+        ));
+        // Hers asked for first goes first; then his, now among people's, not last.
+        let (next, _, _) = store.next_review(&house.id).unwrap().unwrap();
+        assert_eq!(&next.game_id, hers);
+        store
+            .end_review(hers, lounge::store::ReviewStatus::Done, "{}")
+            .unwrap();
+        let (next, _, _) = store.next_review(&house.id).unwrap().unwrap();
+        assert_eq!(&next.game_id, his);
+    }
+}

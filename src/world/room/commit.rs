@@ -136,7 +136,8 @@ impl Room {
                     if ended.iter().any(|(_, _, f)| f.counts()) {
                         self.config.results.pending.notify_one();
                     }
-                    if ended.iter().any(|(_, _, f)| f.result.is_some()) {
+                    // A game over may have a result (a draw has no verdict but is one).
+                    if !ended.is_empty() {
                         self.config.results.stored.notify_one();
                     }
                     mark_counted(&mut fx, &ended);
