@@ -75,12 +75,9 @@ pub async fn following(
     let mut seen: HashMap<UserId, Option<RoomId>> = super::notices::whereabouts_here(&state, &ids)
         .into_iter()
         .collect();
-    let elsewhere: Vec<UserId> = ids
-        .iter()
-        .filter(|id| !seen.contains_key(*id))
-        .cloned()
-        .collect();
-    for (user, room) in state.world.whereabouts_elsewhere(elsewhere).await {
+    // Everyone is asked of the other instances too: one connected here in no room may be in
+    // a room on another.
+    for (user, room) in state.world.whereabouts_elsewhere(ids).await {
         // A room wherever they have one: a connection in a room beats one in none.
         let known = seen.entry(user).or_default();
         if known.is_none() {

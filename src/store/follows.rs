@@ -43,11 +43,19 @@ pub struct Followed {
 }
 
 impl Store {
-    /// `user` follows `other` (again is fine).
+    /// `user` follows `other` (again is fine, at the same time too: the one that finds the
+    /// row made meanwhile has what it asked for).
     pub fn follow(&self, user: &UserId, other: &UserId) -> Result<(), FollowError> {
         if user == other {
             return Err(FollowError::Oneself);
         }
+        match self.follow_once(user, other) {
+            Err(FollowError::Store(StoreError::Conflict(_))) => Ok(()),
+            done => done,
+        }
+    }
+
+    fn follow_once(&self, user: &UserId, other: &UserId) -> Result<(), FollowError> {
         self.write(|conn| {
             let known: i64 = users::table
                 .find(other)
@@ -135,8 +143,16 @@ impl Store {
             .collect())
     }
 
-    /// `user` hides (or shows again) which room they are in.
+    /// `user` hides (or shows again) which room they are in. Two at once: the one that
+    /// finds the other's row has what it asked for.
     pub fn hide_whereabouts(&self, user: &UserId, hidden: bool) -> Result<(), StoreError> {
+        match self.hide_whereabouts_once(user, hidden) {
+            Err(StoreError::Conflict(_)) => Ok(()),
+            done => done,
+        }
+    }
+
+    fn hide_whereabouts_once(&self, user: &UserId, hidden: bool) -> Result<(), StoreError> {
         self.write(|conn| {
             diesel::delete(hidden_whereabouts::table.find(user)).execute(conn)?;
             if hidden {

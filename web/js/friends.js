@@ -55,6 +55,8 @@ export async function showFriends() {
   } catch (e) {
     notice(e.message);
   }
+  // One timer, however many reads were under way at once.
+  clearTimeout(lookTimer);
   lookTimer = setTimeout(() => { if (!$("friends-page").hidden) showFriends(); }, LOOK_EVERY_MS);
 }
 
