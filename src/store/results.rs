@@ -1,8 +1,9 @@
 //! Game results: one row a game won or drawn after at least one move, appended in the
-//! transaction that ends the game, numbered in the order they were stored (`seq`). Readers of the
-//! results (the champions wall today) each keep a cursor of their own (`cursors.rs`). What
-//! a result means to a reader is the reader's: the store keeps the verdict its judge gave
-//! (`Judge`, asked inside the finishing transaction) and decides nothing itself.
+//! transaction that ends the game, numbered in the order they were stored (`seq`). Readers of
+//! the results (the champions wall, ratings, reviews) each keep a cursor of their own
+//! (`cursors.rs`). What a result means to a reader is the reader's: the store keeps the
+//! verdict its judge gave (`Judge`, asked inside the finishing transaction) and decides
+//! nothing itself.
 
 use chrono::{NaiveDate, NaiveDateTime};
 use diesel::prelude::*;
@@ -154,8 +155,8 @@ const APPEND_LOCK: i64 = 0x7265_7375_6c74;
 pub const DRAWN: &str = "drawn";
 
 impl Store {
-    /// Marks a game in play as over and, for a win after at least one move, appends its
-    /// result in the same transaction, with `judge`'s verdict on it.
+    /// Marks a game in play as over and, for a win or a draw after at least one move, appends
+    /// its result in the same transaction (a win with `judge`'s verdict on it).
     pub fn finish_game_with(
         &self,
         game_id: &GameId,
