@@ -31,9 +31,9 @@ pub const REVIEW_READER: &str = "reviews";
 /// asked on another instance, or this one's turn come).
 const LOOK_EVERY: Duration = Duration::from_secs(2);
 
-/// The review's search table: 2^16 entries (1 MiB), small enough to stay in one core's own
-/// cache, so a review running beside the games in play does not push their data out of the
-/// cache they share (the champion's 64 MiB table did: move p99 went up 2.4 times).
+/// The review's search table: 2^16 entries (1 MiB). A review weighs one position after
+/// another for a few hundred milliseconds each and needs none of the champion's 64 MiB; a
+/// small table keeps its memory small (it was not what slowed the games: `wait_for_quiet`).
 const REVIEW_TABLE_BITS: u32 = 16;
 
 /// How often a review waiting for quiet looks again.
