@@ -378,12 +378,7 @@ async fn the_openapi_command_prints_the_served_document_and_every_route_is_descr
         .current_dir(std::env::temp_dir())
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let printed: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let printed = crate::helpers::printed_json(out);
     assert_eq!(printed, served);
     // The document is where a route's contract is read (docs/protocol.md points to it), so
     // each operation says what it does and what it answers, not only its shapes.

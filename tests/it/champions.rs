@@ -594,12 +594,7 @@ async fn a_day_is_rebuilt_from_the_stored_games() {
             .current_dir(std::env::temp_dir())
             .output()
             .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let report = crate::helpers::printed_json(out);
         assert_eq!(report["recovered"], 1, "{report}");
         assert_eq!(report["counted"], 2, "{report}");
         let after = wall.top(today, 10).await.unwrap();

@@ -521,12 +521,7 @@ async fn a_rebuild_comes_to_the_running_ratings_exactly() {
             .current_dir(std::env::temp_dir())
             .output()
             .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let report = crate::helpers::printed_json(out);
         // Every result read and rated again (on SQLite the service may have read some of them
         // itself meanwhile: it has no turns between processes).
         assert_eq!(report["ratings"], 3, "{report}");

@@ -29,3 +29,13 @@ pub fn now() -> chrono::NaiveDateTime {
         .as_millis();
     lounge::store::at_ms(u64::try_from(ms).expect("ms fit"))
 }
+
+/// What a `lounge` command printed as JSON, once it succeeded (its errors shown otherwise).
+pub fn printed_json(out: std::process::Output) -> serde_json::Value {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("the command prints JSON")
+}
