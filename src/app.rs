@@ -165,6 +165,8 @@ impl Application {
             clock: settings.world.clock.clone(),
             untimed_start: Duration::from_secs(settings.world.untimed_start_secs),
             rematch: Duration::from_secs(settings.world.rematch_secs),
+            queue_call: Duration::from_secs(settings.world.queue_call_secs),
+            straight_wins: settings.world.queue_straight_wins,
             heartbeat: Duration::from_millis(settings.world.heartbeat_ms.max(10)),
             civility: civility(&settings.civility),
             activity,
@@ -478,6 +480,7 @@ fn seed_hotel(
                 room_id: room.id.clone(),
                 position: i32::try_from(n).unwrap_or(i32::MAX),
                 rules,
+                queue: None,
             })
             .collect();
         if store.ensure_room(&room, &tables)? {

@@ -120,10 +120,18 @@ pub enum ClientMessage {
     },
     /// Stop receiving the moves of the table watched (an addition).
     Unwatch {},
+    /// Wait for a seat at `table` (an addition): its queue.
+    Queue {
+        table: TableId,
+    },
+    /// Out of `table`'s queue (an addition).
+    Unqueue {
+        table: TableId,
+    },
 }
 
 /// The message types a client may send, for the `unknown_type` error.
-pub const CLIENT_TYPES: [&str; 19] = [
+pub const CLIENT_TYPES: [&str; 21] = [
     "enter",
     "leave",
     "sit",
@@ -143,6 +151,8 @@ pub const CLIENT_TYPES: [&str; 19] = [
     "sync",
     "watch",
     "unwatch",
+    "queue",
+    "unqueue",
 ];
 
 /// Why a frame could not be read as a message.

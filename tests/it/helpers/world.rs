@@ -41,6 +41,7 @@ fn lounge_world_with(
         room_id: RoomId::new("lounge"),
         position: 1,
         rules: Default::default(),
+        queue: None,
     };
     store
         .ensure_room(&room, std::slice::from_ref(&table))
@@ -84,6 +85,8 @@ pub fn config() -> RoomConfig {
         clock: Default::default(),
         untimed_start: Duration::from_secs(300),
         rematch: Duration::from_secs(120),
+        queue_call: Duration::from_secs(20),
+        straight_wins: 3,
         heartbeat: Duration::from_secs(1),
         civility: Default::default(),
         activity: Default::default(),

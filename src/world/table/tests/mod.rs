@@ -12,6 +12,7 @@ mod kept;
 mod offers;
 mod play;
 mod props;
+mod queue;
 mod seats;
 mod settings;
 
@@ -86,6 +87,8 @@ pub(super) fn table() -> Table {
         invitation_ms: 60_000,
         untimed_start_ms: 300_000,
         rematch_ms: 120_000,
+        queue_call_ms: 20_000,
+        straight_wins: 3,
     };
     Table::new(
         TableId::new("t1"),
@@ -177,6 +180,8 @@ pub(super) fn kind(event: &TableEvent) -> &'static str {
         TableEvent::DrawOffered { .. } => "draw_offered",
         TableEvent::DrawDeclined { .. } => "draw_declined",
         TableEvent::RematchOffered { .. } => "rematch_offered",
+        TableEvent::Called { .. } => "queue_called",
+        TableEvent::Unqueued { .. } => "queue_left",
     }
 }
 
