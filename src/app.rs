@@ -145,6 +145,11 @@ impl Application {
             rating_rules(&settings.ratings),
         ));
         ratings.start();
+        let tournaments = Arc::new(crate::tournaments::Tournaments::new(
+            store.clone(),
+            Arc::new(standings(settings)?),
+        ));
+        tournaments.start();
         let room_config = RoomConfig {
             invitation_ttl: Duration::from_secs(settings.world.invitation_ttl_secs),
             grace: Duration::from_secs(settings.world.grace_secs),
@@ -160,7 +165,7 @@ impl Application {
                 clock: champions.clock,
                 rules: champions.rules(),
                 pending: champions.pending(),
-                stored: ratings.bell(),
+                stored: vec![ratings.bell(), tournaments.bell()],
             },
             clock: settings.world.clock.clone(),
             untimed_start: Duration::from_secs(settings.world.untimed_start_secs),
@@ -278,6 +283,7 @@ impl Application {
             champions: champions.clone(),
             reviews: reviews.clone(),
             ratings: ratings.clone(),
+            tournaments: tournaments.clone(),
             openapi: openapi.clone(),
             openapi_etag: format!(
                 "\"{}\"",
@@ -399,6 +405,33 @@ pub fn rating_rules(s: &crate::config::RatingsSettings) -> crate::ratings::Ratin
     }
 }
 
+/// Tournaments' standings in the champions' Redis when one is configured (under its key
+/// prefix), in-process otherwise.
+fn standings(settings: &Settings) -> Result<crate::tournaments::Standings, StartupError> {
+    let config = &settings.champions;
+    if config.redis_url.is_empty() {
+        return Ok(crate::tournaments::Standings::local());
+    }
+    Ok(crate::tournaments::Standings::redis(
+        redis_lazily(&config.redis_url)?,
+        &config.redis_key_prefix,
+    ))
+}
+
+/// A connection to Redis made when first used, with short timeouts: while Redis is away,
+/// readers fall back to the database quickly.
+fn redis_lazily(url: &str) -> Result<redis::aio::ConnectionManager, StartupError> {
+    let client = redis::Client::open(url).map_err(|e| StartupError::Redis(e.to_string()))?;
+    let manager = redis::aio::ConnectionManagerConfig::new()
+        .set_connection_timeout(Some(Duration::from_millis(500)))
+        .set_response_timeout(Some(Duration::from_millis(500)))
+        .set_number_of_retries(1)
+        .set_max_delay(Duration::from_secs(2));
+    client
+        .get_connection_manager_lazy(manager)
+        .map_err(|e| StartupError::Redis(e.to_string()))
+}
+
 /// The champions service over Redis when a URL is configured, in-process otherwise. Redis is
 /// reached lazily: the service starts while it is down, and results wait in the outbox.
 pub fn champions(settings: &Settings, store: Store) -> Result<Champions, StartupError> {
@@ -409,19 +442,8 @@ pub fn champions(settings: &Settings, store: Store) -> Result<Champions, Startup
     let wall = if config.redis_url.is_empty() {
         Wall::Memory(MemoryWall::new(config.per_opponent_cap, config.keep_days))
     } else {
-        let client = redis::Client::open(config.redis_url.as_str())
-            .map_err(|e| StartupError::Redis(e.to_string()))?;
-        let manager = redis::aio::ConnectionManagerConfig::new()
-            // Short: while Redis is away, readers fall back to the database quickly.
-            .set_connection_timeout(Some(Duration::from_millis(500)))
-            .set_response_timeout(Some(Duration::from_millis(500)))
-            .set_number_of_retries(1)
-            .set_max_delay(Duration::from_secs(2));
-        let conn = client
-            .get_connection_manager_lazy(manager)
-            .map_err(|e| StartupError::Redis(e.to_string()))?;
         Wall::Redis(RedisWall::new(
-            conn,
+            redis_lazily(&config.redis_url)?,
             &config.redis_key_prefix,
             config.per_opponent_cap,
             config.keep_days,

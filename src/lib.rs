@@ -18,4 +18,5 @@ pub mod ratings;
 /// Baba Ayo's reviews of finished games.
 pub mod reviews;
 pub mod store;
+pub mod tournaments;
 pub mod world;

@@ -148,6 +148,10 @@ error_codes! {
     QueueOff => "queue_off",
     /// A table's queue holds 32 guests at most.
     QueueFull => "queue_full",
+    /// Joining a tournament that is over (HTTP 409).
+    TournamentOver => "tournament_over",
+    /// Joining a tournament open only to those invited, uninvited (HTTP 409).
+    NotInvited => "not_invited",
     /// `unqueue` from a guest not in that table's queue.
     NotQueued => "not_queued",
     /// Guests are waiting in the table's queue: its seats go to them first (join the queue).

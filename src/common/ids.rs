@@ -84,6 +84,10 @@ id_type!(
     ItemId
 );
 id_type!(
+    /// An arena tournament an operator scheduled in a room.
+    TournamentId
+);
+id_type!(
     /// An operator: whom an admin token speaks for (its `sub`), named in what they did.
     OperatorName
 );
@@ -99,6 +103,13 @@ impl InvitationId {
     /// A new random id.
     pub fn random() -> InvitationId {
         InvitationId(uuid::Uuid::new_v4().simple().to_string())
+    }
+}
+
+impl TournamentId {
+    /// A new id that sorts in the order ids were made (UUIDv7).
+    pub fn ordered() -> TournamentId {
+        TournamentId(uuid::Uuid::now_v7().simple().to_string())
     }
 }
 

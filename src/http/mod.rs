@@ -30,6 +30,7 @@ pub mod replay;
 pub mod reviews;
 pub mod signups;
 pub mod tickets;
+pub mod tournaments;
 mod ws;
 
 use crate::common::{ErrorCode, RoomKind};
@@ -98,6 +99,8 @@ pub struct AppState {
     pub reviews: Arc<crate::reviews::Reviews>,
     /// Ratings: how they are computed (what is provisional) and their reader.
     pub ratings: Arc<crate::ratings::Ratings>,
+    /// Arena tournaments' standings (and their reader).
+    pub tournaments: Arc<crate::tournaments::Tournaments>,
     /// The OpenAPI document, made once, and its ETag: served without a copy, and not at all
     /// to a client that has it.
     pub openapi: web::Bytes,
@@ -223,7 +226,12 @@ pub fn routes(cfg: &mut ServiceConfig<'_>) {
             .service(following::follow)
             .service(following::unfollow)
             .service(following::whereabouts)
-            .service(following::set_whereabouts),
+            .service(following::set_whereabouts)
+            .service(tournaments::schedule)
+            .service(tournaments::list)
+            .service(tournaments::one)
+            .service(tournaments::join)
+            .service(tournaments::leave),
     )
     .default_service(web::to(|| async {
         Err::<HttpResponse, _>(ApiError::NotFound("no such endpoint".into()))

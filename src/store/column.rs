@@ -338,7 +338,8 @@ id_column!(
     MatchId,
     InvitationId,
     ItemId,
-    OperatorName
+    OperatorName,
+    TournamentId
 );
 
 /// Rows read one by one: a row that does not read is logged and left out (`what` names

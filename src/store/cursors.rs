@@ -6,7 +6,8 @@
 use diesel::prelude::*;
 
 use super::schema::{game_results, result_cursors, users};
-use super::{GameResult, Store, StoreError, UserRow};
+use super::{Db, GameResult, Store, StoreError, UserRow};
+use chrono::NaiveDateTime;
 
 impl Store {
     /// The last result `reader` has read (0 before the first).
@@ -82,4 +83,29 @@ impl Store {
             Ok(())
         })
     }
+}
+
+/// Sets `reader`'s cursor to `seq` in the caller's transaction.
+pub(super) fn move_cursor_on(
+    conn: &mut Db,
+    reader: &str,
+    seq: i64,
+    now: NaiveDateTime,
+) -> Result<(), StoreError> {
+    let moved = diesel::update(result_cursors::table.find(reader))
+        .set((
+            result_cursors::seq.eq(seq),
+            result_cursors::moved_at.eq(now),
+        ))
+        .execute(conn)?;
+    if moved == 0 {
+        diesel::insert_into(result_cursors::table)
+            .values((
+                result_cursors::reader.eq(reader),
+                result_cursors::seq.eq(seq),
+                result_cursors::moved_at.eq(now),
+            ))
+            .execute(conn)?;
+    }
+    Ok(())
 }

@@ -27,6 +27,7 @@ mod room_writes;
 mod schema;
 mod shop;
 mod stamps;
+mod tournaments;
 mod turns;
 
 pub use accounts::{DeviceRow, Revocation, Rotation};
@@ -50,6 +51,7 @@ pub use room_writes::{RoomWriter, RoomWrites};
 pub use shop::{
     CoinEntry, ItemChange, ItemKind, Owned, Purchase, PurchaseRow, ShopError, ShopItem, SoldItem,
 };
+pub use tournaments::{JoinRefused, PairingRow, PlayerRow, Scored, TournamentRow};
 
 use chrono::NaiveDateTime;
 use diesel::connection::SimpleConnection;

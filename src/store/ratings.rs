@@ -6,10 +6,11 @@
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
 
+use super::cursors::move_cursor_on;
 use super::schema::{
     devices, games, moves, rated_matches, rating_changes, ratings, result_cursors,
 };
-use super::{Db, GameRow, Store, StoreError, UserRow};
+use super::{GameRow, Store, StoreError, UserRow};
 use crate::ayo::{Rules, Status};
 use crate::common::{GameId, MatchId, UserId};
 
@@ -310,29 +311,4 @@ impl Store {
         }
         Ok(record)
     }
-}
-
-/// Sets `reader`'s cursor to `seq` in the caller's transaction.
-fn move_cursor_on(
-    conn: &mut Db,
-    reader: &str,
-    seq: i64,
-    now: NaiveDateTime,
-) -> Result<(), StoreError> {
-    let moved = diesel::update(result_cursors::table.find(reader))
-        .set((
-            result_cursors::seq.eq(seq),
-            result_cursors::moved_at.eq(now),
-        ))
-        .execute(conn)?;
-    if moved == 0 {
-        diesel::insert_into(result_cursors::table)
-            .values((
-                result_cursors::reader.eq(reader),
-                result_cursors::seq.eq(seq),
-                result_cursors::moved_at.eq(now),
-            ))
-            .execute(conn)?;
-    }
-    Ok(())
 }

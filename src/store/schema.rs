@@ -365,6 +365,57 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    tournaments (id) {
+        id -> Text,
+        name -> Text,
+        room_id -> Text,
+        starts_at -> Timestamp,
+        ends_at -> Timestamp,
+        rules -> Text,
+        clock -> Text,
+        tables -> Text,
+        invited_only -> Bool,
+        rated -> Bool,
+        created_by -> Text,
+        created_at -> Timestamp,
+        finished_at -> Nullable<Timestamp>,
+        winner_id -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    tournament_entries (tournament_id, user_id) {
+        tournament_id -> Text,
+        user_id -> Text,
+    }
+}
+
+diesel::table! {
+    tournament_players (tournament_id, user_id) {
+        tournament_id -> Text,
+        user_id -> Text,
+        joined_at -> Timestamp,
+        left_at -> Nullable<Timestamp>,
+        score -> Integer,
+        wins_in_a_row -> Integer,
+        games -> Integer,
+    }
+}
+
+diesel::table! {
+    tournament_pairings (match_id) {
+        match_id -> Text,
+        tournament_id -> Text,
+        south_id -> Text,
+        north_id -> Text,
+        table_id -> Text,
+        paired_at -> Timestamp,
+        south_points -> Nullable<Integer>,
+        north_points -> Nullable<Integer>,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     users,
     rooms,
@@ -397,4 +448,8 @@ diesel::allow_tables_to_appear_in_same_query!(
     rated_matches,
     follows,
     hidden_whereabouts,
+    tournaments,
+    tournament_entries,
+    tournament_players,
+    tournament_pairings,
 );

@@ -30,13 +30,14 @@ pub use hotel::{
     new_room, operator_may_add_table, operator_may_close, CloseGames, Door, DoorState, HotelError,
     TableChange, MAX_TABLES,
 };
+pub use protocol::{TournamentStanding, TournamentView};
 pub use resume::{resumable, resumable_at};
 pub use room::{
-    Moderation, Outbox, ResultsConfig, ResumedGame, ResumedMatch, RoomCommand, RoomConfig,
-    RoomHandle, RoomSummary,
+    tournament_view, Moderation, Outbox, ResultsConfig, ResumedGame, ResumedMatch, RoomCommand,
+    RoomConfig, RoomHandle, RoomSummary,
 };
 pub use rooms::RoomOrder;
-pub use table::Refusal;
+pub use table::{choose, Refusal};
 
 use crate::common::{RoomId, TableId, UserId};
 use crate::store::{blocking, Store, StoreError, StoredRoom};

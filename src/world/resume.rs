@@ -121,7 +121,9 @@ fn resume(
                         results.pending.notify_one();
                     }
                     if finished.result.is_some() {
-                        results.stored.notify_one();
+                        for bell in &results.stored {
+                            bell.notify_one();
+                        }
                     }
                     m.record(PlayedGame {
                         result: over.status(),

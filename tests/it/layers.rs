@@ -18,6 +18,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ),
     // ratings: the results' reader "ratings", beside the wall.
     ("ratings", &["common", "ayo", "store"]),
+    // tournaments: the results' reader "tournaments", and the arena's pure rules.
+    ("tournaments", &["common", "ayo", "store"]),
     // reviews: rated games reviewed unasked are the ones ratings would rate.
     (
         "reviews",
@@ -25,7 +27,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ),
     (
         // champions: a game's end is judged by the wall's rules as it is stored, and
-        // `game_over` says the verdict.
+        // `game_over` says the verdict; tournaments: a room pairs its arenas by their rules.
         "world",
         &[
             "common",
@@ -36,6 +38,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "metrics",
             "cluster",
             "champions",
+            "tournaments",
         ],
     ),
     (
@@ -52,6 +55,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "world",
             "cluster",
             "reviews",
+            "tournaments",
         ],
     ),
 ];
@@ -67,6 +71,7 @@ const OURS: &[&str] = &[
     "champions",
     "reviews",
     "ratings",
+    "tournaments",
     "world",
     "http",
     "app",

@@ -52,6 +52,7 @@ mod store;
 mod supervision;
 mod support;
 mod tickets;
+mod tournaments;
 mod wall;
 mod watching;
 mod web_client;

@@ -35,9 +35,29 @@ impl Room {
         command: Command,
         r#ref: Option<Value>,
     ) -> Option<Refusal> {
+        self.apply_with(t, command, r#ref, draw()).await
+    }
+
+    /// `apply` with the draws given: a tournament's pairing names its match before it starts.
+    pub(super) async fn apply_drawn(
+        &mut self,
+        t: usize,
+        command: Command,
+        draws: Draws,
+    ) -> Option<Refusal> {
+        self.apply_with(t, command, None, draws).await
+    }
+
+    async fn apply_with(
+        &mut self,
+        t: usize,
+        command: Command,
+        r#ref: Option<Value>,
+        draws: Draws,
+    ) -> Option<Refusal> {
         let now = self.now();
         let before = self.tables[t].table.clone();
-        let fx = self.tables[t].table.apply(command, now, draw());
+        let fx = self.tables[t].table.apply(command, now, draws);
         self.commit(t, before, fx, now, r#ref).await
     }
 
@@ -138,7 +158,9 @@ impl Room {
                     }
                     // A game over may have a result (a draw has no verdict but is one).
                     if !ended.is_empty() {
-                        self.config.results.stored.notify_one();
+                        for bell in &self.config.results.stored {
+                            bell.notify_one();
+                        }
                     }
                     mark_counted(&mut fx, &ended);
                 }
@@ -522,7 +544,7 @@ pub fn stored_result(result: &MatchResult) -> store::MatchResult {
 
 /// What chance decides for a command, should it start a match or a game: drawn here, with
 /// the real random source and clock, so the table itself draws nothing.
-fn draw() -> Draws {
+pub(super) fn draw() -> Draws {
     Draws {
         match_id: MatchId::ordered(),
         game_id: GameId::random(),

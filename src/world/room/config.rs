@@ -95,6 +95,7 @@ pub struct ResultsConfig {
     pub rules: crate::champions::WallRules,
     /// Rung when a counted result waits in the outbox.
     pub pending: Arc<tokio::sync::Notify>,
-    /// Rung when any result is stored: the ratings' reader reads it.
-    pub stored: Arc<tokio::sync::Notify>,
+    /// Rung when any result is stored: the readers that read every result (ratings,
+    /// tournaments) read it.
+    pub stored: Vec<Arc<tokio::sync::Notify>>,
 }

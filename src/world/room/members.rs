@@ -109,6 +109,7 @@ impl Room {
         if let Some(back) = back {
             self.broadcast_frame(Some(&id), &back.to_frame());
         }
+        self.tell_arenas_to(&id);
     }
 
     /// The `room` snapshot, then what the client missed at the tables it names.

@@ -3,6 +3,7 @@
 //! people, and never waits for a reader (their outboxes are bounded). A room whose task
 //! panics leaves the registry and opens again from the store at the next visit.
 
+mod arena;
 mod away;
 mod civil;
 mod commit;
@@ -32,6 +33,7 @@ use super::hotel::{CloseGames, DoorState, HotelError, TableChange};
 use super::protocol::{ClientMessage, Frame, RoomInfo};
 use super::table::{Command, LiveGame, Refusal, Table};
 
+pub use arena::view as tournament_view;
 pub use civil::Moderation;
 pub use commit::{stored_result, stored_win};
 use config::ms;
@@ -217,6 +219,8 @@ pub struct Room {
     /// A later owner took the room (a write was fenced off): the task ends, and the room
     /// leaves the registry as a failed one does, nothing more written or told.
     lost: bool,
+    /// The arena tournaments scheduled here, which the room runs.
+    arenas: arena::Arenas,
     /// The handle's flag, set the moment the room is lost: before its members' outboxes
     /// close, so whatever sees one close knows the room moved and did not close.
     failed: Arc<AtomicBool>,
@@ -289,6 +293,7 @@ impl Room {
             status_at: now.saturating_sub(status_offset(&room_id, ms(config_status_every))),
             fence: opening.fence,
             lost: false,
+            arenas: Default::default(),
             failed: Arc::default(),
         };
         for kept in &mut room.tables {
@@ -454,6 +459,7 @@ impl Room {
         self.end_graces().await;
         self.chat_tick(now);
         self.tell_status(now);
+        self.arenas_tick(now).await;
     }
 
     /// The soonest something falls due here.

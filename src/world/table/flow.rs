@@ -39,6 +39,8 @@ impl Table {
             Seating::Kept => first_seat,
         };
         let id = self.draws.match_id.clone();
+        // A tournament's pairing says otherwise once it has started its match.
+        self.no_rematch = false;
         fx.store(Write::NewMatch {
             id: id.clone(),
             table: self.id.clone(),
@@ -182,7 +184,7 @@ impl Table {
             r#match: m.view(),
             version: self.version + 1,
         };
-        let rematch = (!self.closing && reason != MatchEnd::CalledOff)
+        let rematch = (!self.closing && reason != MatchEnd::CalledOff && !self.no_rematch)
             .then(|| Rematch::of(m, self.now.saturating_add(self.timing.rematch_ms)));
         let winner = m.winner().cloned();
         self.publish(over, fx);

@@ -154,6 +154,9 @@ pub enum Command {
     Pair {
         players: [User; 2],
         choice: MatchChoice,
+        /// A rematch is offered after it (a tournament's pairings have none: the table is
+        /// the tournament's next pairing's).
+        rematch: bool,
     },
     /// The table is new here: it is announced as it is.
     Announce,
@@ -228,6 +231,8 @@ pub struct Table {
     pub invitations: Vec<Invitation>,
     /// Who waits to play here.
     pub queue: Queue,
+    /// The match in play offers no rematch when it ends (a tournament's).
+    no_rematch: bool,
     /// Goes up by one with every table event.
     pub version: u64,
     /// The room is closing: no new match starts here.
@@ -257,6 +262,7 @@ impl Table {
             rematch: None,
             invitations: Vec::new(),
             queue: Queue::default(),
+            no_rematch: false,
             version,
             closing: false,
             last_moves: [None, None],
@@ -337,7 +343,11 @@ impl Table {
                 Ok(())
             }
             Command::SetRules { rules } => self.set_rules(rules, &mut fx),
-            Command::Pair { players, choice } => self.pair(players, choice, &mut fx),
+            Command::Pair {
+                players,
+                choice,
+                rematch,
+            } => self.pair(players, choice, rematch, &mut fx),
             Command::NextGame => {
                 self.next_game(&mut fx);
                 Ok(())

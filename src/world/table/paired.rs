@@ -14,6 +14,7 @@ impl Table {
         &mut self,
         players: [User; 2],
         choice: MatchChoice,
+        rematch: bool,
         fx: &mut Effects,
     ) -> Result<(), Refusal> {
         if self.closing {
@@ -33,12 +34,15 @@ impl Table {
         self.clear_last_match();
         // Nobody sat here, so nobody invited anyone: nothing else is void.
         self.changed(fx);
-        self.start_match(None, fx)
+        self.start_match(None, fx)?;
+        self.no_rematch = !rematch;
+        Ok(())
     }
 
     /// Nobody sits here, no match is in play, no rematch is on offer (its players have first
-    /// call on the table) and the room is not closing: the pool may seat two here.
+    /// call on the table), nobody waits in its queue and the room is not closing: the pool
+    /// may seat two here.
     pub fn is_free(&self) -> bool {
-        self.idle() && self.rematch.is_none() && !self.closing
+        self.idle() && self.rematch.is_none() && !self.queue.busy() && !self.closing
     }
 }

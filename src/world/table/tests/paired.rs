@@ -24,6 +24,7 @@ fn pair(t: &mut Table, rated: bool) -> Effects {
         Command::Pair {
             players: [person("Ade"), person("Bisi")],
             choice: paired_choice(rated),
+            rematch: true,
         },
         T0,
     )
@@ -103,6 +104,7 @@ fn a_pair_is_two_guests() {
         Command::Pair {
             players: [person("Ade"), person("Ade")],
             choice: paired_choice(true),
+            rematch: true,
         },
         T0,
     );
@@ -112,6 +114,7 @@ fn a_pair_is_two_guests() {
         Command::Pair {
             players: [person("Ade"), house()],
             choice: paired_choice(true),
+            rematch: true,
         },
         T0,
     );
@@ -139,6 +142,32 @@ fn after_the_last_match_and_its_rematch_the_table_is_free_again() {
         "the rematch's players have first call on the table"
     );
     act(&mut t, Command::Tick, T0 + 1 + 120_000);
+    assert!(t.rematch.is_none());
+    assert!(t.is_free());
+}
+
+#[test]
+fn a_tournament_pairing_offers_no_rematch_and_the_table_is_free_again() {
+    let mut t = table();
+    let fx = act(
+        &mut t,
+        Command::Pair {
+            players: [person("Ade"), person("Bisi")],
+            choice: paired_choice(false),
+            rematch: false,
+        },
+        T0,
+    );
+    assert_eq!(refused(&fx), None);
+    let fx = act(
+        &mut t,
+        Command::Resign {
+            user: person("Bisi").id,
+            scope: crate::world::matches::Scope::Match,
+        },
+        T0,
+    );
+    assert!(kinds(&fx).contains(&"match_over"));
     assert!(t.rematch.is_none());
     assert!(t.is_free());
 }

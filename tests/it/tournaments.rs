@@ -1,0 +1,389 @@
+//! Arena tournaments over real sockets and HTTP, on the hand-driven clock: an operator
+//! schedules one in the lounge, eight guests join; from its start the room pairs the free
+//! ones at its tables (never the same opponent twice in a row), a win scores 2 and two wins
+//! in a row double the next; at its end no new game is paired, the games in play finish and
+//! count, and the winner is told. The standings equal a recount of the games played.
+
+use std::collections::{HashMap, HashSet};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use crate::helpers::{TestApp, TestDb, Ws};
+
+const ROOM: &str = "surulere-games-lounge";
+const NAMES: [&str; 8] = [
+    "Ade", "Bisi", "Chidi", "Dayo", "Emeka", "Funmi", "Gbenga", "Hauwa",
+];
+
+struct Guest {
+    name: &'static str,
+    ws: Ws,
+}
+
+/// A time `secs` from the server's clock now, as RFC 3339.
+fn in_secs(app: &TestApp, secs: i64) -> String {
+    let now = i64::try_from(app.clock.now_ms()).unwrap();
+    chrono::DateTime::from_timestamp_millis(now + secs * 1000)
+        .unwrap()
+        .to_rfc3339()
+}
+
+async fn schedule(app: &TestApp, body: Value) -> (u16, Value) {
+    let admin = app.admin_token("ops");
+    app.call(
+        "POST",
+        "/api/v1/admin/tournaments",
+        Some(&admin),
+        Some(body),
+    )
+    .await
+}
+
+async fn tournament(app: &TestApp, id: &str) -> Value {
+    let (status, body) = app
+        .call("GET", &format!("/api/v1/tournaments/{id}"), None, None)
+        .await;
+    assert_eq!(status, 200, "{body}");
+    body["tournament"].clone()
+}
+
+/// A game in play: its table, its players by name (South, North), who moves first.
+struct Game {
+    table: String,
+    players: [String; 2],
+    first: usize,
+}
+
+/// Every game started that the guests have heard of since last asked, and not in `seen`
+/// (each guest hears each game start: one may hear it later than another); added to it.
+async fn games_started(guests: &mut [Guest], seen: &mut HashSet<String>) -> HashMap<String, Game> {
+    let mut games = HashMap::new();
+    for g in guests.iter_mut() {
+        for m in g.ws.heard_until_pong().await {
+            if m["type"] == "game_started" && seen.insert(m["game_id"].as_str().unwrap().to_owned())
+            {
+                let players = ["south", "north"]
+                    .map(|s| m["players"][s]["name"].as_str().unwrap().to_owned());
+                let first = usize::from(m["state"]["to_move"] == "north");
+                games.insert(
+                    m["game_id"].as_str().unwrap().to_owned(),
+                    Game {
+                        table: m["table"].as_str().unwrap().to_owned(),
+                        players,
+                        first,
+                    },
+                );
+            }
+        }
+    }
+    games
+}
+
+/// Who wins a game here: Ade whenever he plays, else the first name in the alphabet.
+fn winner_of(players: &[String; 2]) -> usize {
+    if players[0] == "Ade" {
+        0
+    } else if players[1] == "Ade" {
+        1
+    } else {
+        usize::from(players[1] < players[0])
+    }
+}
+
+/// Reads `ws` until a message of `kind`, keeping the others to be read again (another
+/// table's `game_started` among them).
+async fn until_kept(ws: &mut Ws, kind: &str) {
+    let mut kept = Vec::new();
+    loop {
+        let m = ws.next().await;
+        if m["type"] == kind {
+            break;
+        }
+        kept.push(m);
+    }
+    ws.unread(kept);
+}
+
+/// Plays a game out: the first mover sows a pit (and is answered), then the loser resigns.
+async fn finish(guests: &mut [Guest], game: &Game) {
+    let winner = winner_of(&game.players);
+    let first = game.players[game.first].clone();
+    let mover = guests.iter_mut().find(|g| g.name == first).unwrap();
+    mover
+        .ws
+        .send(json!({"type": "move", "table": game.table, "pit": 1}))
+        .await;
+    until_kept(&mut mover.ws, "game_state").await;
+    let loser = game.players[1 - winner].clone();
+    let loser = guests.iter_mut().find(|g| g.name == loser).unwrap();
+    loser
+        .ws
+        .send(json!({"type": "resign", "table": game.table, "scope": "match"}))
+        .await;
+    until_kept(&mut loser.ws, "match_over").await;
+}
+
+/// The scores the arena's rules give these games, played in this order.
+fn recount(played: &[([String; 2], usize)]) -> HashMap<String, i64> {
+    let mut score: HashMap<String, i64> = HashMap::new();
+    let mut in_a_row: HashMap<String, i64> = HashMap::new();
+    for (players, winner) in played {
+        for (i, p) in players.iter().enumerate() {
+            let row = in_a_row.entry(p.clone()).or_default();
+            let times = if *row >= 2 { 2 } else { 1 };
+            if i == *winner {
+                *score.entry(p.clone()).or_default() += 2 * times;
+                *row += 1;
+            } else {
+                score.entry(p.clone()).or_default();
+                *row = 0;
+            }
+        }
+    }
+    score
+}
+
+/// Waits (a few seconds at most) for the tournament's reader to have scored `games` games.
+async fn scored(app: &TestApp, id: &str, games: i64) -> Value {
+    for _ in 0..200 {
+        let t = tournament(app, id).await;
+        let counted: i64 = t["standings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["games"].as_i64().unwrap())
+            .sum();
+        if counted == 2 * games {
+            return t;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the results of {games} games were never all scored");
+}
+
+#[actix_web::test]
+async fn a_whole_arena_pairs_scores_streaks_ends_with_games_in_play_and_names_its_winner() {
+    let app = TestApp::spawn_with(
+        TestDb::sqlite(),
+        &[("LOUNGE_SERVER__WS_MESSAGES_PER_SEC", "1000")],
+    )
+    .await;
+    let (status, body) = schedule(
+        &app,
+        json!({"name": "Friday Ayo night", "room": ROOM, "starts_at": in_secs(&app, 60),
+               "ends_at": in_secs(&app, 3600), "clock": "1d", "rated": false}),
+    )
+    .await;
+    assert_eq!(status, 201, "{body}");
+    let id = body["tournament"]["id"].as_str().unwrap().to_owned();
+    assert_eq!(body["tournament"]["status"], "upcoming");
+    assert_eq!(body["tournament"]["tables"].as_array().unwrap().len(), 3);
+
+    let mut guests = Vec::new();
+    for name in NAMES {
+        let (token, _) = app.guest(name).await;
+        let (status, body) = app
+            .call(
+                "PUT",
+                &format!("/api/v1/me/tournaments/{id}"),
+                Some(&token),
+                None,
+            )
+            .await;
+        assert_eq!(status, 204, "{body}");
+        let mut ws = app.ws(&token).await;
+        ws.enter(ROOM).await;
+        guests.push(Guest { name, ws });
+    }
+    let mut seen = HashSet::new();
+    let listed = app.call("GET", "/api/v1/tournaments", None, None).await.1;
+    assert_eq!(listed["tournaments"][0]["players"], 8, "{listed}");
+    // Before its start nobody is paired.
+    assert!(games_started(&mut guests, &mut seen).await.is_empty());
+
+    app.clock.advance(60_000);
+    let mut played: Vec<([String; 2], usize)> = Vec::new();
+    let mut last: HashMap<String, String> = HashMap::new();
+    let mut in_play: HashMap<String, Game> = HashMap::new();
+    // Rounds until Ade has won three in a row (he wins every game he plays).
+    while played
+        .iter()
+        .filter(|(p, _)| p.contains(&"Ade".to_owned()))
+        .count()
+        < 3
+    {
+        assert!(played.len() < 30, "Ade was never paired three times");
+        for _ in 0..100 {
+            in_play.extend(games_started(&mut guests, &mut seen).await);
+            if !in_play.is_empty() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert!(!in_play.is_empty(), "free players are paired");
+        assert!(in_play.len() <= 3, "one game a table");
+        for (_, game) in in_play.drain() {
+            let [a, b] = game.players.clone();
+            assert_ne!(last.get(&a), Some(&b), "{a} met {b} twice in a row");
+            last.insert(a.clone(), b.clone());
+            last.insert(b, a);
+            finish(&mut guests, &game).await;
+            played.push((game.players.clone(), winner_of(&game.players)));
+        }
+        scored(&app, &id, i64::try_from(played.len()).unwrap()).await;
+    }
+
+    // The next round is paired; its end time passes while it is in play.
+    for _ in 0..100 {
+        in_play.extend(games_started(&mut guests, &mut seen).await);
+        if !in_play.is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(!in_play.is_empty());
+    app.clock.advance(3_600_000);
+    let ending = tournament(&app, &id).await;
+    assert_eq!(ending["status"], "ending", "{ending}");
+    for (_, game) in in_play.drain() {
+        finish(&mut guests, &game).await;
+        played.push((game.players.clone(), winner_of(&game.players)));
+    }
+    // The games in play counted; nothing new was paired; the winner is told.
+    let over = loop {
+        let m = guests[7].ws.next_of("tournament").await;
+        if m["tournament"]["status"] == "finished" {
+            break m;
+        }
+    };
+    assert!(
+        games_started(&mut guests, &mut seen).await.is_empty(),
+        "nothing paired after the end"
+    );
+    assert_eq!(over["tournament"]["winner"]["name"], "Ade", "{over}");
+    let done = tournament(&app, &id).await;
+    assert_eq!(done["status"], "finished");
+    let expected = recount(&played);
+    let shown: HashMap<String, i64> = done["standings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["user"]["name"].as_str().unwrap().to_owned(),
+                s["score"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    for (name, score) in &expected {
+        assert_eq!(shown.get(name), Some(score), "{name}: {done}");
+    }
+    assert!(
+        expected["Ade"] >= 8,
+        "2 + 2 + 4 for three wins in a row: {expected:?}"
+    );
+    assert_eq!(done["standings"][0]["user"]["name"], "Ade");
+}
+
+#[actix_web::test]
+async fn scheduling_checks_what_it_is_given_and_joining_what_is_allowed() {
+    let app = TestApp::spawn(TestDb::sqlite()).await;
+    for (body, field) in [
+        (
+            json!({"name": "x", "room": ROOM, "starts_at": "tomorrow", "ends_at": in_secs(&app, 60), "clock": "5m"}),
+            "starts_at",
+        ),
+        (
+            json!({"name": "x", "room": ROOM, "starts_at": in_secs(&app, 60), "ends_at": in_secs(&app, 30), "clock": "5m"}),
+            "ends_at",
+        ),
+        (
+            json!({"name": "x", "room": ROOM, "starts_at": in_secs(&app, 60), "ends_at": in_secs(&app, 90_000), "clock": "5m"}),
+            "ends_at",
+        ),
+        (
+            json!({"name": "x", "room": ROOM, "starts_at": in_secs(&app, 60), "ends_at": in_secs(&app, 600), "clock": "7 minutes"}),
+            "clock",
+        ),
+    ] {
+        let (status, answer) = schedule(&app, body).await;
+        assert_eq!(
+            (status, answer["error"]["field"].as_str()),
+            (400, Some(field)),
+            "{answer}"
+        );
+    }
+    let (status, _) = schedule(
+        &app,
+        json!({"name": "x", "room": ROOM, "starts_at": in_secs(&app, 60), "ends_at": in_secs(&app, 600)}),
+    )
+    .await;
+    assert_eq!(status, 400, "a clock is required");
+    let (status, _) = schedule(
+        &app,
+        json!({"name": "x", "room": "nowhere", "starts_at": in_secs(&app, 60), "ends_at": in_secs(&app, 600), "clock": "5m"}),
+    )
+    .await;
+    assert_eq!(status, 404);
+
+    // Open to one guest only; in the hotel's time zone (Lagos, UTC+1) written without one.
+    let (_, bisi) = app.guest("Bisi").await;
+    let (ade_token, _) = app.guest("Ade").await;
+    let lagos = chrono::DateTime::from_timestamp_millis(
+        i64::try_from(app.clock.now_ms()).unwrap() + 3_600_000 + 120_000,
+    )
+    .unwrap()
+    .naive_utc()
+    .format("%Y-%m-%dT%H:%M")
+    .to_string();
+    let (status, body) = schedule(
+        &app,
+        json!({"name": "Invitational", "room": ROOM, "starts_at": in_secs(&app, 60), "ends_at": lagos,
+               "clock": "3+2", "invited": [bisi], "tables": ["surulere-games-lounge-2"]}),
+    )
+    .await;
+    assert_eq!(status, 201, "{body}");
+    let t = &body["tournament"];
+    let ends = t["ends_at"].as_u64().unwrap();
+    let now = app.clock.now_ms();
+    assert!(
+        ends > now + 60_000 && ends <= now + 180_000,
+        "ends about two minutes from now: {t}"
+    );
+    let id = t["id"].as_str().unwrap();
+    let (status, body) = app
+        .call(
+            "PUT",
+            &format!("/api/v1/me/tournaments/{id}"),
+            Some(&ade_token),
+            None,
+        )
+        .await;
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (409, Some("not_invited")),
+        "{body}"
+    );
+    app.clock.advance(200_000);
+    let (status, body) = app
+        .call(
+            "PUT",
+            &format!("/api/v1/me/tournaments/{id}"),
+            Some(&ade_token),
+            None,
+        )
+        .await;
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (409, Some("tournament_over")),
+        "{body}"
+    );
+    let (status, _) = app
+        .call("PUT", "/api/v1/me/tournaments/none", Some(&ade_token), None)
+        .await;
+    assert_eq!(status, 404);
+    let admin = app.admin_token("ops");
+    let (_, audit) = app.audit(&admin, crate::helpers::Page::default()).await;
+    assert!(audit.to_string().contains("tournament.create"), "{audit}");
+}
