@@ -80,6 +80,10 @@ id_type!(
     InvitationId
 );
 id_type!(
+    /// Two guests of a room's pool offered a game together.
+    PairingId
+);
+id_type!(
     /// A shop item, or an owned board.
     ItemId
 );
@@ -99,6 +103,13 @@ impl InvitationId {
     /// A new random id.
     pub fn random() -> InvitationId {
         InvitationId(uuid::Uuid::new_v4().simple().to_string())
+    }
+}
+
+impl PairingId {
+    /// A new random id.
+    pub fn random() -> PairingId {
+        PairingId(uuid::Uuid::new_v4().simple().to_string())
     }
 }
 

@@ -16,6 +16,8 @@ pub use bucket::{Bucket, Buckets};
 pub use clock::ServerClock;
 pub use codes::ErrorCode;
 pub use day::HotelDay;
-pub use ids::{GameId, InvitationId, ItemId, MatchId, OperatorName, RoomId, TableId, UserId};
+pub use ids::{
+    GameId, InvitationId, ItemId, MatchId, OperatorName, PairingId, RoomId, TableId, UserId,
+};
 pub use kinds::{Door, RoomKind, Seating, UnknownSeating};
 pub use user::{name_key, NameError, ShownRatings, User, UserName};
