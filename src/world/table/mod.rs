@@ -7,6 +7,7 @@ mod draws;
 mod effects;
 mod events;
 mod flow;
+mod paired;
 mod play;
 mod seats;
 #[cfg(test)]
@@ -141,6 +142,12 @@ pub enum Command {
     /// An operator changes the rules of a table without a match in play.
     SetRules {
         rules: Rules,
+    },
+    /// Two guests the room's pool paired sit down and their match starts: refused unless
+    /// the table is free.
+    Pair {
+        players: [User; 2],
+        choice: MatchChoice,
     },
     /// The table is new here: it is announced as it is.
     Announce,
@@ -297,6 +304,7 @@ impl Table {
                 Ok(())
             }
             Command::SetRules { rules } => self.set_rules(rules, &mut fx),
+            Command::Pair { players, choice } => self.pair(players, choice, &mut fx),
             Command::NextGame => {
                 self.next_game(&mut fx);
                 Ok(())

@@ -381,7 +381,7 @@ impl Table {
     }
 
     /// A new match here forgets the last one.
-    fn clear_last_match(&mut self) {
+    pub(super) fn clear_last_match(&mut self) {
         self.game = None;
         self.r#match = None;
         self.rematch = None;

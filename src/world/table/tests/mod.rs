@@ -10,6 +10,7 @@ mod clocks;
 mod course;
 mod kept;
 mod offers;
+mod paired;
 mod play;
 mod props;
 mod seats;
