@@ -165,6 +165,11 @@ impl Application {
             clock: settings.world.clock.clone(),
             untimed_start: Duration::from_secs(settings.world.untimed_start_secs),
             rematch: Duration::from_secs(settings.world.rematch_secs),
+            pool: crate::world::seeks::PoolTiming {
+                answer_ms: settings.world.pairing_answer_secs * 1000,
+                cooldown_ms: settings.world.seek_cooldown_secs * 1000,
+                house_after_ms: settings.world.seek_house_after_secs * 1000,
+            },
             heartbeat: Duration::from_millis(settings.world.heartbeat_ms.max(10)),
             civility: civility(&settings.civility),
             activity,

@@ -58,6 +58,8 @@ pub struct RoomConfig {
     pub untimed_start: Duration,
     /// How long a rematch stays on offer after a match.
     pub rematch: Duration,
+    /// The pool's answer window, cooldown and wait before Baba Ayo is offered.
+    pub pool: crate::world::seeks::PoolTiming,
     /// How often the service writes its heartbeat (where an unclean outage began).
     pub heartbeat: Duration,
     /// Slow mode, the room's chat budget, invitations a minute, mutes.
