@@ -42,6 +42,7 @@ mod reviews;
 mod room;
 mod rules;
 mod seats;
+mod seeks;
 mod series;
 mod server;
 mod shop;
