@@ -170,6 +170,8 @@ impl Application {
                 cooldown_ms: settings.world.seek_cooldown_secs * 1000,
                 house_after_ms: settings.world.seek_house_after_secs * 1000,
             },
+            queue_call: Duration::from_secs(settings.world.queue_call_secs),
+            straight_wins: settings.world.queue_straight_wins,
             heartbeat: Duration::from_millis(settings.world.heartbeat_ms.max(10)),
             civility: civility(&settings.civility),
             activity,
@@ -483,6 +485,7 @@ fn seed_hotel(
                 room_id: room.id.clone(),
                 position: i32::try_from(n).unwrap_or(i32::MAX),
                 rules,
+                queue: None,
             })
             .collect();
         if store.ensure_room(&room, &tables)? {

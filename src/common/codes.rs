@@ -144,6 +144,14 @@ error_codes! {
     GameInPlay => "game_in_play",
     /// Match settings out of range: the message says which are allowed.
     BadSettings => "bad_settings",
+    /// The table has no queue (a home board's is off unless its owner turns it on).
+    QueueOff => "queue_off",
+    /// A table's queue holds 32 guests at most.
+    QueueFull => "queue_full",
+    /// `unqueue` from a guest not in that table's queue.
+    NotQueued => "not_queued",
+    /// Guests are waiting in the table's queue: its seats go to them first (join the queue).
+    QueueFirst => "queue_first",
     /// An apartment holds that many boards at most.
     TooManyBoards => "too_many_boards",
     /// The item is not an Ayo board.

@@ -159,6 +159,18 @@ impl Settings {
             "0 to 10000 (10 ms)",
         )?;
         within(
+            "world.queue_call_secs",
+            self.world.queue_call_secs,
+            5..=600,
+            "5 to 600 (ten minutes)",
+        )?;
+        within(
+            "world.queue_straight_wins",
+            self.world.queue_straight_wins,
+            1..=100,
+            "1 to 100",
+        )?;
+        within(
             "world.chat_backlog",
             self.world.chat_backlog,
             0..=1000,

@@ -225,6 +225,10 @@ pub struct WorldSettings {
     pub seek_cooldown_secs: u64,
     /// Seconds a seeker waits with nobody before Baba Ayo is offered.
     pub seek_house_after_secs: u64,
+    /// Seconds a guest called from a table's queue has to take the seat.
+    pub queue_call_secs: u64,
+    /// Wins in a row after which a winner staying on at a queued table stands too.
+    pub queue_straight_wins: u8,
     /// Milliseconds between heartbeats (an outage without a clean stop began at the last).
     pub heartbeat_ms: u64,
     /// The time game clocks run on: the system's, or a test's hand-driven one.

@@ -32,6 +32,7 @@ const MODULES: &[(&str, &str)] = &[
     ("replay.js", include_str!("../../web/js/replay.js")),
     ("review.js", include_str!("../../web/js/review.js")),
     ("profile.js", include_str!("../../web/js/profile.js")),
+    ("queue.js", include_str!("../../web/js/queue.js")),
 ];
 
 /// `built_in`, or the file `name` of `LOUNGE_WEB_DIR` when that is set (see the module notes).

@@ -1,7 +1,7 @@
 //! The player's side of the shop and of home: the shop's items, purchases, `GET /me`, and
 //! the apartment's door, guests and boards.
 
-use actix_web::{delete, get, post, put, web, HttpRequest, HttpResponse};
+use actix_web::{delete, get, patch, post, put, web, HttpRequest, HttpResponse};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -415,6 +415,51 @@ pub async fn take_up_board(
         .change_tables(&room.id, Actor::Owner(claims.id), change)
         .await?;
     Ok(HttpResponse::NoContent().finish())
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BoardChange {
+    /// The board's queue on or off (off at home until the owner turns it on).
+    pub queue: bool,
+}
+
+/// Turns a placed board's queue on or off: guests wait in turn and the winner stays on.
+///
+/// Needs a player token (the apartment's owner). Body: `{"queue"}`. 200 `{"table"}`, and
+/// everyone inside gets its `table` message; turned off, everyone waiting is told
+/// `queue_left`. 404: no such table in the owner's apartment.
+#[utoipa::path(
+    tag = "me",
+    security(("bearer" = [])),
+    request_body = BoardChange,
+    params(("table" = String, Path, description = "the board's table id")),
+    responses(
+        (status = 200, body = TableBody),
+        (status = 400, body = ErrorBody),
+        (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody),
+    )
+)]
+#[patch("/me/apartment/boards/{table}")]
+pub async fn change_board(
+    Player(claims): Player,
+    state: web::Data<AppState>,
+    path: web::Path<TableId>,
+    Body(body): Body<BoardChange>,
+) -> Result<HttpResponse, ApiError> {
+    let room = my_apartment(&state, &claims.id).await?;
+    let change = TableChange::Queue {
+        table: path.into_inner(),
+        on: body.queue,
+    };
+    let table = state
+        .world
+        .change_tables(&room.id, Actor::Owner(claims.id), change)
+        .await?
+        .ok_or(HotelError::Gone)?;
+    Ok(HttpResponse::Ok().json(TableBody { table }))
 }
 
 /// The player's apartment, made on first need.

@@ -195,6 +195,7 @@ pub fn routes(cfg: &mut ServiceConfig<'_>) {
             .service(invitations::invite_home)
             .service(home::place_board)
             .service(home::take_up_board)
+            .service(home::change_board)
             .service(admin::rooms)
             .service(admin::create_room)
             .service(admin::rename_room)

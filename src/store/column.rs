@@ -395,6 +395,7 @@ mod tests {
                 room_id: RoomId::new(id),
                 position: n,
                 rules: Preset::Kontest.rules(),
+                queue: None,
             })
             .collect();
         assert!(store.ensure_room(&room, &tables).unwrap());

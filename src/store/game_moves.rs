@@ -232,6 +232,7 @@ mod tests {
             room_id: room.id.clone(),
             position: 1,
             rules: Preset::Lagos.rules(),
+            queue: None,
         };
         store
             .ensure_room(&room, std::slice::from_ref(&table))

@@ -338,6 +338,7 @@ impl Store {
                 room_id: room_id.clone(),
                 position,
                 rules,
+                queue: None,
             };
             diesel::insert_into(ayo_tables::table)
                 .values(&table)
@@ -394,6 +395,35 @@ impl Store {
                 "table.remove",
                 table_id.as_str(),
                 &serde_json::json!({}),
+            )
+        })
+    }
+
+    /// Turns a table's queue on or off, audited.
+    pub fn set_table_queue(
+        &self,
+        actor: &Actor,
+        table_id: &TableId,
+        on: bool,
+        fence: Option<(&RoomId, u64)>,
+    ) -> Result<(), StoreError> {
+        self.write_under(fence, |conn| {
+            let changed = diesel::update(
+                ayo_tables::table
+                    .find(table_id)
+                    .filter(ayo_tables::removed_at.is_null()),
+            )
+            .set(ayo_tables::queue.eq(Some(on)))
+            .execute(conn)?;
+            if changed == 0 {
+                return Err(StoreError::NotFound(format!("table `{table_id}`")));
+            }
+            self.audit_by(
+                conn,
+                actor,
+                "table.queue",
+                table_id.as_str(),
+                &serde_json::json!({"queue": on}),
             )
         })
     }

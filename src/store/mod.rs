@@ -163,6 +163,9 @@ pub struct TableRow {
     pub room_id: RoomId,
     pub position: i32,
     pub rules: Rules,
+    /// The table's queue on or off as set for it; `None`: as its room's kind has it (on in
+    /// lounges, off at home).
+    pub queue: Option<bool>,
 }
 
 /// A game row.

@@ -31,6 +31,7 @@ diesel::table! {
         position -> Integer,
         rules -> Text,
         removed_at -> Nullable<Timestamp>,
+        queue -> Nullable<Bool>,
     }
 }
 

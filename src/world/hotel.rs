@@ -66,6 +66,8 @@ pub enum TableChange {
     Remove { table: TableId },
     /// Changes an idle table's rules.
     Rules { table: TableId, rules: Rules },
+    /// Turns a table's queue on or off (off sends everyone in it away).
+    Queue { table: TableId, on: bool },
 }
 
 /// Why a change to the hotel was refused.
@@ -200,6 +202,7 @@ pub fn new_room(
             room_id: RoomId::new(id.clone()),
             position: n as i32,
             rules,
+            queue: None,
         })
         .collect();
     let room = RoomRow {

@@ -266,7 +266,7 @@ impl World {
             .tables
             .iter()
             // A table whose stored rules do not read was left out by the store, logged.
-            .map(|t| (t.id.clone(), t.rules))
+            .map(|t| (t.id.clone(), t.rules, t.queue))
             .collect();
         let door = hotel::DoorState::new(stored.door, stored.guests);
         let opening = room::Opening {

@@ -283,6 +283,7 @@ fn a_match_in_play(
         room_id: RoomId::new("surulere-games-lounge"),
         position: 1,
         rules: Default::default(),
+        queue: None,
     };
     let room = a_room_with(db, &[table]);
     let (a, b) = (

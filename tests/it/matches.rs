@@ -295,6 +295,7 @@ fn stored_lounge(db: &TestDb) -> (lounge::world::User, lounge::world::User) {
         room_id: RoomId::new("lounge"),
         position: 1,
         rules: Default::default(),
+        queue: None,
     };
     db.store().ensure_room(&room, &[table]).unwrap();
     (user(db, "Ade"), user(db, "Bisi"))

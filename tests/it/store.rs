@@ -36,6 +36,7 @@ fn lounge_room() -> (RoomRow, Vec<TableRow>) {
             room_id: room.id.clone(),
             position: n,
             rules: Preset::Lagos.rules(),
+            queue: None,
         })
         .collect();
     (room, tables)

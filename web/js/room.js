@@ -13,6 +13,7 @@ import { presetName, howToPlay } from "./rules.js";
 import { renderOccupant, showHomeInvitation, meet } from "./home.js";
 import { showPage } from "./pages.js";
 import { nameButton, familyOf } from "./profile.js";
+import { queueRow, showCall, queueLeft } from "./queue.js";
 
 /// A table event that is not newer than what the client holds is old news (a move sent
 /// again gets its answer again): dropped. At the table watched (or played at), one that skips
@@ -224,6 +225,8 @@ const handlers = {
     // The board shows the result once the last sowing has been shown.
     if (m.table === state.watching && !state.animation) showBoard();
   },
+  queue_called: showCall,
+  queue_left: queueLeft,
   rematch_offered(m) {
     notice(`${m.from.name} wants a rematch.`);
     if (m.table === state.watching && !state.animation) showBoard();
@@ -510,11 +513,17 @@ function renderTables() {
       if (who) label.append(`${side}: `, nameButton(who, { family: familyOf(t.rules), suffix: away, testid: "seat-name" }));
       else label.textContent = `${side}: free`;
       row.appendChild(label);
-      if (!who && !seat && !inPlay) row.appendChild(button("Sit", () => sit(t, side), `sit-${side}`));
+      // With guests queued a seat is for the one called to it.
+      const q = t.queue;
+      const queued = q && (q.waiting.length > 0 || q.called.length > 0)
+        && !q.called.some((c) => c.user.id === state.user.id && c.seat === side);
+      if (!who && !seat && !inPlay && !queued) row.appendChild(button("Sit", () => sit(t, side), `sit-${side}`));
       // Standing up is beside one's own name, apart from the match's choices.
       if (who && who.id === state.user.id && !inPlay) row.appendChild(button("Stand up", () => send({ type: "stand", table: t.id }), "stand"));
       div.appendChild(row);
     }
+    const queue = queueRow(t);
+    if (queue) div.appendChild(queue);
     div.appendChild(tableControls(t, seat, inPlay));
     return div;
   }));

@@ -55,6 +55,7 @@ export const state = {
   following: new Set(),  // user ids this guest follows (friends.js)
   met: new Map(),      // user id -> user: people seen in a room this visit, to invite home
   invitations: new Map(), // invitation id -> {expires_at (server ms), element}
+  calls: new Map(), // table id -> {until (server ms), left}: a seat the queue called us to
   home: null,          // in an apartment: {room, owner, things} (GET /apartments/{room})
   wallRules: null,     // what makes a win count (GET /champions/rules)
 };

@@ -271,14 +271,17 @@ pub async fn add_table(
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TableRules {
-    pub rules: RulesSpec,
+    pub rules: Option<RulesSpec>,
+    /// The table's queue on or off.
+    pub queue: Option<bool>,
 }
 
-/// Changes an idle table's rules.
+/// Changes a table's rules (while idle) or turns its queue on or off.
 ///
-/// Needs an admin token; the change is written to the audit log in the same transaction, under
-/// the token's subject. Body: `{"rules"}`. 200 `{"table"}` while no match is in play there; 409
-/// `table_busy`, `room_closing`.
+/// Needs an admin token; each change is written to the audit log in the same transaction,
+/// under the token's subject. Body: `{"rules"?, "queue"?}`, at least one. 200 `{"table"}`;
+/// the rules only while no match is in play there (409 `table_busy`), the queue at any time
+/// (off: everyone in it is told `queue_left`). 409 `room_closing`.
 #[utoipa::path(
     tag = "admin",
     security(("bearer" = [])),
@@ -300,14 +303,36 @@ pub async fn change_table(
     path: web::Path<(RoomId, TableId)>,
     Body(body): Body<TableRules>,
 ) -> Result<HttpResponse, ApiError> {
-    let rules = body.rules.resolve("rules")?;
+    let rules = body
+        .rules
+        .as_ref()
+        .map(|r| r.resolve("rules"))
+        .transpose()?;
+    if rules.is_none() && body.queue.is_none() {
+        return Err(ApiError::invalid("rules", "send `rules`, `queue` or both"));
+    }
     let (room, table) = path.into_inner();
-    let change = TableChange::Rules { table, rules };
-    let table = state
-        .world
-        .operator_changes_tables(&operator, &room, change)
-        .await?
-        .ok_or(HotelError::Gone)?;
+    let mut changes = Vec::new();
+    if let Some(rules) = rules {
+        changes.push(TableChange::Rules {
+            table: table.clone(),
+            rules,
+        });
+    }
+    if let Some(on) = body.queue {
+        changes.push(TableChange::Queue {
+            table: table.clone(),
+            on,
+        });
+    }
+    let mut shown = None;
+    for change in changes {
+        shown = state
+            .world
+            .operator_changes_tables(&operator, &room, change)
+            .await?;
+    }
+    let table = shown.ok_or(HotelError::Gone)?;
     Ok(HttpResponse::Ok().json(TableBody { table }))
 }
 

@@ -141,10 +141,18 @@ pub enum ClientMessage {
         pairing: PairingId,
         accept: bool,
     },
+    /// Wait for a seat at `table` (an addition): its queue.
+    Queue {
+        table: TableId,
+    },
+    /// Out of `table`'s queue (an addition).
+    Unqueue {
+        table: TableId,
+    },
 }
 
 /// The message types a client may send, for the `unknown_type` error.
-pub const CLIENT_TYPES: [&str; 22] = [
+pub const CLIENT_TYPES: [&str; 24] = [
     "enter",
     "leave",
     "sit",
@@ -167,6 +175,8 @@ pub const CLIENT_TYPES: [&str; 22] = [
     "seek",
     "unseek",
     "pairing_answer",
+    "queue",
+    "unqueue",
 ];
 
 /// Why a frame could not be read as a message.

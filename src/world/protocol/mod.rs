@@ -109,8 +109,38 @@ pub struct TableView {
     pub r#match: Option<MatchView>,
     /// A rematch on offer after the last match (an addition).
     pub rematch: Option<Rematch>,
+    /// The table's queue, left out where it has none (an addition).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub queue: Option<QueueView>,
     /// The server's clock when this was sent, in milliseconds since 1970 (an addition).
     pub server_time: u64,
+}
+
+/// A table's queue as the table view shows it (an addition).
+#[derive(Debug, Clone, Serialize)]
+pub struct QueueView {
+    /// Waiting, in turn.
+    pub waiting: Vec<User>,
+    /// Called to a free seat, each until `until` (server ms).
+    pub called: Vec<CalledView>,
+    /// The winner staying on and their wins in a row here, while someone waits.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub streak: Option<StreakView>,
+    /// A winner staying on stands after this many wins in a row.
+    pub straight_wins: u8,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CalledView {
+    pub user: User,
+    pub seat: Side,
+    pub until: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct StreakView {
+    pub user: UserId,
+    pub wins: u8,
 }
 
 /// Whether a game's end put a win on the champions wall, and why not (an addition).
@@ -349,6 +379,18 @@ pub enum ServerMessage {
     DrawDeclined {
         table: TableId,
         scope: Scope,
+    },
+    /// To a guest from a table's queue: the seat is theirs to take until `until` (an
+    /// addition).
+    QueueCalled {
+        table: TableId,
+        seat: Side,
+        until: u64,
+    },
+    /// To a guest: they are out of the table's queue, and why (an addition).
+    QueueLeft {
+        table: TableId,
+        reason: &'static str,
     },
     /// Where the games that moved since the last one stand (an addition): sent to everyone
     /// in the room at most once every `world.status_every` (what it says of a table one

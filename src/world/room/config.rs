@@ -60,6 +60,10 @@ pub struct RoomConfig {
     pub rematch: Duration,
     /// The pool's answer window, cooldown and wait before Baba Ayo is offered.
     pub pool: crate::world::seeks::PoolTiming,
+    /// How long a guest called from a table's queue has to sit.
+    pub queue_call: Duration,
+    /// A winner staying on at a queued table stands after this many wins in a row.
+    pub straight_wins: u8,
     /// How often the service writes its heartbeat (where an unclean outage began).
     pub heartbeat: Duration,
     /// Slow mode, the room's chat budget, invitations a minute, mutes.
@@ -74,6 +78,8 @@ impl RoomConfig {
             invitation_ms: ms(self.invitation_ttl),
             untimed_start_ms: ms(self.untimed_start),
             rematch_ms: ms(self.rematch),
+            queue_call_ms: ms(self.queue_call),
+            straight_wins: self.straight_wins,
         }
     }
 }

@@ -10,7 +10,7 @@ use crate::store::{blocking, Actor, StoreError};
 use super::super::hotel::{DoorState, HotelError, TableChange};
 use super::super::matches::MatchChoice;
 use super::super::protocol::{ClientMessage, ServerMessage, TableView};
-use super::super::table::{choose, Command, Refusal, Table};
+use super::super::table::{choose, Command, Refusal, Table, Unqueued};
 use super::members::Going;
 use super::render;
 use super::seeks::Asked;
@@ -187,6 +187,7 @@ impl Room {
                 | ClientMessage::Rematch { .. }
                 | ClientMessage::Seek { .. }
                 | ClientMessage::PairingAnswer { accept: true, .. }
+                | ClientMessage::Queue { .. }
         );
         if self.closing && starts_a_match {
             return Err(Refusal::new(
@@ -208,6 +209,8 @@ impl Room {
                 | ClientMessage::Seek { .. }
                 | ClientMessage::Unseek {}
                 | ClientMessage::PairingAnswer { .. }
+                | ClientMessage::Queue { .. }
+                | ClientMessage::Unqueue { .. }
         );
         if changes_a_table {
             self.may_change_tables(user_id)?;
@@ -273,7 +276,29 @@ impl Room {
                     accept,
                     seated,
                 };
-                return refused(self.apply(t, command).await);
+                let refusal = self.apply(t, command).await;
+                self.unqueue_seated(user_id).await;
+                return refused(refusal);
+            }
+            ClientMessage::Queue { table } => {
+                let t = self.table_index(&table)?;
+                let seated_elsewhere = self
+                    .tables
+                    .iter()
+                    .enumerate()
+                    .any(|(i, k)| i != t && k.table.seat_of(user_id).is_some());
+                let command = Command::Queue {
+                    user,
+                    seated_elsewhere,
+                };
+                (t, command)
+            }
+            ClientMessage::Unqueue { table } => {
+                let command = Command::Unqueue {
+                    user: user.id,
+                    why: Unqueued::Asked,
+                };
+                (self.table_index(&table)?, command)
             }
             ClientMessage::Sit { table, seat, seats } => {
                 let t = self.table_index(&table)?;
@@ -396,7 +421,26 @@ impl Room {
                 },
             ),
         };
-        refused(self.apply_asked(table, command, r#ref).await)
+        let refusal = self.apply_asked(table, command, r#ref).await;
+        self.unqueue_seated(user_id).await;
+        refused(refusal)
+    }
+
+    /// A guest who sat down somewhere is out of every other table's queue.
+    async fn unqueue_seated(&mut self, user: &UserId) {
+        if !self.seated_anywhere(user) {
+            return;
+        }
+        for t in 0..self.tables.len() {
+            let table = &self.tables[t].table;
+            if table.seat_of(user).is_none() && table.queue.holds(user) {
+                let command = Command::Unqueue {
+                    user: user.clone(),
+                    why: Unqueued::SeatedElsewhere,
+                };
+                self.apply(t, command).await;
+            }
+        }
     }
 
     /// The table holding invitation `id` for `user`.
@@ -466,6 +510,14 @@ impl Room {
                     table,
                 });
                 Ok(None)
+            }
+            TableChange::Queue { table, on } => {
+                let id = table.clone();
+                let t = self.index_of(&id)?;
+                blocking(move || store.set_table_queue(&actor, &id, on, fence.map(|f| (&room, f))))
+                    .await?;
+                self.apply(t, Command::SetQueue { on }).await;
+                Ok(Some(render::table_view(&self.tables[t].table, self.now())))
             }
             TableChange::Rules { table, rules } => {
                 let id = table.clone();

@@ -236,8 +236,8 @@ enum Ended {
 /// A room as the store holds it, to start its task.
 pub struct Opening {
     pub info: RoomInfo,
-    /// Its tables, with their rules.
-    pub tables: Vec<(TableId, Rules)>,
+    /// Its tables, with their rules and their queue as set (`None`: the room kind's).
+    pub tables: Vec<(TableId, Rules, Option<bool>)>,
     pub matches: Vec<ResumedMatch>,
     pub closing: bool,
     pub door: DoorState,
@@ -265,10 +265,11 @@ impl Room {
             tables: opening
                 .tables
                 .into_iter()
-                .map(|(id, rules)| {
+                .map(|(id, rules, queue)| {
                     Kept::new(
                         Table::new(id, room_id.clone(), rules, timing, *VERSION_BASE)
-                            .in_room_of(opening.info.kind),
+                            .in_room_of(opening.info.kind)
+                            .with_queue(queue),
                     )
                 })
                 .collect(),

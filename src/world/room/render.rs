@@ -7,8 +7,8 @@ use serde_json::Value;
 use crate::common::{RoomId, TableId};
 
 use super::super::protocol::{
-    ClockView, LastMove, Lots, Players, Seats, ServerMessage, TableGame, TableStatus, TableView,
-    WallVerdict as Verdict,
+    CalledView, ClockView, LastMove, Lots, Players, QueueView, Seats, ServerMessage, StreakView,
+    TableGame, TableStatus, TableView, WallVerdict as Verdict,
 };
 use super::super::table::{Table, TableEvent, TableSnapshot};
 
@@ -150,6 +150,15 @@ pub(super) fn render(event: TableEvent, at: &At<'_>, r#ref: Option<Value>) -> Se
             ServerMessage::DrawOffered { table, from, scope }
         }
         TableEvent::DrawDeclined { scope } => ServerMessage::DrawDeclined { table, scope },
+        TableEvent::Called { seat, until_ms } => ServerMessage::QueueCalled {
+            table,
+            seat,
+            until: until_ms,
+        },
+        TableEvent::Unqueued { why } => ServerMessage::QueueLeft {
+            table,
+            reason: why.word(),
+        },
     }
 }
 
@@ -178,6 +187,23 @@ pub(super) fn view(snapshot: TableSnapshot) -> TableView {
         settings: snapshot.settings,
         r#match: snapshot.r#match,
         rematch: snapshot.rematch,
+        queue: snapshot.queue.map(|q| QueueView {
+            waiting: q.waiting,
+            called: q
+                .called
+                .into_iter()
+                .map(|c| CalledView {
+                    user: c.user,
+                    seat: c.seat,
+                    until: c.until_ms,
+                })
+                .collect(),
+            streak: q.streak.map(|s| StreakView {
+                user: s.user,
+                wins: s.wins,
+            }),
+            straight_wins: snapshot.straight_wins,
+        }),
         server_time: at,
     }
 }

@@ -8,6 +8,7 @@ use crate::champions::WallReason;
 use crate::common::{GameId, InvitationId, MatchId, RoomId, TableId, User, UserId};
 
 use super::super::matches::{MatchEnd, MatchSettings, MatchView, Rematch, Scope};
+use super::queue::{Queue, Unqueued};
 
 /// Something that happened at a table.
 #[derive(Debug, Clone)]
@@ -103,6 +104,10 @@ pub enum TableEvent {
     DrawOffered { from: User, scope: Scope },
     /// To the one who offered: the draw is turned down.
     DrawDeclined { scope: Scope },
+    /// To a guest from the queue: sit at `seat` by `until_ms`.
+    Called { seat: Side, until_ms: u64 },
+    /// To a guest: they are no longer in the queue, and why.
+    Unqueued { why: Unqueued },
 }
 
 /// Why an invitation ended unanswered.
@@ -165,6 +170,10 @@ pub struct TableSnapshot {
     /// The match in play, or the last one.
     pub r#match: Option<MatchView>,
     pub rematch: Option<Rematch>,
+    /// The queue, when the table has one.
+    pub queue: Option<Queue>,
+    /// A winner staying on stands after this many wins in a row.
+    pub straight_wins: u8,
     pub at: u64,
 }
 

@@ -184,12 +184,24 @@ impl Table {
         };
         let rematch = (!self.closing && reason != MatchEnd::CalledOff)
             .then(|| Rematch::of(m, self.now.saturating_add(self.timing.rematch_ms)));
+        let winner = m.winner().cloned();
         self.publish(over, fx);
+        let stays = self.stays_on(winner.as_ref(), reason == MatchEnd::CalledOff);
         // The players stand up; the last game stays on the table until someone sits. A
         // rematch keeps its own settings; the table's are the lounge's until a new host.
+        // With guests queued the winner stays on, at the table's settings, and no rematch.
+        let kept = stays.and_then(|side| self.seats[side.index()].take().map(|u| (side, u)));
         self.seats = [None, None];
-        self.settings = self.defaults;
-        self.rematch = rematch;
+        match kept {
+            Some((side, winner)) => {
+                self.seats[side.index()] = Some(winner);
+                self.rematch = None;
+            }
+            None => {
+                self.settings = self.defaults;
+                self.rematch = rematch.filter(|_| !self.queue.busy());
+            }
+        }
         self.changed(fx);
     }
 
@@ -288,6 +300,7 @@ impl Table {
     pub(super) fn tick(&mut self, fx: &mut Effects) {
         let now = self.now;
         self.end_invitations(|i| i.expires_ms <= now, InvitationEnd::Expired, fx);
+        self.lapse_calls(fx);
         if let Some(side) = self.flagged() {
             self.end_off_board(|g| g.time_out(side), fx);
         }
@@ -360,6 +373,7 @@ impl Table {
             self.end_off_board(Game::call_off, fx);
         }
         self.closing = true;
+        self.empty_queue(fx);
         if self.rematch.take().is_some() {
             self.changed(fx);
         }

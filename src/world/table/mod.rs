@@ -9,6 +9,7 @@ mod events;
 mod flow;
 mod paired;
 mod play;
+mod queue;
 mod seats;
 #[cfg(test)]
 mod tests;
@@ -25,6 +26,7 @@ pub use effects::{refuse, Effects, Event, MatchResult, MoveClock, NewGame, Refus
 pub use events::{GameSnapshot, InvitationEnd, TableEvent, TableSnapshot, WallVerdict};
 pub use flow::result_of;
 pub use play::win_of;
+pub use queue::{Call, Queue, Streak, Unqueued, MAX_WAITING};
 pub use seats::choose;
 
 /// How long things wait at a table, in milliseconds of the server's clock.
@@ -36,6 +38,10 @@ pub struct Timing {
     pub untimed_start_ms: u64,
     /// A rematch stays on offer this long.
     pub rematch_ms: u64,
+    /// A guest called from the queue takes the seat within this.
+    pub queue_call_ms: u64,
+    /// A winner staying on stands after this many wins in a row.
+    pub straight_wins: u8,
 }
 
 /// Why someone's claim on a table ends: the one place that decides what becomes of their
@@ -153,8 +159,23 @@ pub enum Command {
     Announce,
     /// Both pressed start: the next game of the match begins.
     NextGame,
-    /// The table is taken away: its invitations end.
+    /// The table is taken away: its invitations and its queue end.
     TakeAway,
+    /// `queue`: wait for a seat here.
+    Queue {
+        user: User,
+        /// The guest has a seat at another table of the room.
+        seated_elsewhere: bool,
+    },
+    /// Out of the queue: asked (`unqueue`), or sat at another table.
+    Unqueue {
+        user: UserId,
+        why: Unqueued,
+    },
+    /// An operator or the owner turns the queue on or off.
+    SetQueue {
+        on: bool,
+    },
 }
 
 /// A game at a table.
@@ -205,6 +226,8 @@ pub struct Table {
     pub r#match: Option<LiveMatch>,
     pub rematch: Option<Rematch>,
     pub invitations: Vec<Invitation>,
+    /// Who waits to play here.
+    pub queue: Queue,
     /// Goes up by one with every table event.
     pub version: u64,
     /// The room is closing: no new match starts here.
@@ -233,6 +256,7 @@ impl Table {
             r#match: None,
             rematch: None,
             invitations: Vec::new(),
+            queue: Queue::default(),
             version,
             closing: false,
             last_moves: [None, None],
@@ -248,6 +272,15 @@ impl Table {
     pub fn in_room_of(mut self, kind: crate::common::RoomKind) -> Table {
         self.defaults = MatchSettings::of_room(kind);
         self.settings = self.defaults;
+        self.queue.on = kind != crate::common::RoomKind::Apartment;
+        self
+    }
+
+    /// The queue on or off as stored for this table (`None`: as its room's kind has it).
+    pub fn with_queue(mut self, on: Option<bool>) -> Table {
+        if let Some(on) = on {
+            self.queue.on = on;
+        }
         self
     }
 
@@ -315,11 +348,25 @@ impl Table {
             }
             Command::TakeAway => {
                 self.end_invitations(|_| true, InvitationEnd::TableChanged, &mut fx);
+                self.empty_queue(&mut fx);
+                Ok(())
+            }
+            Command::Queue {
+                user,
+                seated_elsewhere,
+            } => self.join_queue(user, seated_elsewhere, &mut fx),
+            Command::Unqueue { user, why } => self.leave_queue(&user, why, &mut fx),
+            Command::SetQueue { on } => {
+                self.set_queue(on, &mut fx);
                 Ok(())
             }
         };
         if let Err(refusal) = done {
             fx.refused = Some(refusal);
+        }
+        // Whatever freed a seat, the queue's first is called to it.
+        if self.call_from_queue(&mut fx) {
+            self.changed(&mut fx);
         }
         fx
     }
@@ -370,7 +417,8 @@ impl Table {
         player.house.then_some(player)
     }
 
-    /// The soonest something here is due: a flag, a start press, a rematch, an invitation.
+    /// The soonest something here is due: a flag, a start press, a rematch, an invitation,
+    /// a call from the queue.
     pub fn next_deadline(&self) -> Option<u64> {
         let flag = self
             .game
@@ -385,7 +433,8 @@ impl Table {
             .map(|b| b.deadline_ms);
         let rematch = self.rematch.as_ref().map(|r| r.deadline_ms);
         let invitation = self.invitations.iter().map(|i| i.expires_ms).min();
-        [flag, start, rematch, invitation]
+        let call = self.queue.deadline();
+        [flag, start, rematch, invitation, call]
             .into_iter()
             .flatten()
             .min()
@@ -417,6 +466,8 @@ impl Table {
             settings: self.settings,
             r#match: self.r#match.as_ref().map(LiveMatch::view),
             rematch: self.rematch.clone(),
+            queue: self.queue.on.then(|| self.queue.clone()),
+            straight_wins: self.timing.straight_wins,
             at: now,
         }
     }

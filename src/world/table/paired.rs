@@ -37,8 +37,9 @@ impl Table {
     }
 
     /// Nobody sits here, no match is in play, no rematch is on offer (its players have first
-    /// call on the table) and the room is not closing: the pool may seat two here.
+    /// call on the table), nobody waits in its queue and the room is not closing: the pool
+    /// may seat two here.
     pub fn is_free(&self) -> bool {
-        self.idle() && self.rematch.is_none() && !self.closing
+        self.idle() && self.rematch.is_none() && !self.queue.busy() && !self.closing
     }
 }

@@ -5,7 +5,9 @@ use crate::ayo::{Forfeit, Game, Rules, Side};
 use crate::common::{ErrorCode, InvitationId, Seating, User, UserId};
 
 use super::super::matches::{MatchChoice, MatchEnd, MatchSettings};
-use super::{refuse, Departure, Effects, Invitation, InvitationEnd, Refusal, Table, TableEvent};
+use super::{
+    refuse, Departure, Effects, Invitation, InvitationEnd, Refusal, Table, TableEvent, Unqueued,
+};
 
 /// The settings a client sent, as the table takes them; a bad one is refused as
 /// `bad_settings`, saying why.
@@ -35,6 +37,8 @@ impl Table {
         if self.seats[seat.index()].is_some() {
             return refuse(ErrorCode::SeatTaken, format!("the {seat} seat is taken"));
         }
+        self.queue_allows(&user.id, seat)?;
+        self.seated_from_queue(&user.id);
         if self.seats.iter().all(Option::is_none) {
             // A new host: the table's matches are as the lounge plays them until they choose
             // otherwise, here their seating.
@@ -132,6 +136,12 @@ impl Table {
         }
         // Both seats must be the player's or free: the house never sits opposite someone else.
         let side = seated.unwrap_or(Side::South);
+        if self.queue.busy() {
+            return refuse(
+                ErrorCode::QueueFirst,
+                "guests are waiting for this table: play Baba Ayo at another",
+            );
+        }
         let opposite = side.opponent().index();
         if self.seats[opposite].is_some()
             || self.seats[side.index()]
@@ -172,6 +182,12 @@ impl Table {
         }
         if to == from.id {
             return refuse(ErrorCode::BadInvitation, "you cannot invite yourself");
+        }
+        if self.queue.busy() {
+            return refuse(
+                ErrorCode::QueueFirst,
+                "guests are waiting for this table: the seat opposite goes to the queue",
+            );
         }
         if !to_present {
             return refuse(
@@ -256,6 +272,8 @@ impl Table {
         if self.seats[side.opponent().index()].is_some() {
             return refuse(ErrorCode::SeatTaken, "the seat was taken meanwhile");
         }
+        self.queue_allows(&user.id, side.opponent())?;
+        self.seated_from_queue(&user.id);
         self.seats[side.opponent().index()] = Some(user);
         self.settings = inv.settings;
         self.clear_last_match();
@@ -292,7 +310,11 @@ impl Table {
         // No rematch with someone who has gone, and nobody waits on their invitations.
         let gone = match &why {
             Departure::GraceOver(gone) => gone.clone(),
-            _ => vec![user.clone()],
+            _ => {
+                // Not in the room, not in the queue.
+                let _ = self.leave_queue(user, Unqueued::Gone, fx);
+                vec![user.clone()]
+            }
         };
         for user in &gone {
             self.void_rematch_of(user, fx);

@@ -479,6 +479,13 @@ impl TestApp {
         self.json("DELETE", &path, Some(token), &[], None).await
     }
 
+    /// `PATCH /api/v1/me/apartment/boards/{table}` with a body such as `{"queue": true}`.
+    pub async fn change_board(&self, token: &str, table: &str, body: Value) -> (u16, Value) {
+        let path = format!("/api/v1/me/apartment/boards/{table}");
+        self.json("PATCH", &path, Some(token), &[], Some(body))
+            .await
+    }
+
     /// Buys the iroko board and places it at home; the table id.
     pub async fn place_a_board(&self, token: &str) -> String {
         let (status, bought) = self.buy(token, "ayo-board-iroko-oiled", None).await;

@@ -41,6 +41,7 @@ fn lounge_world_with(
         room_id: RoomId::new("lounge"),
         position: 1,
         rules: Default::default(),
+        queue: None,
     };
     store
         .ensure_room(&room, std::slice::from_ref(&table))
@@ -89,6 +90,8 @@ pub fn config() -> RoomConfig {
             cooldown_ms: 30_000,
             house_after_ms: 45_000,
         },
+        queue_call: Duration::from_secs(20),
+        straight_wins: 3,
         heartbeat: Duration::from_secs(1),
         civility: Default::default(),
         activity: Default::default(),

@@ -13,6 +13,7 @@ mod offers;
 mod paired;
 mod play;
 mod props;
+mod queue;
 mod seats;
 mod settings;
 
@@ -87,6 +88,8 @@ pub(super) fn table() -> Table {
         invitation_ms: 60_000,
         untimed_start_ms: 300_000,
         rematch_ms: 120_000,
+        queue_call_ms: 20_000,
+        straight_wins: 3,
     };
     Table::new(
         TableId::new("t1"),
@@ -178,6 +181,8 @@ pub(super) fn kind(event: &TableEvent) -> &'static str {
         TableEvent::DrawOffered { .. } => "draw_offered",
         TableEvent::DrawDeclined { .. } => "draw_declined",
         TableEvent::RematchOffered { .. } => "rematch_offered",
+        TableEvent::Called { .. } => "queue_called",
+        TableEvent::Unqueued { .. } => "queue_left",
     }
 }
 

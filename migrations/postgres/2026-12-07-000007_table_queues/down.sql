@@ -1,0 +1,1 @@
+ALTER TABLE ayo_tables DROP COLUMN queue;
