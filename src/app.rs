@@ -170,6 +170,11 @@ impl Application {
             clock: settings.world.clock.clone(),
             untimed_start: Duration::from_secs(settings.world.untimed_start_secs),
             rematch: Duration::from_secs(settings.world.rematch_secs),
+            pool: crate::world::seeks::PoolTiming {
+                answer_ms: settings.world.pairing_answer_secs * 1000,
+                cooldown_ms: settings.world.seek_cooldown_secs * 1000,
+                house_after_ms: settings.world.seek_house_after_secs * 1000,
+            },
             queue_call: Duration::from_secs(settings.world.queue_call_secs),
             straight_wins: settings.world.queue_straight_wins,
             heartbeat: Duration::from_millis(settings.world.heartbeat_ms.max(10)),

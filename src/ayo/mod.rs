@@ -11,6 +11,7 @@ pub mod book;
 pub mod clock;
 pub mod endgame;
 pub mod eval;
+mod family;
 mod game;
 pub mod house;
 pub mod record;
@@ -22,6 +23,7 @@ pub use board::{
     perft, EndReason, IllegalReason, Moves, Pit, PitError, Position, PositionError, Side, Sown,
     Status, HALF, PITS, SEEDS,
 };
+pub use family::Family;
 pub use game::{Forfeit, Game, MoveError, Played, State};
 pub use rules::{
     Capture, GrandSlam, Preset, Repetition, Rules, RulesError, Sowing, Timeout, MAX_RELAY_LAPS,

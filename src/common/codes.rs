@@ -172,6 +172,15 @@ error_codes! {
     /// The one who invited has left the table.
     InvitationVoid => "invitation_void",
 
+    // The pool (play someone now).
+    /// The guest let a pairing go and may not seek again yet: the message says how long,
+    /// `until` when.
+    SeekCooldown => "seek_cooldown",
+    /// The guest has a pairing open: answer it first.
+    PairingOpen => "pairing_open",
+    /// No pairing by that id is open for this guest (it may have ended).
+    NoSuchPairing => "no_such_pairing",
+
     // Play.
     /// No game (or match) is in play at the table.
     NoGame => "no_game",

@@ -80,6 +80,10 @@ id_type!(
     InvitationId
 );
 id_type!(
+    /// Two guests of a room's pool offered a game together.
+    PairingId
+);
+id_type!(
     /// A shop item, or an owned board.
     ItemId
 );
@@ -110,6 +114,13 @@ impl TournamentId {
     /// A new id that sorts in the order ids were made (UUIDv7).
     pub fn ordered() -> TournamentId {
         TournamentId(uuid::Uuid::now_v7().simple().to_string())
+    }
+}
+
+impl PairingId {
+    /// A new random id.
+    pub fn random() -> PairingId {
+        PairingId(uuid::Uuid::new_v4().simple().to_string())
     }
 }
 

@@ -17,7 +17,8 @@ pub use clock::ServerClock;
 pub use codes::ErrorCode;
 pub use day::HotelDay;
 pub use ids::{
-    GameId, InvitationId, ItemId, MatchId, OperatorName, RoomId, TableId, TournamentId, UserId,
+    GameId, InvitationId, ItemId, MatchId, OperatorName, PairingId, RoomId, TableId, TournamentId,
+    UserId,
 };
 pub use kinds::{Door, RoomKind, Seating, UnknownSeating};
 pub use user::{name_key, NameError, ShownRatings, User, UserName};

@@ -129,6 +129,24 @@ impl Settings {
             "1 to 60",
         )?;
         within(
+            "world.pairing_answer_secs",
+            self.world.pairing_answer_secs,
+            3..=120,
+            "3 to 120",
+        )?;
+        within(
+            "world.seek_cooldown_secs",
+            self.world.seek_cooldown_secs,
+            0..=3600,
+            "0 to 3600",
+        )?;
+        within(
+            "world.seek_house_after_secs",
+            self.world.seek_house_after_secs,
+            5..=3600,
+            "5 to 3600",
+        )?;
+        within(
             "world.status_every_secs",
             self.world.status_every_secs,
             1..=3600,

@@ -219,6 +219,12 @@ pub struct WorldSettings {
     pub untimed_start_secs: u64,
     /// Seconds a rematch stays on offer after a match.
     pub rematch_secs: u64,
+    /// Seconds two guests the pool paired have to accept.
+    pub pairing_answer_secs: u64,
+    /// Seconds one who let a pairing go may not seek again.
+    pub seek_cooldown_secs: u64,
+    /// Seconds a seeker waits with nobody before Baba Ayo is offered.
+    pub seek_house_after_secs: u64,
     /// Seconds a guest called from a table's queue has to take the seat.
     pub queue_call_secs: u64,
     /// Wins in a row after which a winner staying on at a queued table stands too.

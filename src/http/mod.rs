@@ -398,8 +398,9 @@ struct RoomList {
 
 /// The hotel's public rooms (not apartments) with their tables and how many are in each.
 ///
-/// `{"rooms": [{"id", "name", "kind", "owner"?, "occupants": N, "tables": [table]}]}`: the
-/// public rooms, live (apartments are not listed).
+/// `{"rooms": [{"id", "name", "kind", "owner"?, "occupants": N, "tables": [table], "seeks":
+/// [{family, clock, rated, waiting}]}]}`: the public rooms, live (apartments are not listed),
+/// with how many wait in each room's pool.
 #[utoipa::path(tag = "players", responses((status = 200, body = RoomList)))]
 #[get("/rooms")]
 async fn rooms(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {

@@ -14,6 +14,7 @@ pub mod records;
 mod resume;
 mod room;
 mod rooms;
+pub mod seeks;
 pub mod series;
 pub mod table;
 

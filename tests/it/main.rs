@@ -44,6 +44,7 @@ mod reviews;
 mod room;
 mod rules;
 mod seats;
+mod seeks;
 mod series;
 mod server;
 mod shop;

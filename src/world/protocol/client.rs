@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::ayo::{Pit, Side};
-use crate::common::{ErrorCode, InvitationId, RoomId, TableId, UserId};
+use crate::common::{ErrorCode, InvitationId, PairingId, RoomId, TableId, UserId};
 
 use super::super::matches::Scope;
 
@@ -120,6 +120,27 @@ pub enum ClientMessage {
     },
     /// Stop receiving the moves of the table watched (an addition).
     Unwatch {},
+    /// Ask the room's pool for a game now (an addition): a rule `family` (`abapa`, `ayoayo`),
+    /// a `clock` as `set_match`'s (`5m` where not said), `rated` (true where not said), and
+    /// the opponents' ratings taken, each bound where given. Replaces an earlier seek.
+    Seek {
+        family: String,
+        #[serde(default)]
+        clock: Option<String>,
+        #[serde(default)]
+        rated: Option<bool>,
+        #[serde(default)]
+        min_rating: Option<u32>,
+        #[serde(default)]
+        max_rating: Option<u32>,
+    },
+    /// Leave the pool (an addition); a pairing open is declined.
+    Unseek {},
+    /// Accept or decline a `pairing` (an addition).
+    PairingAnswer {
+        pairing: PairingId,
+        accept: bool,
+    },
     /// Wait for a seat at `table` (an addition): its queue.
     Queue {
         table: TableId,
@@ -131,7 +152,7 @@ pub enum ClientMessage {
 }
 
 /// The message types a client may send, for the `unknown_type` error.
-pub const CLIENT_TYPES: [&str; 21] = [
+pub const CLIENT_TYPES: [&str; 24] = [
     "enter",
     "leave",
     "sit",
@@ -151,6 +172,9 @@ pub const CLIENT_TYPES: [&str; 21] = [
     "sync",
     "watch",
     "unwatch",
+    "seek",
+    "unseek",
+    "pairing_answer",
     "queue",
     "unqueue",
 ];

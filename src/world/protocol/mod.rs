@@ -14,7 +14,7 @@ use crate::ayo::{Pit, Side, State, Status};
 
 use super::matches::{MatchEnd, MatchSettings, MatchView, Rematch, Scope};
 use crate::common::{
-    ErrorCode, GameId, InvitationId, MatchId, RoomId, RoomKind, TableId, User, UserId,
+    ErrorCode, GameId, InvitationId, MatchId, PairingId, RoomId, RoomKind, TableId, User, UserId,
 };
 
 /// One message as it goes out: its JSON text, shared (a clone is a reference count, never a
@@ -225,6 +225,16 @@ pub struct LastMove {
     pub pit: Pit,
 }
 
+/// How many wait in a room's pool for one kind of game (an addition; in `seeks` and the
+/// `room` snapshot).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct SeekCount {
+    pub family: String,
+    pub clock: String,
+    pub rated: bool,
+    pub waiting: usize,
+}
+
 /// A server message, by its `type`.
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -244,6 +254,8 @@ pub enum ServerMessage {
         /// The room's last chat lines, oldest first, exactly as they were sent, less those an
         /// operator removed and those from users the receiver blocks (an addition).
         chat: Vec<Box<RawValue>>,
+        /// How many wait in the room's pool, each kind of game (an addition).
+        seeks: Vec<SeekCount>,
     },
     /// A seated player of a match in play dropped (an addition): the seat waits for them
     /// until `until` (server ms), the end of their grace.
@@ -496,6 +508,44 @@ pub enum ServerMessage {
     Muted {
         until: Option<u64>,
         reason: String,
+    },
+    /// To one who sent `seek` (an addition): they wait in the room's pool for this kind of
+    /// game since `since` (server ms).
+    Seeking {
+        family: &'static str,
+        clock: String,
+        rated: bool,
+        since: u64,
+        r#ref: Option<Value>,
+    },
+    /// To two guests the pool paired (an addition): a game at `table` against `opponent`,
+    /// starting when both accept (`pairing_answer`) before `until` (server ms).
+    Pairing {
+        pairing: PairingId,
+        table: TableId,
+        opponent: User,
+        family: &'static str,
+        clock: String,
+        rated: bool,
+        until: u64,
+    },
+    /// A pairing ended (an addition): `declined`, `lapsed`, `left`, `table_taken` (both
+    /// accepted but the table was taken meanwhile: both wait again) or `started` (the match
+    /// began: its table events follow).
+    PairingOver {
+        pairing: PairingId,
+        reason: &'static str,
+    },
+    /// To a seeker who waited `waited_ms` with nobody (an addition): Baba Ayo would play them
+    /// (`play_house`).
+    SeekHouse {
+        family: &'static str,
+        waited_ms: u64,
+    },
+    /// How many wait in the room's pool changed (an addition).
+    Seeks {
+        room: RoomId,
+        counts: Vec<SeekCount>,
     },
     /// To a guest an operator put out of a room (an addition; civility): they are in no room
     /// now, and may not come back in before `until` (server ms).

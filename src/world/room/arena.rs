@@ -222,6 +222,7 @@ impl Room {
                 match_id: pairing.match_id.clone(),
                 ..super::commit::draw()
             };
+            let ids = players.clone().map(|p| p.id);
             let command = Command::Pair {
                 players,
                 choice,
@@ -232,6 +233,10 @@ impl Room {
                 let (store, id) = (self.store.clone(), pairing.match_id);
                 if let Err(e) = blocking(move || store.void_pairing(&id)).await {
                     tracing::warn!(error = %e, "a pairing not started stays stored");
+                }
+            } else {
+                for id in &ids {
+                    self.unqueue_seated(id).await;
                 }
             }
         }

@@ -58,6 +58,8 @@ pub struct RoomConfig {
     pub untimed_start: Duration,
     /// How long a rematch stays on offer after a match.
     pub rematch: Duration,
+    /// The pool's answer window, cooldown and wait before Baba Ayo is offered.
+    pub pool: crate::world::seeks::PoolTiming,
     /// How long a guest called from a table's queue has to sit.
     pub queue_call: Duration,
     /// A winner staying on at a queued table stands after this many wins in a row.

@@ -13,6 +13,7 @@ use super::super::protocol::{ClientMessage, ServerMessage, TableView};
 use super::super::table::{choose, Command, Refusal, Table, Unqueued};
 use super::members::Going;
 use super::render;
+use super::seeks::Asked;
 use super::{Kept, Room, RoomCommand, RoomSummary, VERSION_BASE};
 
 impl Room {
@@ -141,6 +142,7 @@ impl Room {
                             serde_json::to_value(render::table_view(&k.table, now)).ok()
                         })
                         .collect(),
+                    seeks: self.seek_counts(),
                 });
             }
             RoomCommand::Act {
@@ -183,6 +185,8 @@ impl Room {
                 | ClientMessage::Respond { accept: true, .. }
                 | ClientMessage::PlayHouse { .. }
                 | ClientMessage::Rematch { .. }
+                | ClientMessage::Seek { .. }
+                | ClientMessage::PairingAnswer { accept: true, .. }
                 | ClientMessage::Queue { .. }
         );
         if self.closing && starts_a_match {
@@ -202,6 +206,9 @@ impl Room {
                 | ClientMessage::Start { .. }
                 | ClientMessage::Rematch { .. }
                 | ClientMessage::OfferDraw { .. }
+                | ClientMessage::Seek { .. }
+                | ClientMessage::Unseek {}
+                | ClientMessage::PairingAnswer { .. }
                 | ClientMessage::Queue { .. }
                 | ClientMessage::Unqueue { .. }
         );
@@ -231,6 +238,30 @@ impl Room {
                 return Ok(());
             }
             ClientMessage::Leave {} | ClientMessage::Ping {} => return Ok(()),
+            // The pool's: `seeks.rs`.
+            ClientMessage::Seek {
+                family,
+                clock,
+                rated,
+                min_rating,
+                max_rating,
+            } => {
+                let asked = Asked {
+                    family,
+                    clock,
+                    rated,
+                    min_rating,
+                    max_rating,
+                };
+                return self.seek(user, &asked, r#ref);
+            }
+            ClientMessage::Unseek {} => {
+                self.unseek(user_id);
+                return Ok(());
+            }
+            ClientMessage::PairingAnswer { pairing, accept } => {
+                return self.answer_pairing(user_id, &pairing, accept);
+            }
             ClientMessage::Respond { invitation, accept } => {
                 let seated = self.seated_anywhere(user_id);
                 let Some(t) = self.inviting_table(&invitation, user_id) else {
@@ -396,7 +427,7 @@ impl Room {
     }
 
     /// A guest who sat down somewhere is out of every other table's queue.
-    async fn unqueue_seated(&mut self, user: &UserId) {
+    pub(super) async fn unqueue_seated(&mut self, user: &UserId) {
         if !self.seated_anywhere(user) {
             return;
         }

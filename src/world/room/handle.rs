@@ -22,6 +22,9 @@ pub struct RoomSummary {
     pub room: RoomInfo,
     pub occupants: usize,
     pub tables: Vec<Value>,
+    /// How many wait in its pool, each kind of game (an addition).
+    #[serde(default)]
+    pub seeks: Vec<crate::world::protocol::SeekCount>,
 }
 
 /// A way to reach a room.

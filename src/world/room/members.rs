@@ -131,6 +131,7 @@ impl Room {
             slow_mode: self.slow_mode_shown(),
             away: self.away_now(),
             chat: self.chat_backlog_for(user),
+            seeks: self.seek_counts(),
         };
         self.send_to(user, &snapshot);
         // One answer a table at most: a longer list names tables that are not here.

@@ -14,6 +14,7 @@ mod handle;
 mod house;
 mod members;
 mod render;
+mod seeks;
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::panic::AssertUnwindSafe;
@@ -224,6 +225,8 @@ pub struct Room {
     /// The handle's flag, set the moment the room is lost: before its members' outboxes
     /// close, so whatever sees one close knows the room moved and did not close.
     failed: Arc<AtomicBool>,
+    /// Guests asking for a game now, and the pairings offered them.
+    seekers: seeks::Seekers,
 }
 
 /// How a room's task ended.
@@ -259,6 +262,7 @@ impl Room {
         let room_id = opening.info.id.clone();
         let config_limits = config.civility.limits;
         let config_status_every = config.status_every;
+        let seekers = seeks::Seekers::new(config.pool);
         let mut room = Room {
             info: opening.info.clone(),
             members: HashMap::new(),
@@ -295,6 +299,7 @@ impl Room {
             lost: false,
             arenas: Default::default(),
             failed: Arc::default(),
+            seekers,
         };
         for kept in &mut room.tables {
             kept.table.closing = room.closing;
@@ -425,6 +430,7 @@ impl Room {
                 return Ended::Lost;
             }
             self.see_to_dropped().await;
+            self.see_to_pool().await;
             if std::mem::take(&mut self.shut_after) {
                 self.shut().await;
             }
@@ -468,6 +474,7 @@ impl Room {
         tables
             .chain(self.absent.values().copied())
             .chain(self.chat.next_deadline())
+            .chain(self.seekers.next_deadline())
             .min()
     }
 

@@ -85,6 +85,11 @@ pub fn config() -> RoomConfig {
         clock: Default::default(),
         untimed_start: Duration::from_secs(300),
         rematch: Duration::from_secs(120),
+        pool: lounge::world::seeks::PoolTiming {
+            answer_ms: 10_000,
+            cooldown_ms: 30_000,
+            house_after_ms: 45_000,
+        },
         queue_call: Duration::from_secs(20),
         straight_wins: 3,
         heartbeat: Duration::from_secs(1),

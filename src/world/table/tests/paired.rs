@@ -171,3 +171,20 @@ fn a_tournament_pairing_offers_no_rematch_and_the_table_is_free_again() {
     assert!(t.rematch.is_none());
     assert!(t.is_free());
 }
+
+#[test]
+fn a_table_whose_queue_has_someone_is_theirs_first() {
+    let mut t = table().in_room_of(crate::common::RoomKind::Lounge);
+    assert!(t.is_free());
+    let fx = act(
+        &mut t,
+        Command::Queue {
+            user: person("Chidi"),
+            seated_elsewhere: false,
+        },
+        T0,
+    );
+    assert_eq!(refused(&fx), None);
+    assert!(!t.is_free());
+    assert_eq!(refused(&pair(&mut t, true)), Some(ErrorCode::TableBusy));
+}
