@@ -171,11 +171,10 @@ pub async fn schedule(
         finished_at: None,
         winner_id: None,
     };
-    let (store, kept, invited) = (
-        state.store.clone(),
-        row.clone(),
-        body.invited.clone().unwrap_or_default(),
-    );
+    let mut invited = body.invited.clone().unwrap_or_default();
+    invited.sort();
+    invited.dedup();
+    let (store, kept) = (state.store.clone(), row.clone());
     store::blocking(move || store.create_tournament(&operator, &kept, &invited)).await?;
     let tournament = tournament_view(&state, row).await?;
     Ok(HttpResponse::Created().json(TournamentBody { tournament }))

@@ -89,7 +89,8 @@ pub enum JoinRefused {
 }
 
 impl Store {
-    /// Schedules a tournament, with who may join one for the invited only, audited.
+    /// Schedules a tournament, with who may join one for the invited only (each a user, once:
+    /// `NotFound` otherwise), audited.
     pub fn create_tournament(
         &self,
         operator: &OperatorName,
@@ -97,6 +98,13 @@ impl Store {
         invited: &[UserId],
     ) -> Result<(), StoreError> {
         self.write(|conn| {
+            let known: i64 = users::table
+                .filter(users::id.eq_any(invited))
+                .count()
+                .get_result(conn)?;
+            if usize::try_from(known).ok() != Some(invited.len()) {
+                return Err(StoreError::NotFound("an invited user".into()));
+            }
             diesel::insert_into(tournaments::table)
                 .values(row)
                 .execute(conn)?;

@@ -66,6 +66,12 @@ impl Tournaments {
     pub fn start(self: &Arc<Self>) {
         let me = self.clone();
         tokio::spawn(async move {
+            // No tournament played before this reader was: it starts at the results' end
+            // (not read one by one from the first).
+            let store = me.store.clone();
+            if let Err(e) = blocking(move || store.start_cursor_at_end(TOURNAMENTS_READER)).await {
+                tracing::warn!(error = %e, "the tournaments' reader starts from its cursor");
+            }
             loop {
                 let reader = me.clone();
                 match blocking(move || reader.drain()).await {
@@ -84,6 +90,8 @@ impl Tournaments {
         for (id, scores) in changed {
             if let Err(e) = self.standings.set(&id, &scores).await {
                 tracing::warn!(tournament = %id, error = %e, "the standings wait: filled from the database when read");
+                // Unmarked, they are filled again from the database when next read.
+                let _ = self.standings.forget(&id).await;
             }
         }
     }

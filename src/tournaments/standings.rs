@@ -135,6 +135,25 @@ impl Standings {
         Ok(Some(found))
     }
 
+    /// Forgets a tournament's standings (its marker first): the next read fills them again.
+    pub async fn forget(&self, id: &TournamentId) -> Result<(), redis::RedisError> {
+        match self {
+            Standings::Local(all) => {
+                all.lock().unwrap_or_else(|e| e.into_inner()).remove(id);
+                Ok(())
+            }
+            Standings::Redis { conn, prefix } => {
+                let [set, filled] = Standings::keys(prefix, id);
+                let mut conn = conn.clone();
+                redis::cmd("DEL")
+                    .arg(&filled)
+                    .arg(&set)
+                    .query_async::<()>(&mut conn)
+                    .await
+            }
+        }
+    }
+
     /// The standings as the database has them, replacing what was there, marked filled.
     pub async fn fill(
         &self,

@@ -153,6 +153,22 @@ async fn a_call_not_taken_in_time_goes_to_the_next_and_a_guest_who_leaves_loses_
         names(&q["waiting"]) == ["Chidi", "Dayo"]
     })
     .await;
+    // A guest waits at one table at a time: Chidi queuing at the third table leaves this
+    // queue, and comes back to it at the end.
+    chidi
+        .send(json!({"type": "queue", "table": "surulere-games-lounge-3"}))
+        .await;
+    let moved = chidi.next_of("queue_left").await;
+    assert_eq!(
+        (&moved["table"], &moved["reason"]),
+        (&json!(TABLE), &json!("other_table")),
+        "{moved}"
+    );
+    chidi.send(json!({"type": "queue", "table": TABLE})).await;
+    queue_until(&mut dayo, TABLE, |q| {
+        names(&q["waiting"]) == ["Dayo", "Chidi"]
+    })
+    .await;
     // Chidi leaves the room: out of the queue.
     chidi.send(json!({"type": "leave"})).await;
     queue_until(&mut dayo, TABLE, |q| names(&q["waiting"]) == ["Dayo"]).await;

@@ -105,12 +105,15 @@ pub fn view(
 
 impl Room {
     /// The room's tournaments at `now`: read again every few seconds, paired while running,
-    /// finished once over; changes told to the room.
+    /// finished once over; changes told to the room. The database is asked for a
+    /// tournament's players only on those reads, or when a pairing or the end may be due
+    /// (a free table and two guests seated nowhere; no game at its tables): not every tick.
     pub(super) async fn arenas_tick(&mut self, now: u64) {
-        if self.info.kind == crate::common::RoomKind::Apartment || self.closing {
+        if self.info.kind == crate::common::RoomKind::Apartment {
             return;
         }
-        if now >= self.arenas.next_read_ms {
+        let refresh = now >= self.arenas.next_read_ms;
+        if refresh {
             self.arenas.next_read_ms = now.saturating_add(READ_EVERY_MS);
             let (store, room) = (self.store.clone(), self.info.id.clone());
             match blocking(move || store.open_tournaments(Some(&room))).await {
@@ -123,25 +126,57 @@ impl Room {
         for i in 0..self.arenas.list.len() {
             let t = self.arenas.list[i].clone();
             let phase = phase_at(&t, now);
-            let store = self.store.clone();
-            let id = t.id.clone();
-            let players = match blocking(move || store.tournament_players(&id)).await {
-                Ok(players) => players,
-                Err(e) => {
-                    tracing::warn!(tournament = %t.id, error = %e, "reading a tournament's players");
-                    continue;
-                }
+            let may_pair = phase == Phase::Running && !self.closing && self.arena_may_pair(&t);
+            let may_end = phase == Phase::Ending && (refresh || !self.arena_busy(&t));
+            if !(refresh || may_pair || may_end) {
+                continue;
+            }
+            let Some(players) = self.arena_players(&t).await else {
+                continue;
             };
-            match phase {
-                Phase::Running => self.pair_arena(&t, &players).await,
-                Phase::Ending => self.end_arena(&t, &players, now).await,
-                _ => {}
+            if may_pair {
+                self.pair_arena(&t, &players).await;
             }
-            if phase_at(&self.arenas.list[i], now) != Phase::Finished {
-                self.tell_arena(&t, phase, players);
+            if may_end && self.end_arena(&t, &players, now).await {
+                continue;
             }
+            self.tell_arena(&t, phase, players);
         }
         self.arenas.list.retain(|t| t.finished_at.is_none());
+    }
+
+    /// A tournament's players, best first; `None` (logged) when they cannot be read.
+    async fn arena_players(&self, t: &TournamentRow) -> Option<Vec<(PlayerRow, UserRow)>> {
+        let (store, id) = (self.store.clone(), t.id.clone());
+        match blocking(move || store.tournament_players(&id)).await {
+            Ok(players) => Some(players),
+            Err(e) => {
+                tracing::warn!(tournament = %t.id, error = %e, "reading a tournament's players");
+                None
+            }
+        }
+    }
+
+    /// One of its tables is free and two guests here are seated nowhere.
+    fn arena_may_pair(&self, t: &TournamentRow) -> bool {
+        let ids = t.table_ids();
+        self.tables
+            .iter()
+            .any(|k| ids.contains(&k.table.id) && k.table.is_free())
+            && self
+                .members
+                .keys()
+                .filter(|u| !self.seated_anywhere(u))
+                .nth(1)
+                .is_some()
+    }
+
+    /// A match is in play at one of its tables.
+    fn arena_busy(&self, t: &TournamentRow) -> bool {
+        let ids = t.table_ids();
+        self.tables
+            .iter()
+            .any(|k| ids.contains(&k.table.id) && k.table.match_in_play())
     }
 
     /// Pairs the tournament's free players at its free tables.
@@ -244,7 +279,12 @@ impl Room {
 
     /// Past its end: once none of its games is in play and every result is scored, its
     /// winner is kept and the room told.
-    async fn end_arena(&mut self, t: &TournamentRow, players: &[(PlayerRow, UserRow)], now: u64) {
+    async fn end_arena(
+        &mut self,
+        t: &TournamentRow,
+        players: &[(PlayerRow, UserRow)],
+        now: u64,
+    ) -> bool {
         let in_play = t.table_ids().iter().any(|id| {
             self.tables.iter().any(|k| {
                 &k.table.id == id
@@ -257,17 +297,21 @@ impl Room {
             })
         });
         if in_play {
-            return;
+            return false;
         }
         let (store, id) = (self.store.clone(), t.id.clone());
         match blocking(move || store.tournament_results_read(&id)).await {
             Ok(true) => {}
-            Ok(false) => return,
+            Ok(false) => return false,
             Err(e) => {
                 tracing::warn!(tournament = %t.id, error = %e, "reading a tournament's results");
-                return;
+                return false;
             }
         }
+        // Read again: the last points may have been stored since the players were read.
+        let Some(players) = self.arena_players(t).await else {
+            return false;
+        };
         let winner = players
             .iter()
             .find(|(p, _)| p.games > 0)
@@ -280,17 +324,18 @@ impl Room {
         let at = self.store.now();
         if let Err(e) = blocking(move || store.finish_tournament(&id, who.as_ref(), at)).await {
             tracing::warn!(tournament = %t.id, error = %e, "finishing a tournament");
-            return;
+            return false;
         }
         tracing::info!(tournament = %t.id, winner = ?winner.as_ref().map(|u| &u.name), at = now, "a tournament is over");
         let message = ServerMessage::Tournament {
-            tournament: view(t, Phase::Finished.word(), players, winner),
+            tournament: view(t, Phase::Finished.word(), &players, winner),
         };
         self.broadcast(&message);
         self.arenas.told.remove(&t.id);
         if let Some(kept) = self.arenas.list.iter_mut().find(|x| x.id == t.id) {
             kept.finished_at = Some(at);
         }
+        true
     }
 
     /// Tells the room a tournament's phase or players when they changed.

@@ -291,7 +291,20 @@ impl Room {
                     user,
                     seated_elsewhere,
                 };
-                (t, command)
+                let refusal = self.apply_asked(t, command, r#ref).await;
+                if refusal.is_none() {
+                    // One queue a guest: a guest called at every table would hold them all.
+                    for other in (0..self.tables.len()).filter(|&i| i != t) {
+                        if self.tables[other].table.queue.holds(user_id) {
+                            let command = Command::Unqueue {
+                                user: user_id.clone(),
+                                why: Unqueued::OtherTable,
+                            };
+                            self.apply(other, command).await;
+                        }
+                    }
+                }
+                return refused(refusal);
             }
             ClientMessage::Unqueue { table } => {
                 let command = Command::Unqueue {

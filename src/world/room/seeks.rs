@@ -177,13 +177,15 @@ impl Room {
             let outcomes = self.seekers.pool.tick(now);
             self.seekers.pending.extend(outcomes);
         }
+        // What was decided is acted on (a pairing both accepted takes its table) before
+        // anyone else is offered a table.
         loop {
+            for outcome in std::mem::take(&mut self.seekers.pending) {
+                self.act_on(outcome).await;
+            }
             self.pair_now(now);
             if self.seekers.pending.is_empty() {
                 break;
-            }
-            for outcome in std::mem::take(&mut self.seekers.pending) {
-                self.act_on(outcome).await;
             }
         }
         let counts = self.seekers.counts();

@@ -231,7 +231,8 @@ pub struct Table {
     pub invitations: Vec<Invitation>,
     /// Who waits to play here.
     pub queue: Queue,
-    /// The match in play offers no rematch when it ends (a tournament's).
+    /// The match in play offers no rematch when it ends, and its winner does not stay on
+    /// (a tournament's).
     no_rematch: bool,
     /// Goes up by one with every table event.
     pub version: u64,

@@ -60,6 +60,8 @@ pub enum Unqueued {
     Gone,
     /// They sat at another table.
     SeatedElsewhere,
+    /// They joined another table's queue (one queue a guest in a room).
+    OtherTable,
     /// The queue is off, the table went, or the room is closing.
     Closed,
 }
@@ -72,6 +74,7 @@ impl Unqueued {
             Unqueued::Lapsed => "lapsed",
             Unqueued::Gone => "gone",
             Unqueued::SeatedElsewhere => "seated_elsewhere",
+            Unqueued::OtherTable => "other_table",
             Unqueued::Closed => "closed",
         }
     }
@@ -281,7 +284,9 @@ impl Table {
     /// At a match's end with `winner`: the seat the winner keeps, if they stay on (someone
     /// waits, they are a guest, and they have not won `straight_wins` in a row here).
     pub(super) fn stays_on(&mut self, winner: Option<&User>, called_off: bool) -> Option<Side> {
-        let waiting = self.queue.on && !self.queue.waiting.is_empty() && !self.closing;
+        // A tournament's game: its players go back to the tournament.
+        let waiting =
+            self.queue.on && !self.queue.waiting.is_empty() && !self.closing && !self.no_rematch;
         let winner = winner.filter(|w| waiting && !called_off && !w.house && !self.has_house());
         let Some(winner) = winner else {
             self.queue.streak = None;

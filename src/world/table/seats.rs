@@ -365,7 +365,10 @@ impl Table {
             .and_then(|u| self.r#match.as_ref()?.player(&u.id));
         self.end_match(player, MatchEnd::Resigned, fx);
         self.end_off_board(|g| g.forfeit(side, crate::ayo::Forfeit::Resigned), fx);
-        self.seats[side.index()] = None;
+        let gone = self.seats[side.index()].take();
+        if gone.is_some_and(|u| self.queue.streak.as_ref().is_some_and(|s| s.user == u.id)) {
+            self.queue.streak = None;
+        }
         if self.seats.iter().all(Option::is_none) {
             // Nobody hosts here now, and nobody is invited by them.
             self.settings = self.defaults;

@@ -388,3 +388,41 @@ fn without_anyone_waiting_a_match_ends_as_it_always_has() {
     let fx = act(&mut t, Command::Tick, T0 + 120_000);
     assert_eq!(told(&fx, &chidi.id), ["queue_called"]);
 }
+
+#[test]
+fn a_tournament_game_keeps_nobody_on_and_a_winner_who_stands_loses_the_streak() {
+    let mut t = lounge_table();
+    let fx = act(
+        &mut t,
+        Command::Pair {
+            players: [person("Ade"), person("Bisi")],
+            choice: choice(Some("5m"), Some(1), None),
+            rematch: false,
+        },
+        T0,
+    );
+    assert_eq!(refused(&fx), None);
+    queue(&mut t, &person("Chidi"));
+    resigns(&mut t, &person("Bisi"));
+    assert_eq!(
+        seated(&t),
+        [None, None],
+        "a tournament's players go back to it"
+    );
+    assert!(t.queue.streak.is_none());
+
+    // A winner staying on who stands up takes their streak with them.
+    let mut t = lounge_table();
+    two_seated(&mut t);
+    queue(&mut t, &person("Dayo"));
+    resigns(&mut t, &person("Bisi"));
+    assert!(t.queue.streak.is_some());
+    act(
+        &mut t,
+        Command::Stand {
+            user: person("Ade").id,
+        },
+        T0,
+    );
+    assert!(t.queue.streak.is_none());
+}
