@@ -147,7 +147,9 @@ async fn a_call_not_taken_in_time_goes_to_the_next_and_a_guest_who_leaves_loses_
     assert_eq!(called["seat"], "south", "{called}");
     bisi.send(json!({"type": "queue", "table": TABLE})).await;
     assert_eq!(bisi.next_of("queue_called").await["seat"], "north");
+    // Two sockets' messages reach the room in no set order: Chidi's is in before Dayo's goes.
     chidi.send(json!({"type": "queue", "table": TABLE})).await;
+    queue_until(&mut chidi, TABLE, |q| names(&q["waiting"]) == ["Chidi"]).await;
     dayo.send(json!({"type": "queue", "table": TABLE})).await;
     queue_until(&mut dayo, TABLE, |q| {
         names(&q["waiting"]) == ["Chidi", "Dayo"]
