@@ -13,7 +13,7 @@ use super::input::{Body, RulesSpec};
 use super::AppState;
 use crate::common::{ErrorCode, RoomId, RoomKind, TableId, TournamentId, UserId};
 use crate::store::{self, JoinRefused, TournamentRow};
-use crate::world::{choose, TableChange, TournamentStanding, TournamentView};
+use crate::world::{choose, TableChange, TournamentView};
 
 /// The longest tournament.
 const MAX_HOURS: i64 = 24;
@@ -260,12 +260,7 @@ async fn tournament_view(state: &AppState, row: TournamentRow) -> Result<Tournam
             .iter()
             .filter_map(|s| players.iter().find(|(p, _)| p.user_id == s.user))
             .take(10)
-            .map(|(p, u)| TournamentStanding {
-                user: u.user(),
-                score: p.score,
-                wins_in_a_row: p.wins_in_a_row,
-                games: p.games,
-            })
+            .map(|(p, u)| crate::world::tournament_standing(p, u))
             .collect();
     }
     Ok(view)

@@ -34,8 +34,8 @@ pub use hotel::{
 pub use protocol::{TournamentStanding, TournamentView};
 pub use resume::{resumable, resumable_at};
 pub use room::{
-    tournament_view, Moderation, Outbox, ResultsConfig, ResumedGame, ResumedMatch, RoomCommand,
-    RoomConfig, RoomHandle, RoomSummary,
+    tournament_standing, tournament_view, Moderation, Outbox, ResultsConfig, ResumedGame,
+    ResumedMatch, RoomCommand, RoomConfig, RoomHandle, RoomSummary,
 };
 pub use rooms::RoomOrder;
 pub use table::{choose, Refusal};

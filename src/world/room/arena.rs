@@ -69,6 +69,16 @@ fn phase_at(t: &TournamentRow, now: u64) -> Phase {
     }
 }
 
+/// A player's line of the standings.
+pub fn standing(p: &PlayerRow, u: &UserRow) -> TournamentStanding {
+    TournamentStanding {
+        user: u.user(),
+        score: p.score,
+        wins_in_a_row: p.wins_in_a_row,
+        games: p.games,
+    }
+}
+
 /// A tournament as the `tournament` message shows it.
 pub fn view(
     t: &TournamentRow,
@@ -92,12 +102,7 @@ pub fn view(
         standings: players
             .iter()
             .take(10)
-            .map(|(p, u)| TournamentStanding {
-                user: u.user(),
-                score: p.score,
-                wins_in_a_row: p.wins_in_a_row,
-                games: p.games,
-            })
+            .map(|(p, u)| standing(p, u))
             .collect(),
         winner,
     }

@@ -34,7 +34,7 @@ use super::hotel::{CloseGames, DoorState, HotelError, TableChange};
 use super::protocol::{ClientMessage, Frame, RoomInfo};
 use super::table::{Command, LiveGame, Refusal, Table};
 
-pub use arena::view as tournament_view;
+pub use arena::{standing as tournament_standing, view as tournament_view};
 pub use civil::Moderation;
 pub use commit::{stored_result, stored_win};
 use config::ms;
