@@ -234,8 +234,9 @@ impl Champions {
         &self,
         call: impl std::future::Future<Output = Result<T, WallError>>,
     ) -> Result<T, WallError> {
+        let asked = std::time::Instant::now();
         let answer = call.await;
-        self.health.saw(&answer);
+        self.health.saw(asked, &answer);
         answer
     }
 
