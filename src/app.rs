@@ -362,6 +362,15 @@ impl Application {
 
     /// Serves until SIGINT or SIGTERM, then drains (actix-web's graceful shutdown).
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
+        self.run_until(stop_signal()).await
+    }
+
+    /// Runs until `stop` is done, then stops as on SIGTERM: the rooms hand on their games
+    /// and tell their people, then connections drain (a test restarts a lounge this way).
+    pub async fn run_until(
+        self,
+        stop: impl std::future::Future<Output = ()> + 'static,
+    ) -> std::io::Result<()> {
         let handle = self.server.handle();
         let (world, house, champions, reviews, connections) = (
             self.world,
@@ -371,7 +380,7 @@ impl Application {
             self.connections,
         );
         actix_web::rt::spawn(async move {
-            stop_signal().await;
+            stop.await;
             tracing::info!("stopping: the rooms tell their people, then connections drain");
             // Baba Ayo stops thinking: his games resume with everyone else's.
             house.stop();

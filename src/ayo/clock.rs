@@ -64,6 +64,17 @@ impl TimeControl {
     }
 }
 
+impl TimeControl {
+    /// What going berserk takes from a side's time: half its start, under a clock for the
+    /// whole game only.
+    pub fn berserk_ms(self) -> Option<u64> {
+        match self {
+            TimeControl::Game { minutes, .. } => Some(u64::from(minutes) * 30_000),
+            _ => None,
+        }
+    }
+}
+
 impl FromStr for TimeControl {
     type Err = ClockError;
 
@@ -188,6 +199,18 @@ impl Clocks {
         }
         self.running = Some((side.opponent(), now));
         Ok(())
+    }
+
+    /// `side` goes berserk: half its starting time is taken from what it has left. Only
+    /// under a clock for the whole game (false, and nothing changed, otherwise); the
+    /// increment stays.
+    pub fn halve(&mut self, side: Side) -> bool {
+        let Some(half) = self.control.berserk_ms() else {
+            return false;
+        };
+        let i = side.index();
+        self.left[i] = self.left[i].saturating_sub(half);
+        true
     }
 
     /// Clocks put back after an outage: `left` as after the last move (or the start), `side`'s

@@ -202,6 +202,9 @@ error_codes! {
     DrawTooSoon => "draw_too_soon",
     /// No rematch on offer at the table for this player.
     NoRematch => "no_rematch",
+    /// Berserk is not allowed: not a tournament game that allows it, not before one's first
+    /// move, already done, or not under a clock for the whole game.
+    NoBerserk => "no_berserk",
     /// The rematch is off: a player left or sat elsewhere.
     RematchVoid => "rematch_void",
 

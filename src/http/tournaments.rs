@@ -39,6 +39,9 @@ pub struct NewTournament {
     pub invited: Option<Vec<UserId>>,
     /// Its games between people change ratings (default true).
     pub rated: Option<bool>,
+    /// Its players may go berserk: half their clock for one point more on a win (default
+    /// false; a clock for the whole game, `3+2`, only).
+    pub berserk: Option<bool>,
 }
 
 #[derive(Serialize, ToSchema)]
@@ -75,7 +78,7 @@ fn hotel_time(field: &str, raw: &str, tz: chrono_tz::Tz) -> Result<NaiveDateTime
 /// Schedules an arena tournament in a room.
 ///
 /// Needs an admin token; written to the audit log (`tournament.create`). Body: `{"name",
-/// "room", "starts_at", "ends_at", "clock", "rules"?, "tables"?, "invited"?, "rated"?}`: times
+/// "room", "starts_at", "ends_at", "clock", "rules"?, "tables"?, "invited"?, "rated"?, "berserk"?}`: times
 /// in the hotel's time zone (`2026-12-11T20:00`) or RFC 3339, the end after the start and
 /// both within a day, the end in the future; a clock is required. Its tables (all the room's
 /// when not given) are set to its rules now (409 `table_busy` while one is in use). 201
@@ -115,7 +118,15 @@ pub async fn schedule(
             "a tournament ends in the future",
         ));
     }
-    choose(Some(&body.clock), Some(1), None).map_err(|r| ApiError::invalid("clock", r.message))?;
+    let choice = choose(Some(&body.clock), Some(1), None)
+        .map_err(|r| ApiError::invalid("clock", r.message))?;
+    let berserk = body.berserk.unwrap_or(false);
+    if berserk && choice.clock.and_then(|c| c.berserk_ms()).is_none() {
+        return Err(ApiError::invalid(
+            "berserk",
+            "berserk halves a clock for the whole game (`3+2`), not a time per move",
+        ));
+    }
     let rules = match &body.rules {
         Some(spec) => spec.resolve("rules")?,
         None => state.default_rules,
@@ -170,6 +181,7 @@ pub async fn schedule(
         created_at: state.store.now(),
         finished_at: None,
         winner_id: None,
+        berserk,
     };
     let mut invited = body.invited.clone().unwrap_or_default();
     invited.sort();

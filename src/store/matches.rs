@@ -11,7 +11,7 @@ use serde::Serialize;
 use super::column::readable;
 use super::outcomes::{GameEnd, MatchEnd, MatchStatus};
 use super::schema::{
-    ayo_tables, clock_pauses, games, heartbeats, matches, moves, rated_matches, users,
+    ayo_tables, clock_pauses, games, heartbeats, matches, moves, rated_matches, tournaments, users,
 };
 use super::{Db, GameRow, Store, StoreError, UserRow};
 use crate::ayo::clock::TimeControl;
@@ -176,8 +176,8 @@ impl Store {
         finish_match_on(&mut *self.conn()?, id, result, self.now())
     }
 
-    /// The rooms with a match in play: where a sweeper of several instances looks for rooms
-    /// nobody runs (their owner died, and nobody has visited since).
+    /// The rooms with a match in play or a tournament under way: where a sweeper of several
+    /// instances looks for rooms nobody runs (their owner died, and nobody has visited since).
     pub fn rooms_in_play(&self) -> Result<Vec<RoomId>, StoreError> {
         let mut conn = self.conn()?;
         let tables: Vec<TableId> = matches::table
@@ -185,12 +185,22 @@ impl Store {
             .select(matches::table_id)
             .distinct()
             .load(&mut *conn)?;
-        Ok(ayo_tables::table
+        let mut rooms: Vec<RoomId> = ayo_tables::table
             .filter(ayo_tables::id.eq_any(&tables))
             .select(ayo_tables::room_id)
             .distinct()
-            .order(ayo_tables::room_id.asc())
-            .load(&mut *conn)?)
+            .load(&mut *conn)?;
+        // A tournament under way is run by its room, players or not: it has to end.
+        let running: Vec<RoomId> = tournaments::table
+            .filter(tournaments::finished_at.is_null())
+            .filter(tournaments::starts_at.le(self.now()))
+            .select(tournaments::room_id)
+            .distinct()
+            .load(&mut *conn)?;
+        rooms.extend(running);
+        rooms.sort();
+        rooms.dedup();
+        Ok(rooms)
     }
 
     /// Every match still in play with its games in order: what a restart picks up.

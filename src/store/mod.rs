@@ -51,7 +51,7 @@ pub use room_writes::{RoomWriter, RoomWrites};
 pub use shop::{
     CoinEntry, ItemChange, ItemKind, Owned, Purchase, PurchaseRow, ShopError, ShopItem, SoldItem,
 };
-pub use tournaments::{JoinRefused, PairingRow, PlayerRow, Scored, TournamentRow};
+pub use tournaments::{ArenaMatch, JoinRefused, PairingRow, PlayerRow, Scored, TournamentRow};
 
 use chrono::NaiveDateTime;
 use diesel::connection::SimpleConnection;

@@ -11,9 +11,10 @@ use diesel::connection::SimpleConnection;
 use super::results::{finish_on, Finished, Judge, Win};
 use super::stamps::Stamps;
 use super::{
-    game_moves, matches, Db, GameEnd, GameRow, MatchResult, MatchRow, MoveClock, Store, StoreError,
+    game_moves, matches, tournaments, Db, GameEnd, GameRow, MatchResult, MatchRow, MoveClock,
+    Store, StoreError,
 };
-use crate::common::{GameId, MatchId, RoomId};
+use crate::common::{GameId, MatchId, RoomId, UserId};
 
 /// The writes a room's decision is made of.
 pub trait RoomWriter {
@@ -41,6 +42,8 @@ pub trait RoomWriter {
     fn set_match_points(&mut self, id: &MatchId, halves: [u32; 2]) -> Result<(), StoreError>;
     /// False when the match was already over.
     fn finish_match(&mut self, id: &MatchId, result: &MatchResult) -> Result<bool, StoreError>;
+    /// `user` went berserk in the tournament game of the match `id`.
+    fn berserk(&mut self, id: &MatchId, user: &UserId) -> Result<(), StoreError>;
 }
 
 /// Through a borrow, as the writer it borrows.
@@ -80,6 +83,9 @@ impl<W: RoomWriter + ?Sized> RoomWriter for &mut W {
     fn finish_match(&mut self, id: &MatchId, result: &MatchResult) -> Result<bool, StoreError> {
         (**self).finish_match(id, result)
     }
+    fn berserk(&mut self, id: &MatchId, user: &UserId) -> Result<(), StoreError> {
+        (**self).berserk(id, user)
+    }
 }
 
 /// Each write by itself, as `Store`'s own methods do it.
@@ -118,6 +124,9 @@ impl RoomWriter for &Store {
     }
     fn finish_match(&mut self, id: &MatchId, result: &MatchResult) -> Result<bool, StoreError> {
         Store::finish_match(self, id, result)
+    }
+    fn berserk(&mut self, id: &MatchId, user: &UserId) -> Result<(), StoreError> {
+        self.write(|conn| tournaments::berserk_on(conn, id, user))
     }
 }
 
@@ -159,6 +168,11 @@ impl RoomWrites<'_> {
         end_reason: GameEnd,
     ) -> Result<bool, StoreError> {
         super::finish_game_on(self.conn, game, status, end_reason, self.stamps.now())
+    }
+
+    /// A tournament's pairing, stored with the match it starts.
+    pub fn add_pairing(&mut self, row: &super::PairingRow) -> Result<(), StoreError> {
+        tournaments::add_pairing_on(self.conn, row)
     }
 
     /// As `Store::record_outage`.
@@ -217,6 +231,9 @@ impl RoomWriter for RoomWrites<'_> {
     }
     fn finish_match(&mut self, id: &MatchId, result: &MatchResult) -> Result<bool, StoreError> {
         matches::finish_match_on(self.conn, id, result, self.stamps.now())
+    }
+    fn berserk(&mut self, id: &MatchId, user: &UserId) -> Result<(), StoreError> {
+        tournaments::berserk_on(self.conn, id, user)
     }
 }
 

@@ -381,6 +381,7 @@ diesel::table! {
         created_at -> Timestamp,
         finished_at -> Nullable<Timestamp>,
         winner_id -> Nullable<Text>,
+        berserk -> Bool,
     }
 }
 
@@ -413,6 +414,8 @@ diesel::table! {
         paired_at -> Timestamp,
         south_points -> Nullable<Integer>,
         north_points -> Nullable<Integer>,
+        south_berserk -> Bool,
+        north_berserk -> Bool,
     }
 }
 

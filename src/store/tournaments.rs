@@ -35,6 +35,8 @@ pub struct TournamentRow {
     pub created_at: NaiveDateTime,
     pub finished_at: Option<NaiveDateTime>,
     pub winner_id: Option<UserId>,
+    /// Its players may go berserk (half their clock, one point more for a win).
+    pub berserk: bool,
 }
 
 impl TournamentRow {
@@ -69,6 +71,24 @@ pub struct PairingRow {
     pub paired_at: NaiveDateTime,
     pub south_points: Option<i32>,
     pub north_points: Option<i32>,
+    pub south_berserk: bool,
+    pub north_berserk: bool,
+}
+
+impl PairingRow {
+    /// Whether `user` went berserk in this game.
+    pub fn berserk_of(&self, user: &UserId) -> bool {
+        (self.south_berserk && &self.south_id == user)
+            || (self.north_berserk && &self.north_id == user)
+    }
+}
+
+/// What a match a tournament paired allows at its table: no rematch ever, berserk when the
+/// tournament allows it (and who went berserk already).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArenaMatch {
+    pub berserk_allowed: bool,
+    pub berserk: Vec<UserId>,
 }
 
 /// What reading one result did to a tournament: the pairing's points and both players as
@@ -119,7 +139,7 @@ impl Store {
             let details = serde_json::json!({
                 "name": row.name, "room": row.room_id, "starts_at": row.starts_at,
                 "ends_at": row.ends_at, "clock": row.clock, "tables": row.table_ids(),
-                "invited": invited, "rated": row.rated,
+                "invited": invited, "rated": row.rated, "berserk": row.berserk,
             });
             self.audit_in(
                 conn,
@@ -264,22 +284,32 @@ impl Store {
         Ok(last)
     }
 
-    /// A game paired, before its room starts it.
-    pub fn add_pairing(&self, row: &PairingRow) -> Result<(), StoreError> {
-        self.write(|conn| {
-            diesel::insert_into(tournament_pairings::table)
-                .values(row)
-                .execute(conn)?;
-            Ok(())
-        })
-    }
-
-    /// A pairing its room could not start.
-    pub fn void_pairing(&self, id: &MatchId) -> Result<(), StoreError> {
-        self.write(|conn| {
-            diesel::delete(tournament_pairings::table.find(id)).execute(conn)?;
-            Ok(())
-        })
+    /// What the match `id` allows if a tournament paired it (`None`: it is not a pairing).
+    pub fn arena_match(&self, id: &MatchId) -> Result<Option<ArenaMatch>, StoreError> {
+        let mut conn = self.conn()?;
+        let pairing: Option<PairingRow> = tournament_pairings::table
+            .find(id)
+            .select(PairingRow::as_select())
+            .first(&mut *conn)
+            .optional()?;
+        let Some(p) = pairing else {
+            return Ok(None);
+        };
+        let allowed: bool = tournaments::table
+            .find(&p.tournament_id)
+            .select(tournaments::berserk)
+            .first(&mut *conn)?;
+        Ok(Some(ArenaMatch {
+            berserk_allowed: allowed,
+            berserk: [
+                (p.south_berserk, &p.south_id),
+                (p.north_berserk, &p.north_id),
+            ]
+            .into_iter()
+            .filter(|(b, _)| *b)
+            .map(|(_, u)| u.clone())
+            .collect(),
+        }))
     }
 
     /// The pairing a stored game belongs to, with its tournament's player rows.
@@ -388,4 +418,34 @@ impl Store {
             Ok(())
         })
     }
+}
+
+/// `user` went berserk in the game of the pairing `id` (a room's write, under its fence when
+/// it has one).
+pub(super) fn berserk_on(
+    conn: &mut super::Db,
+    id: &MatchId,
+    user: &UserId,
+) -> Result<(), StoreError> {
+    let row = tournament_pairings::table.find(id);
+    let south = diesel::update(row.filter(tournament_pairings::south_id.eq(user)))
+        .set(tournament_pairings::south_berserk.eq(true))
+        .execute(conn)?;
+    let north = diesel::update(row.filter(tournament_pairings::north_id.eq(user)))
+        .set(tournament_pairings::north_berserk.eq(true))
+        .execute(conn)?;
+    if south + north == 0 {
+        return Err(StoreError::NotFound(
+            "a tournament game of that player".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// A game paired, stored with the match its room starts for it (in one transaction).
+pub(super) fn add_pairing_on(conn: &mut super::Db, row: &PairingRow) -> Result<(), StoreError> {
+    diesel::insert_into(tournament_pairings::table)
+        .values(row)
+        .execute(conn)?;
+    Ok(())
 }

@@ -3,6 +3,7 @@
 //!
 //! - A win scores 2, a draw 1, a loss 0. Two wins in a row start a streak: while it lasts a
 //!   game's points are doubled (a win 4, a draw 2). Anything but a win ends it.
+//! - A player who went berserk (half their clock) and won takes one point more, not doubled.
 //! - Free players are paired best score first, each with the nearest in score who was not
 //!   their last opponent; a player whose only possible opponent is the last one waits. When
 //!   there are more free players than seats at the free tables, those who have waited
@@ -21,12 +22,15 @@ pub enum Outcome {
 /// Wins in a row after which points are doubled.
 pub const STREAK_FROM: i32 = 2;
 
-/// The points a game brings a player who had `wins_in_a_row` before it, and their wins in a
-/// row after it.
-pub fn points(wins_in_a_row: i32, outcome: Outcome) -> (i32, i32) {
+/// The points a game brings a player who had `wins_in_a_row` before it (and went `berserk`
+/// in it or not), and their wins in a row after it.
+pub fn points(wins_in_a_row: i32, outcome: Outcome, berserk: bool) -> (i32, i32) {
     let times = if wins_in_a_row >= STREAK_FROM { 2 } else { 1 };
     match outcome {
-        Outcome::Won => (2 * times, wins_in_a_row.saturating_add(1)),
+        Outcome::Won => (
+            2 * times + i32::from(berserk),
+            wins_in_a_row.saturating_add(1),
+        ),
         Outcome::Drawn => (times, 0),
         Outcome::Lost => (0, 0),
     }
@@ -109,12 +113,17 @@ mod tests {
 
     #[test]
     fn two_wins_in_a_row_double_the_points_until_a_game_is_not_won() {
-        assert_eq!(points(0, Outcome::Won), (2, 1));
-        assert_eq!(points(1, Outcome::Won), (2, 2));
-        assert_eq!(points(2, Outcome::Won), (4, 3));
-        assert_eq!(points(3, Outcome::Drawn), (2, 0));
-        assert_eq!(points(0, Outcome::Drawn), (1, 0));
-        assert_eq!(points(5, Outcome::Lost), (0, 0));
+        assert_eq!(points(0, Outcome::Won, false), (2, 1));
+        assert_eq!(points(1, Outcome::Won, false), (2, 2));
+        assert_eq!(points(2, Outcome::Won, false), (4, 3));
+        assert_eq!(points(3, Outcome::Drawn, false), (2, 0));
+        assert_eq!(points(0, Outcome::Drawn, false), (1, 0));
+        assert_eq!(points(5, Outcome::Lost, false), (0, 0));
+        // Berserk: one point more for a win, never doubled; nothing for a draw or a loss.
+        assert_eq!(points(0, Outcome::Won, true), (3, 1));
+        assert_eq!(points(2, Outcome::Won, true), (5, 3));
+        assert_eq!(points(0, Outcome::Drawn, true), (1, 0));
+        assert_eq!(points(2, Outcome::Lost, true), (0, 0));
     }
 
     #[test]

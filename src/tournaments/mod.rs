@@ -137,7 +137,11 @@ impl Tournaments {
                 let mut points = [0; 2];
                 let mut after = players.clone();
                 for (i, p) in players.iter().enumerate() {
-                    let (got, in_a_row) = arena::points(p.wins_in_a_row, outcome(&p.user_id));
+                    let (got, in_a_row) = arena::points(
+                        p.wins_in_a_row,
+                        outcome(&p.user_id),
+                        pairing.berserk_of(&p.user_id),
+                    );
                     points[i] = got;
                     after[i].score = p.score.saturating_add(got);
                     after[i].wins_in_a_row = in_a_row;

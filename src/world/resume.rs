@@ -97,6 +97,8 @@ fn resume(
             Some(g) if g.north_id == row.first_id => Side::North,
             _ => Side::South,
         };
+        let arena = store.arena_match(&row.id)?;
+        let went: Vec<UserId> = arena.iter().flat_map(|a| a.berserk.clone()).collect();
         let mut m = LiveMatch::new(row.id.clone(), settings, players).seated(first_seat);
         let mut game = None;
         for g in in_play.games {
@@ -132,7 +134,8 @@ fn resume(
                     });
                 }
                 Replayed::InPlay(replayed) => {
-                    let clocks = clocks_of(writes, &g, &replayed, settings, stopped, now)?;
+                    let berserk = [&g.south_id, &g.north_id].map(|u| went.contains(u));
+                    let clocks = clocks_of(writes, &g, &replayed, settings, berserk, stopped, now)?;
                     game = Some(ResumedGame {
                         game_id: g.id.clone(),
                         game: replayed,
@@ -164,6 +167,7 @@ fn resume(
             table_id: row.table_id,
             r#match: m,
             game,
+            arena,
         });
     }
     Ok(resumed)
@@ -196,12 +200,15 @@ fn replay(writes: &Writes<'_>, g: &GameRow) -> Result<Replayed, StoreError> {
 
 /// A game in play's clocks: as after its last move, the side to move charged for the part of
 /// its move before the outage (from its clock's start to the last heartbeat, less earlier
-/// outages), and running again from now. The outage is recorded.
+/// outages), and running again from now. The outage is recorded. A side that went berserk
+/// (`berserk`, South and North) before its first move may have done so after the last stored
+/// clock: its time is halved here unless it was already.
 fn clocks_of(
     writes: &Writes<'_>,
     g: &GameRow,
     game: &Game,
     settings: MatchSettings,
+    berserk: [bool; 2],
     stopped: Option<u64>,
     now: u64,
 ) -> Result<Option<Clocks>, StoreError> {
@@ -224,13 +231,16 @@ fn clocks_of(
         .saturating_sub(stored.paused_ms);
     writes.run(|w| w.record_outage(&g.id, stopped, now))?;
     tracing::info!(game = %g.id, outage_ms = now - stopped, charged_ms = ran, "a timed game resumes");
-    Ok(Clocks::resumed(
-        settings.clock,
-        stored.left.unwrap_or([initial, initial]),
-        side,
-        ran,
-        now,
-    ))
+    let mut left = stored.left.unwrap_or([initial, initial]);
+    if let Some(half) = settings.clock.berserk_ms() {
+        for s in Side::BOTH {
+            let unmoved = game.moves().len() <= usize::from(game.first() != s);
+            if berserk[s.index()] && unmoved && left[s.index()] > initial - half {
+                left[s.index()] -= half;
+            }
+        }
+    }
+    Ok(Clocks::resumed(settings.clock, left, side, ran, now))
 }
 
 fn played(g: &GameRow) -> PlayedGame {

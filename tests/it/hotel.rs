@@ -23,7 +23,7 @@ const SETTINGS: [(&str, &str); 3] = [
 /// Connects `token` to `app` and enters the lounge, as the web client does: `enter` again
 /// at the `until` of an `unavailable` while the room is between owners, a new socket only
 /// when one closes; the socket and the `room` snapshot.
-async fn back_in(app: &TestApp, token: &str) -> (Ws, Value) {
+pub(crate) async fn back_in(app: &TestApp, token: &str) -> (Ws, Value) {
     web_client_in(app, token, &mut 0).await
 }
 

@@ -26,6 +26,7 @@ mod helpers;
 mod holding;
 mod home_invitations;
 mod hotel;
+mod hotel_arena;
 mod identity;
 mod image;
 mod layers;

@@ -1,8 +1,10 @@
 //! Arena tournaments over real sockets and HTTP, on the hand-driven clock: an operator
 //! schedules one in the lounge, eight guests join; from its start the room pairs the free
-//! ones at its tables (never the same opponent twice in a row), a win scores 2 and two wins
-//! in a row double the next; at its end no new game is paired, the games in play finish and
-//! count, and the winner is told. The standings equal a recount of the games played.
+//! ones at its tables (never the same opponent twice in a row), a win scores 2, two wins in a
+//! row double the next, and one who went berserk (half their clock) takes a point more for a
+//! win; the lounge restarts with games in play and they go on; at its end no new game is
+//! paired, the games in play finish and count, and the winner is told. The standings equal a
+//! recount of the games played.
 
 use std::collections::{HashMap, HashSet};
 use std::time::Duration;
@@ -18,6 +20,7 @@ const NAMES: [&str; 8] = [
 
 struct Guest {
     name: &'static str,
+    token: String,
     ws: Ws,
 }
 
@@ -105,17 +108,50 @@ async fn until_kept(ws: &mut Ws, kind: &str) {
     ws.unread(kept);
 }
 
-/// Plays a game out: the first mover sows a pit (and is answered), then the loser resigns.
-async fn finish(guests: &mut [Guest], game: &Game) {
-    let winner = winner_of(&game.players);
+/// Ade goes berserk in `game` if he plays in it (before his first move: he is told).
+async fn ade_berserks(guests: &mut [Guest], game: &Game) {
+    if !game.players.contains(&"Ade".to_owned()) {
+        return;
+    }
+    let ade = guests.iter_mut().find(|g| g.name == "Ade").unwrap();
+    ade.ws
+        .send(json!({"type": "berserk", "table": game.table, "ref": "berserk"}))
+        .await;
+    let mut kept = Vec::new();
+    loop {
+        let m = ade.ws.next().await;
+        assert!(m["type"] != "error" || m["ref"] != "berserk", "{m}");
+        if m["type"] == "berserk" {
+            assert_eq!(m["user"]["name"], "Ade");
+            break;
+        }
+        kept.push(m);
+    }
+    ade.ws.unread(kept);
+}
+
+/// A game's first move: the first mover sows a pit (and is answered); Ade, moving first,
+/// goes berserk before it.
+async fn first_move(guests: &mut [Guest], game: &Game) {
     let first = game.players[game.first].clone();
+    if first == "Ade" {
+        ade_berserks(guests, game).await;
+    }
     let mover = guests.iter_mut().find(|g| g.name == first).unwrap();
     mover
         .ws
         .send(json!({"type": "move", "table": game.table, "pit": 1}))
         .await;
     until_kept(&mut mover.ws, "game_state").await;
-    let loser = game.players[1 - winner].clone();
+}
+
+/// Ends a game whose first move is played: Ade, moving second, goes berserk (he has not
+/// moved yet), then the loser resigns.
+async fn end(guests: &mut [Guest], game: &Game) {
+    if game.players[game.first] != "Ade" {
+        ade_berserks(guests, game).await;
+    }
+    let loser = game.players[1 - winner_of(&game.players)].clone();
     let loser = guests.iter_mut().find(|g| g.name == loser).unwrap();
     loser
         .ws
@@ -124,7 +160,14 @@ async fn finish(guests: &mut [Guest], game: &Game) {
     until_kept(&mut loser.ws, "match_over").await;
 }
 
-/// The scores the arena's rules give these games, played in this order.
+/// Plays a game out.
+async fn finish(guests: &mut [Guest], game: &Game) {
+    first_move(guests, game).await;
+    end(guests, game).await;
+}
+
+/// The scores the arena's rules give these games, played in this order (Ade went berserk in
+/// each of his).
 fn recount(played: &[([String; 2], usize)]) -> HashMap<String, i64> {
     let mut score: HashMap<String, i64> = HashMap::new();
     let mut in_a_row: HashMap<String, i64> = HashMap::new();
@@ -133,7 +176,8 @@ fn recount(played: &[([String; 2], usize)]) -> HashMap<String, i64> {
             let row = in_a_row.entry(p.clone()).or_default();
             let times = if *row >= 2 { 2 } else { 1 };
             if i == *winner {
-                *score.entry(p.clone()).or_default() += 2 * times;
+                let berserk = i64::from(p == "Ade");
+                *score.entry(p.clone()).or_default() += 2 * times + berserk;
                 *row += 1;
             } else {
                 score.entry(p.clone()).or_default();
@@ -163,8 +207,9 @@ async fn scored(app: &TestApp, id: &str, games: i64) -> Value {
 }
 
 #[actix_web::test]
-async fn a_whole_arena_pairs_scores_streaks_ends_with_games_in_play_and_names_its_winner() {
-    let app = TestApp::spawn_with(
+async fn a_whole_arena_pairs_scores_streaks_lives_a_restart_ends_with_games_in_play_and_names_its_winner(
+) {
+    let mut app = TestApp::spawn_with(
         TestDb::sqlite(),
         &[("LOUNGE_SERVER__WS_MESSAGES_PER_SEC", "1000")],
     )
@@ -172,12 +217,14 @@ async fn a_whole_arena_pairs_scores_streaks_ends_with_games_in_play_and_names_it
     let (status, body) = schedule(
         &app,
         json!({"name": "Friday Ayo night", "room": ROOM, "starts_at": in_secs(&app, 60),
-               "ends_at": in_secs(&app, 3600), "clock": "1d", "rated": false}),
+               "ends_at": in_secs(&app, 3600), "clock": "180+0", "rated": false,
+               "berserk": true}),
     )
     .await;
     assert_eq!(status, 201, "{body}");
     let id = body["tournament"]["id"].as_str().unwrap().to_owned();
     assert_eq!(body["tournament"]["status"], "upcoming");
+    assert_eq!(body["tournament"]["berserk"], true);
     assert_eq!(body["tournament"]["tables"].as_array().unwrap().len(), 3);
 
     let mut guests = Vec::new();
@@ -194,7 +241,7 @@ async fn a_whole_arena_pairs_scores_streaks_ends_with_games_in_play_and_names_it
         assert_eq!(status, 204, "{body}");
         let mut ws = app.ws(&token).await;
         ws.enter(ROOM).await;
-        guests.push(Guest { name, ws });
+        guests.push(Guest { name, token, ws });
     }
     let mut seen = HashSet::new();
     let listed = app.call("GET", "/api/v1/tournaments", None, None).await.1;
@@ -234,7 +281,8 @@ async fn a_whole_arena_pairs_scores_streaks_ends_with_games_in_play_and_names_it
         scored(&app, &id, i64::try_from(played.len()).unwrap()).await;
     }
 
-    // The next round is paired; its end time passes while it is in play.
+    // The next round is paired and its first moves played; the lounge restarts: every
+    // socket closes, the guests come back, and the games are there at the same ply.
     for _ in 0..100 {
         in_play.extend(games_started(&mut guests, &mut seen).await);
         if !in_play.is_empty() {
@@ -243,11 +291,36 @@ async fn a_whole_arena_pairs_scores_streaks_ends_with_games_in_play_and_names_it
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     assert!(!in_play.is_empty());
+    for game in in_play.values() {
+        first_move(&mut guests, game).await;
+    }
+    app.restart().await;
+    for g in &mut guests {
+        g.ws.closed().await;
+        g.ws = app.ws(&g.token).await;
+        let room = g.ws.enter(ROOM).await;
+        assert_eq!(room["type"], "room", "{room}");
+        for game in in_play.values() {
+            let table = room["tables"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|t| t["id"] == game.table.as_str())
+                .unwrap();
+            assert_eq!(
+                table["game"]["moves"].as_array().unwrap().len(),
+                1,
+                "{table}"
+            );
+        }
+    }
+    in_play.extend(games_started(&mut guests, &mut seen).await);
+    // Its end time passes while they are in play.
     app.clock.advance(3_600_000);
     let ending = tournament(&app, &id).await;
     assert_eq!(ending["status"], "ending", "{ending}");
     for (_, game) in in_play.drain() {
-        finish(&mut guests, &game).await;
+        end(&mut guests, &game).await;
         played.push((game.players.clone(), winner_of(&game.players)));
     }
     // The games in play counted; nothing new was paired; the winner is told.
@@ -280,9 +353,15 @@ async fn a_whole_arena_pairs_scores_streaks_ends_with_games_in_play_and_names_it
         assert_eq!(shown.get(name), Some(score), "{name}: {done}");
     }
     assert!(
-        expected["Ade"] >= 8,
-        "2 + 2 + 4 for three wins in a row: {expected:?}"
+        expected["Ade"] >= 11,
+        "2 + 2 + 4 for three wins in a row, and a point a win for berserk: {expected:?}"
     );
+    // A tournament's match resumed after the restart offered no rematch either.
+    for g in &mut guests {
+        for m in g.ws.heard_until_pong().await {
+            assert!(m["type"] != "table" || m["rematch"].is_null(), "{m}");
+        }
+    }
     assert_eq!(done["standings"][0]["user"]["name"], "Ade");
 }
 

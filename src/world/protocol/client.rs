@@ -101,6 +101,10 @@ pub enum ClientMessage {
         table: TableId,
         accept: bool,
     },
+    /// Halve one's clock before one's first move, in a tournament game that allows it.
+    Berserk {
+        table: TableId,
+    },
     Chat {
         text: String,
     },
@@ -152,7 +156,7 @@ pub enum ClientMessage {
 }
 
 /// The message types a client may send, for the `unknown_type` error.
-pub const CLIENT_TYPES: [&str; 24] = [
+pub const CLIENT_TYPES: [&str; 25] = [
     "enter",
     "leave",
     "sit",
@@ -167,6 +171,7 @@ pub const CLIENT_TYPES: [&str; 24] = [
     "resign",
     "offer_draw",
     "answer_draw",
+    "berserk",
     "chat",
     "ping",
     "sync",

@@ -47,6 +47,10 @@ pub struct TableGame {
     pub moves: Vec<crate::ayo::Pit>,
     /// The side that moved first (an addition): South but under `seats: "kept"`.
     pub first: Side,
+    /// In a tournament game that allows berserk: the seats that went berserk (an addition;
+    /// left out elsewhere).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub berserk: Option<Vec<Side>>,
 }
 
 /// Who won the lots for the first move of a match (an addition, in its first `game_started`).
@@ -136,6 +140,8 @@ pub struct TournamentView {
     pub tables: Vec<TableId>,
     pub rated: bool,
     pub invited_only: bool,
+    /// Its players may go berserk.
+    pub berserk: bool,
     /// Players in it now (not those who left).
     pub players: usize,
     /// The best ten, best first.
@@ -350,6 +356,16 @@ pub enum ServerMessage {
         /// Both clocks after the move, `null` without one (an addition).
         clock: Option<ClockView>,
         /// The server's clock, milliseconds since 1970 (an addition).
+        server_time: u64,
+    },
+    /// A player went berserk in a tournament game: their clock halved (an addition).
+    Berserk {
+        table: TableId,
+        game_id: GameId,
+        seat: Side,
+        user: User,
+        version: u64,
+        clock: Option<ClockView>,
         server_time: u64,
     },
     GameOver {

@@ -18,6 +18,7 @@ use crate::tournaments::arena::{self, Free};
 
 use super::super::protocol::{ServerMessage, TournamentStanding, TournamentView};
 use super::super::table::{choose, Command, Draws};
+use super::commit::Together;
 use super::Room;
 
 /// How often the room reads its schedule again (a tournament an operator just added).
@@ -98,6 +99,7 @@ pub fn view(
         tables: t.table_ids(),
         rated: t.rated,
         invited_only: t.invited_only,
+        berserk: t.berserk,
         players: players.iter().filter(|(p, _)| p.left_at.is_none()).count(),
         standings: players
             .iter()
@@ -235,6 +237,7 @@ impl Room {
             rated: Some(t.rated),
             ..choice
         };
+        let mut together = Vec::new();
         for ([a, b], table) in arena::pair(free, free_tables.len())
             .into_iter()
             .zip(free_tables)
@@ -252,31 +255,40 @@ impl Room {
                 paired_at: self.store.now(),
                 south_points: None,
                 north_points: None,
+                south_berserk: false,
+                north_berserk: false,
             };
-            let (store, row) = (self.store.clone(), pairing.clone());
-            if let Err(e) = blocking(move || store.add_pairing(&row)).await {
-                tracing::warn!(tournament = %t.id, error = %e, "storing a pairing");
-                return;
-            }
-            let draws = Draws {
-                match_id: pairing.match_id.clone(),
-                ..super::commit::draw()
-            };
-            let ids = players.clone().map(|p| p.id);
-            let command = Command::Pair {
-                players,
-                choice,
-                rematch: false,
-            };
-            if let Some(refusal) = self.apply_drawn(table, command, draws).await {
-                tracing::warn!(tournament = %t.id, code = %refusal.code, refusal.message, "a pairing the table refused");
-                let (store, id) = (self.store.clone(), pairing.match_id);
-                if let Err(e) = blocking(move || store.void_pairing(&id)).await {
-                    tracing::warn!(error = %e, "a pairing not started stays stored");
+            together.push(Together {
+                t: table,
+                draws: Draws {
+                    match_id: pairing.match_id.clone(),
+                    ..super::commit::draw()
+                },
+                command: Command::Pair {
+                    players,
+                    choice,
+                    rematch: false,
+                    berserk: t.berserk,
+                },
+                pairing: Some(pairing),
+            });
+        }
+        // The whole round in one transaction: its first pairing may be hundreds of games.
+        let seated: Vec<[UserId; 2]> = together
+            .iter()
+            .filter_map(|g| g.pairing.as_ref())
+            .map(|p| [p.south_id.clone(), p.north_id.clone()])
+            .collect();
+        let answers = self.apply_together(together).await;
+        for (ids, answer) in seated.into_iter().zip(answers) {
+            match answer {
+                Some(refusal) => {
+                    tracing::warn!(tournament = %t.id, code = %refusal.code, refusal.message, "a pairing not started");
                 }
-            } else {
-                for id in &ids {
-                    self.unqueue_seated(id).await;
+                None => {
+                    for id in &ids {
+                        self.unqueue_seated(id).await;
+                    }
                 }
             }
         }

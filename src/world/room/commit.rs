@@ -38,16 +38,6 @@ impl Room {
         self.apply_with(t, command, r#ref, draw()).await
     }
 
-    /// `apply` with the draws given: a tournament's pairing names its match before it starts.
-    pub(super) async fn apply_drawn(
-        &mut self,
-        t: usize,
-        command: Command,
-        draws: Draws,
-    ) -> Option<Refusal> {
-        self.apply_with(t, command, None, draws).await
-    }
-
     async fn apply_with(
         &mut self,
         t: usize,
@@ -59,6 +49,90 @@ impl Room {
         let before = self.tables[t].table.clone();
         let fx = self.tables[t].table.apply(command, now, draws);
         self.commit(t, before, fx, now, r#ref).await
+    }
+
+    /// Applies commands at several tables in one turn and stores all they decided in one
+    /// transaction, with the tournament pairings that go with them: an evening's first round
+    /// is hundreds of games begun at once, and one commit for them all keeps the room's turn
+    /// (and the moves waiting on it) short. A command its table refuses is left out (its
+    /// pairing with it); when the transaction fails none stands. The answers, in order.
+    pub(super) async fn apply_together(&mut self, items: Vec<Together>) -> Vec<Option<Refusal>> {
+        let now = self.now();
+        let mut answers: Vec<Option<Refusal>> = vec![None; items.len()];
+        if self.lost {
+            return answers.iter().map(|_| Some(moved_away())).collect();
+        }
+        let mut applied = Vec::new();
+        for (i, item) in items.into_iter().enumerate() {
+            let kept = &mut self.tables[item.t];
+            let before = kept.table.clone();
+            let fx = kept.table.apply(item.command, now, item.draws);
+            if let Some(refusal) = fx.refused.clone() {
+                kept.table = before;
+                answers[i] = Some(refusal);
+                continue;
+            }
+            applied.push((i, item.t, before, fx, item.pairing));
+        }
+        let writes: Vec<Write> = applied
+            .iter_mut()
+            .flat_map(|(_, _, _, fx, _)| std::mem::take(&mut fx.writes))
+            .collect();
+        let pairings: Vec<store::PairingRow> = applied.iter().filter_map(|a| a.4.clone()).collect();
+        let timer = crate::metrics::METRICS.store_seconds.start_timer();
+        let (store, results) = (self.store.clone(), self.config.results.clone());
+        let (room, fence) = (self.info.id.clone(), self.fence);
+        let stored = blocking(move || {
+            store.room_writes(fence.map(|n| (&room, n)), |w| {
+                for row in &pairings {
+                    w.add_pairing(row)?;
+                }
+                store_in(w, &writes, &results, now)
+            })
+        })
+        .await;
+        timer.observe_duration();
+        let failed = match stored {
+            Ok(ended) => {
+                self.results_stored(&ended);
+                None
+            }
+            Err(e @ StoreError::Fenced { .. }) => {
+                self.lose(&e.to_string());
+                Some(moved_away())
+            }
+            Err(e) => {
+                tracing::error!(error = %e, tables = applied.len(), "storing the tables' changes together");
+                Some(Refusal::new(
+                    ErrorCode::Internal,
+                    "that could not be stored; nothing changed, try again",
+                ))
+            }
+        };
+        if let Some(refusal) = failed {
+            for (i, t, before, _, _) in applied.into_iter().rev() {
+                self.tables[t].table = before;
+                answers[i] = Some(refusal.clone());
+            }
+            return answers;
+        }
+        for (i, t, _, fx, _) in applied {
+            answers[i] = self.announce(t, fx, None).await;
+        }
+        answers
+    }
+
+    /// Results were stored: the wall's reader and the others are rung.
+    fn results_stored(&self, ended: &[Ended]) {
+        if ended.iter().any(|(_, _, f)| f.counts()) {
+            self.config.results.pending.notify_one();
+        }
+        // A game over may have a result (a draw has no verdict but is one).
+        if !ended.is_empty() {
+            for bell in &self.config.results.stored {
+                bell.notify_one();
+            }
+        }
     }
 
     /// A move sent again with the ref of `user`'s last move at table `t` (its reply was lost):
@@ -153,15 +227,7 @@ impl Room {
             timer.observe_duration();
             match stored {
                 Ok(ended) => {
-                    if ended.iter().any(|(_, _, f)| f.counts()) {
-                        self.config.results.pending.notify_one();
-                    }
-                    // A game over may have a result (a draw has no verdict but is one).
-                    if !ended.is_empty() {
-                        for bell in &self.config.results.stored {
-                            bell.notify_one();
-                        }
-                    }
+                    self.results_stored(&ended);
                     mark_counted(&mut fx, &ended);
                 }
                 Err(e @ StoreError::Fenced { .. }) => {
@@ -179,6 +245,17 @@ impl Room {
                 }
             }
         }
+        self.announce(t, fx, r#ref).await
+    }
+
+    /// Tells what table `t` decided (stored by now), in order, then does what follows it:
+    /// Baba Ayo's turn, the next game, the room's shutting.
+    async fn announce(
+        &mut self,
+        t: usize,
+        mut fx: Effects,
+        r#ref: Option<Value>,
+    ) -> Option<Refusal> {
         for event in fx.events {
             match event {
                 Event::Table { version, event } => {
@@ -354,26 +431,44 @@ fn store_fenced(
     results: &ResultsConfig,
     now: u64,
 ) -> Result<Vec<Ended>, StoreError> {
-    store.room_writes(Some((room, fence)), |w| {
-        let mut ended = Vec::new();
-        for write in writes {
-            let finished = if write.required() {
-                store_one(&mut *w, write, results, now)?
-            } else {
-                match w.part(|w| store_one(w, write, results, now)) {
-                    Ok(finished) => finished,
-                    Err(e) => {
-                        tracing::error!(error = %e, ?write, "storing a table's change");
-                        None
-                    }
+    store.room_writes(Some((room, fence)), |w| store_in(w, writes, results, now))
+}
+
+/// `writes` inside a room's transaction: a required one failing fails it all; one the room
+/// may pass over fails on its own savepoint, logged, and the rest stands.
+fn store_in(
+    w: &mut store::RoomWrites<'_>,
+    writes: &[Write],
+    results: &ResultsConfig,
+    now: u64,
+) -> Result<Vec<Ended>, StoreError> {
+    let mut ended = Vec::new();
+    for write in writes {
+        let finished = if write.required() {
+            store_one(&mut *w, write, results, now)?
+        } else {
+            match w.part(|w| store_one(w, write, results, now)) {
+                Ok(finished) => finished,
+                Err(e) => {
+                    tracing::error!(error = %e, ?write, "storing a table's change");
+                    None
                 }
-            };
-            if let (Write::GameOver { game, .. }, Some((win, finished))) = (write, finished) {
-                ended.push((game.clone(), win, finished));
             }
+        };
+        if let (Write::GameOver { game, .. }, Some((win, finished))) = (write, finished) {
+            ended.push((game.clone(), win, finished));
         }
-        Ok(ended)
-    })
+    }
+    Ok(ended)
+}
+
+/// A command for `apply_together`: table `t`, its draws, and the tournament pairing stored
+/// with it.
+pub(super) struct Together {
+    pub t: usize,
+    pub command: Command,
+    pub draws: Draws,
+    pub pairing: Option<store::PairingRow>,
 }
 
 /// Said to the one whose command met a room taken by a later owner: its connection ends
@@ -487,6 +582,7 @@ fn store_one(
         Write::MatchOver { id, result } => {
             store.finish_match(id, &stored_result(result))?;
         }
+        Write::Berserk { r#match, user } => store.berserk(r#match, user)?,
     }
     Ok(None)
 }

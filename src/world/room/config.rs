@@ -16,6 +16,8 @@ pub struct ResumedMatch {
     pub table_id: TableId,
     pub r#match: LiveMatch,
     pub game: Option<ResumedGame>,
+    /// A tournament paired it: what it allows.
+    pub arena: Option<crate::store::ArenaMatch>,
 }
 
 /// A game in play read back from the store.

@@ -433,6 +433,10 @@ impl Room {
                     accept,
                 },
             ),
+            ClientMessage::Berserk { table } => (
+                self.table_index(&table)?,
+                Command::Berserk { user: user.id },
+            ),
         };
         let refusal = self.apply_asked(table, command, r#ref).await;
         self.unqueue_seated(user_id).await;

@@ -376,6 +376,10 @@ impl Room {
             }
         });
         kept.table.resume(resumed.r#match, game, now);
+        if let Some(arena) = resumed.arena {
+            kept.table
+                .resume_arena(arena.berserk_allowed, &arena.berserk);
+        }
     }
 
     fn now(&self) -> u64 {

@@ -4,6 +4,7 @@
 
 use serde_json::Value;
 
+use crate::ayo::Side;
 use crate::common::{RoomId, TableId};
 
 use super::super::protocol::{
@@ -94,6 +95,22 @@ pub(super) fn render(event: TableEvent, at: &At<'_>, r#ref: Option<Value>) -> Se
             clock: ClockView::of(clocks.as_ref(), at),
             server_time: at,
         },
+        TableEvent::Berserked {
+            game,
+            user,
+            seat,
+            clocks,
+            version,
+            at,
+        } => ServerMessage::Berserk {
+            table,
+            game_id: game,
+            seat,
+            user,
+            version,
+            clock: ClockView::of(Some(&clocks), at),
+            server_time: at,
+        },
         TableEvent::GameOver {
             game,
             status,
@@ -181,6 +198,9 @@ pub(super) fn view(snapshot: TableSnapshot) -> TableView {
                 clock: ClockView::of(g.clocks.as_ref(), at),
                 moves: g.moves,
                 first: g.first,
+                berserk: g
+                    .berserk
+                    .map(|went| Side::BOTH.into_iter().filter(|s| went[s.index()]).collect()),
             }
         }),
         version: snapshot.version,

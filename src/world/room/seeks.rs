@@ -263,6 +263,7 @@ impl Room {
                         players: offer.players(),
                         choice,
                         rematch: true,
+                        berserk: false,
                     };
                     if self.apply(t, command).await.is_none() {
                         for player in offer.players() {

@@ -73,6 +73,8 @@ pub enum Write {
     MatchPoints { id: MatchId, halves: [u32; 2] },
     /// A match's end.
     MatchOver { id: MatchId, result: MatchResult },
+    /// A player went berserk in the tournament game of the match (required).
+    Berserk { r#match: MatchId, user: UserId },
 }
 
 impl Write {
@@ -80,7 +82,7 @@ impl Write {
     pub fn required(&self) -> bool {
         matches!(
             self,
-            Write::NewMatch { .. } | Write::NewGame(_) | Write::Move { .. }
+            Write::NewMatch { .. } | Write::NewGame(_) | Write::Move { .. } | Write::Berserk { .. }
         )
     }
 }

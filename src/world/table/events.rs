@@ -65,6 +65,16 @@ pub enum TableEvent {
         clocks: Option<Clocks>,
         at: u64,
     },
+    /// A player went berserk: their clock halved.
+    Berserked {
+        game: GameId,
+        user: User,
+        seat: Side,
+        /// The clocks after it, at `at`.
+        clocks: Clocks,
+        version: u64,
+        at: u64,
+    },
     /// A game ended.
     GameOver {
         game: GameId,
@@ -190,6 +200,8 @@ pub struct GameSnapshot {
     /// The pits sown so far, in turn from `first`.
     pub moves: Vec<Pit>,
     pub first: Side,
+    /// Who of South and North went berserk, in a game where berserk is allowed.
+    pub berserk: Option<[bool; 2]>,
 }
 
 impl TableEvent {
@@ -199,6 +211,7 @@ impl TableEvent {
             TableEvent::Changed(snapshot) => Some(snapshot.version),
             TableEvent::GameStarted { version, .. }
             | TableEvent::Moved { version, .. }
+            | TableEvent::Berserked { version, .. }
             | TableEvent::GameOver { version, .. }
             | TableEvent::MatchState { version, .. }
             | TableEvent::MatchOver { version, .. } => Some(*version),

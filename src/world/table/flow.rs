@@ -41,6 +41,7 @@ impl Table {
         let id = self.draws.match_id.clone();
         // A tournament's pairing says otherwise once it has started its match.
         self.no_rematch = false;
+        self.berserk = None;
         fx.store(Write::NewMatch {
             id: id.clone(),
             table: self.id.clone(),

@@ -3,6 +3,7 @@
 //! and says what follows (`Effects`): what to store, what to announce, whom to tell, whether
 //! Baba Ayo is to move. No tasks, no database, no sockets: the room stores and sends.
 
+mod berserk;
 mod draws;
 mod effects;
 mod events;
@@ -157,6 +158,12 @@ pub enum Command {
         /// A rematch is offered after it (a tournament's pairings have none: the table is
         /// the tournament's next pairing's).
         rematch: bool,
+        /// Its players may go berserk (a tournament's that allows it).
+        berserk: bool,
+    },
+    /// A player halves their clock before their first move (an arena game).
+    Berserk {
+        user: UserId,
     },
     /// The table is new here: it is announced as it is.
     Announce,
@@ -234,6 +241,9 @@ pub struct Table {
     /// The match in play offers no rematch when it ends, and its winner does not stay on
     /// (a tournament's).
     no_rematch: bool,
+    /// In a tournament's match that allows berserk: whether its first and second player
+    /// went berserk.
+    berserk: Option<[bool; 2]>,
     /// Goes up by one with every table event.
     pub version: u64,
     /// The room is closing: no new match starts here.
@@ -264,6 +274,7 @@ impl Table {
             invitations: Vec::new(),
             queue: Queue::default(),
             no_rematch: false,
+            berserk: None,
             version,
             closing: false,
             last_moves: [None, None],
@@ -348,7 +359,9 @@ impl Table {
                 players,
                 choice,
                 rematch,
-            } => self.pair(players, choice, rematch, &mut fx),
+                berserk,
+            } => self.pair(players, choice, rematch, berserk, &mut fx),
+            Command::Berserk { user } => self.berserk(&user, &mut fx),
             Command::NextGame => {
                 self.next_game(&mut fx);
                 Ok(())
@@ -472,6 +485,7 @@ impl Table {
                 clocks: g.clocks,
                 moves: g.game.moves().to_vec(),
                 first: g.game.first(),
+                berserk: self.berserk_seats(),
             }),
             version: self.version,
             settings: self.settings,

@@ -8,13 +8,14 @@ use super::{refuse, Effects, Refusal, Table};
 
 impl Table {
     /// `players` sit South and North and their match starts under the room's settings with
-    /// `choice`; refused unless the table is free: nobody seated, no match in play, not
+    /// `choice` (`berserk`: its players may go berserk); refused unless the table is free: nobody seated, no match in play, not
     /// closing.
     pub(super) fn pair(
         &mut self,
         players: [User; 2],
         choice: MatchChoice,
         rematch: bool,
+        berserk: bool,
         fx: &mut Effects,
     ) -> Result<(), Refusal> {
         if self.closing {
@@ -36,6 +37,7 @@ impl Table {
         self.changed(fx);
         self.start_match(None, fx)?;
         self.no_rematch = !rematch;
+        self.berserk = berserk.then_some([false; 2]);
         Ok(())
     }
 

@@ -32,6 +32,14 @@ pub struct TestApp {
     /// Its reviews, likewise.
     pub reviews: Option<std::sync::Arc<lounge::reviews::Reviews>>,
     client: awc::Client,
+    /// A lounge served in this process: its settings, and what stops it (`restart`).
+    running: Option<Running>,
+}
+
+struct Running {
+    settings: lounge::config::Settings,
+    stop: tokio::sync::oneshot::Sender<()>,
+    stopped: actix_web::rt::task::JoinHandle<std::io::Result<()>>,
 }
 
 /// The secret tests give the service unless a test says otherwise (PostgreSQL wants one).
@@ -159,23 +167,57 @@ impl TestApp {
         let mut settings = lounge::config::Settings::load_from(env).expect("settings");
         let clock = lounge::common::ServerClock::manual_from_now();
         settings.world.clock = clock.clone();
+        let mut app = TestApp {
+            port: 0,
+            db,
+            clock,
+            auth: std::sync::Arc::new(
+                lounge::http::auth::Auth::new(&settings.auth).expect("an auth"),
+            ),
+            ratings: None,
+            reviews: None,
+            client: awc::Client::default(),
+            running: None,
+        };
+        app.start(settings).await;
+        app
+    }
+
+    /// Builds the lounge from `settings` and serves it in this process.
+    async fn start(&mut self, settings: lounge::config::Settings) {
         let app = lounge::app::Application::build(&settings)
             .await
             .expect("the app starts");
-        let port = app.port();
-        let auth = app.auth.clone();
-        let ratings = Some(app.ratings.clone());
-        let reviews = Some(app.reviews.clone());
-        actix_web::rt::spawn(app.run_until_stopped());
-        TestApp {
-            port,
-            db,
-            clock,
-            auth,
-            ratings,
-            reviews,
-            client: awc::Client::default(),
-        }
+        self.port = app.port();
+        self.auth = app.auth.clone();
+        self.ratings = Some(app.ratings.clone());
+        self.reviews = Some(app.reviews.clone());
+        let (stop, stopping) = tokio::sync::oneshot::channel();
+        let stopped = actix_web::rt::spawn(app.run_until(async move {
+            let _ = stopping.await;
+        }));
+        self.running = Some(Running {
+            settings,
+            stop,
+            stopped,
+        });
+    }
+
+    /// Stops the lounge as SIGTERM does (its rooms hand on their games and tell their
+    /// people, connections close) and starts it again on the same database and clock, on a
+    /// new port. Clients connect again as a real one would once its socket closed.
+    pub async fn restart(&mut self) {
+        let running = self
+            .running
+            .take()
+            .expect("a lounge served in this process");
+        let _ = running.stop.send(());
+        running
+            .stopped
+            .await
+            .expect("the server task")
+            .expect("the server stops");
+        self.start(running.settings).await;
     }
 
     /// A lounge served by another process on `port`.
@@ -194,6 +236,7 @@ impl TestApp {
             ratings: None,
             reviews: None,
             client: awc::Client::default(),
+            running: None,
         }
     }
 

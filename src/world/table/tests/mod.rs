@@ -6,6 +6,7 @@
 //! guest or Baba Ayo; `offers`: draws and resignations of a game or a match; `settings`: the
 //! host's choice of the match; `props`: random command sequences.
 
+mod berserk;
 mod clocks;
 mod course;
 mod kept;
@@ -171,6 +172,7 @@ pub(super) fn kind(event: &TableEvent) -> &'static str {
         TableEvent::Changed(_) => "table",
         TableEvent::GameStarted { .. } => "game_started",
         TableEvent::Moved { .. } => "game_state",
+        TableEvent::Berserked { .. } => "berserk",
         TableEvent::GameOver { .. } => "game_over",
         TableEvent::MatchState { .. } => "match_state",
         TableEvent::MatchOver { .. } => "match_over",

@@ -25,6 +25,7 @@ fn pair(t: &mut Table, rated: bool) -> Effects {
             players: [person("Ade"), person("Bisi")],
             choice: paired_choice(rated),
             rematch: true,
+            berserk: false,
         },
         T0,
     )
@@ -105,6 +106,7 @@ fn a_pair_is_two_guests() {
             players: [person("Ade"), person("Ade")],
             choice: paired_choice(true),
             rematch: true,
+            berserk: false,
         },
         T0,
     );
@@ -115,6 +117,7 @@ fn a_pair_is_two_guests() {
             players: [person("Ade"), house()],
             choice: paired_choice(true),
             rematch: true,
+            berserk: false,
         },
         T0,
     );
@@ -155,6 +158,7 @@ fn a_tournament_pairing_offers_no_rematch_and_the_table_is_free_again() {
             players: [person("Ade"), person("Bisi")],
             choice: paired_choice(false),
             rematch: false,
+            berserk: false,
         },
         T0,
     );

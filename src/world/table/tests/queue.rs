@@ -398,6 +398,7 @@ fn a_tournament_game_keeps_nobody_on_and_a_winner_who_stands_loses_the_streak() 
             players: [person("Ade"), person("Bisi")],
             choice: choice(Some("5m"), Some(1), None),
             rematch: false,
+            berserk: false,
         },
         T0,
     );
