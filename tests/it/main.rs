@@ -53,6 +53,7 @@ mod store;
 mod supervision;
 mod support;
 mod tickets;
+mod tournament_screen;
 mod tournaments;
 mod wall;
 mod watching;
