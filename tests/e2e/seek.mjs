@@ -2,8 +2,9 @@
 // him waiting for that game and asks for it too, and both are offered it in the bar, counting
 // down. Bisi declines: Ade waits on, and Bisi may not look again for a while (the panel says
 // until when). Chidi asks; he and Ade both accept, the game starts at a table and a move is
-// played. axe-core on the panel and the offer; the phone's page never grows wider than the
-// phone.
+// played. Dayo asks for a game nobody else wants and, after a while (the Rust test moves the
+// hotel's clock on), is offered Baba Ayo, who plays him. axe-core on the panel and the
+// offers; the phone's page never grows wider than the phone.
 //
 //   node tests/e2e/seek.mjs http://127.0.0.1:8080
 import { launch, step, check, newSeen, clean, signIn, accessible, playOne, PHONE } from "./common.mjs";
@@ -63,6 +64,24 @@ try {
   await playOne([ade, chidi]);
   await ade.locator("#moves li").first().waitFor();
   await chidi.locator("#moves li").first().waitFor();
+
+  step("Dayo asks for a casual 10 + 5 game nobody else wants: after a while Baba Ayo is offered, and plays him");
+  const dayo = await signIn(browser, base, "Dayo", seen);
+  await panel(dayo).getByTestId("seek-clock").selectOption("10+5");
+  await panel(dayo).getByTestId("seek-rated").selectOption("casual");
+  await panel(dayo).getByTestId("seek-button").click();
+  await panel(dayo).getByTestId("seek-waiting").filter({ hasText: "Looking for an opponent: Abapa · 10 + 5 · casual." }).waitFor();
+  // The Rust test moves the hotel's clock on once he waits alone for that game.
+  const house = dayo.getByTestId("seek-house");
+  await house.filter({ hasText: "Nobody yet for Abapa after 45 s. Baba Ayo would play you now." }).waitFor();
+  await accessible(dayo, "Baba Ayo offered after a wait");
+  await house.getByTestId("seek-house-level").selectOption("easy");
+  await house.getByTestId("seek-play-house").click();
+  await dayo.locator("#board .pit").first().waitFor();
+  await dayo.locator("#opponent", { hasText: "Baba Ayo (house)" }).waitFor();
+  check(await house.count() === 0, "the offer goes once taken");
+  await panel(dayo).getByTestId("seek-count").filter({ hasText: "You have a seat here: stand up to look for an opponent." }).waitFor();
+  check(await panel(dayo).getByTestId("seek-waiting").isHidden(), "seated, Dayo waits in no pool");
 
   const w = await ade.evaluate(() => document.documentElement.scrollWidth);
   check(w <= 390, `the phone's page is ${w} px wide`);
