@@ -112,7 +112,7 @@ function card(t, inIt) {
   const about = line("arena-about", "tournament-about");
   const players = `${t.players} player${t.players === 1 ? "" : "s"}`;
   about.textContent = [controlText(parseClock(t.clock)), presetName(t.rules), t.rated ? "rated" : "casual", players,
-    ...(t.invited_only ? ["by invitation"] : []), `at ${t.tables.map(tableName).join(", ")}`].join(" · ");
+    ...(t.invited_only ? ["by invitation"] : []), `at ${tablesText(t.tables)}`].join(" · ");
   li.append(h, when, about);
   const me = line("arena-me", "tournament-me");
   const table = playingAt(t);
@@ -152,6 +152,14 @@ function card(t, inIt) {
   return li;
 }
 
+/// "table 2", "tables 1, 2 and 3".
+function tablesText(ids) {
+  const names = ids.map(tableName);
+  if (names.length < 2 || !names.every((n) => n.startsWith("table "))) return names.join(", ");
+  const numbers = names.map((n) => n.slice("table ".length));
+  return `tables ${numbers.slice(0, -1).join(", ")} and ${numbers[numbers.length - 1]}`;
+}
+
 function line(className, testid) {
   const p = document.createElement("p");
   p.className = className;
@@ -189,7 +197,8 @@ function standings(t) {
       streak.className = "streak";
       streak.dataset.testid = "streak";
       streak.title = `${s.wins_in_a_row} wins in a row: points doubled`;
-      streak.textContent = " 🔥";
+      // Words, not an emoji: a screen without an emoji font shows a box.
+      streak.textContent = "×2";
       const said = document.createElement("span");
       said.className = "visually-hidden";
       said.textContent = `${s.wins_in_a_row} wins in a row, points doubled`;
