@@ -5,7 +5,7 @@
 // it and says so while it cannot reach the lounge. Bisi, on a phone, joins; it starts, the
 // room pairs them at its table and the game comes up as any other; a move, then Bisi
 // resigns: the standings show the points in the room and on the big screen, and once its
-// time is up the winner is named. axe-core on the room's panel, on a phone.
+// time is up the winner is named. axe-core on the room's panel (on a phone) and its standings.
 //
 //   node tests/e2e/arena.mjs http://127.0.0.1:8080 TOURNAMENT_ID
 import { launch, step, check, newSeen, clean, signIn, accessible, playOne, watchPage, PHONE } from "./common.mjs";
@@ -74,6 +74,7 @@ try {
     await standing(page, "Bisi").getByTestId("standing-score").filter({ hasText: /^0$/ }).waitFor();
     await standing(page, "Bisi").getByTestId("standing-games").filter({ hasText: /^1$/ }).waitFor();
   }
+  await accessible(ade, "the tournament's standings in the room");
   const first = screen.getByTestId("screen-standing").first();
   await first.filter({ hasText: "Ade" }).getByTestId("screen-score").filter({ hasText: /^2$/ }).waitFor();
   await first.getByTestId("screen-games").filter({ hasText: /^1$/ }).waitFor();
