@@ -33,6 +33,8 @@ const MODULES: &[(&str, &str)] = &[
     ("review.js", include_str!("../../web/js/review.js")),
     ("profile.js", include_str!("../../web/js/profile.js")),
     ("queue.js", include_str!("../../web/js/queue.js")),
+    ("seek.js", include_str!("../../web/js/seek.js")),
+    ("arena.js", include_str!("../../web/js/arena.js")),
 ];
 
 /// `built_in`, or the file `name` of `LOUNGE_WEB_DIR` when that is set (see the module notes).

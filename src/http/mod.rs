@@ -30,6 +30,7 @@ pub mod replay;
 pub mod reviews;
 pub mod signups;
 pub mod tickets;
+pub mod tournament_screen;
 pub mod tournaments;
 mod ws;
 
@@ -154,6 +155,7 @@ pub fn routes(cfg: &mut ServiceConfig<'_>) {
     .service(metrics)
     .service(ws::connect)
     .service(champions::display)
+    .service(tournament_screen::display)
     .service(client::index)
     .service(client::module)
     .service(client::style)

@@ -16,6 +16,9 @@
 //   replay.js      a finished game move by move, its clocks, a link to a move
 //   review.js      Baba Ayo's review of it: asked for, graphed, moves marked
 //   profile.js     a guest's card from their name: ratings, record, recent games
+//   queue.js       a table's queue: joining it, the call to a seat
+//   seek.js        play someone now: the room's pool, pairings, Baba Ayo after a wait
+//   arena.js       the room's arena tournaments: joining, countdowns, standings
 //   ui.js          buttons, notices, the tab title, sound
 
 import { $, state, LOUNGE } from "./state.js";
@@ -31,6 +34,7 @@ import { showHistory } from "./history.js";
 import { loadFollowing } from "./friends.js";
 import { showReplay } from "./replay.js";
 import { showProfile } from "./profile.js";
+import { forgetArenas } from "./arena.js";
 
 hooks.receive = receive;
 // The socket went down or is being tried again: the board says so.
@@ -49,6 +53,9 @@ hooks.signedOut = () => {
   state.choices = {};
   state.blocked = new Set();
   state.following = new Set();
+  state.seek = null;
+  state.pairing = null;
+  forgetArenas();
   for (const id of ["chat", "occupants", "invitations", "tables", "room-name", "me"]) $(id).replaceChildren();
   moderation("");
   $("nav").hidden = true;

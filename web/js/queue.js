@@ -78,7 +78,7 @@ function tickCalls() {
 
 setInterval(tickCalls, 250);
 
-function tableName(id) {
+export function tableName(id) {
   const i = [...state.tables.keys()].indexOf(id);
   return i >= 0 ? `table ${i + 1}` : "the table";
 }

@@ -14,6 +14,8 @@ import { renderOccupant, showHomeInvitation, meet } from "./home.js";
 import { showPage } from "./pages.js";
 import { nameButton, familyOf } from "./profile.js";
 import { queueRow, showCall, queueLeft } from "./queue.js";
+import { seekHandlers, seekRoom, seekRefused, renderSeek } from "./seek.js";
+import { arenaRoom, tournamentMessage, renderArena } from "./arena.js";
 
 /// A table event that is not newer than what the client holds is old news (a move sent
 /// again gets its answer again): dropped. At the table watched (or played at), one that skips
@@ -68,6 +70,8 @@ const handlers = {
     state.entering = null;
     state.enterTries = 0;
     const again = state.room && state.room.id === m.room.id;
+    // A new connection (or room): the server let go of what the old one waited for.
+    const fresh = !again || !state.online;
     // Table invitations belong to the room they were made in.
     if (!again) dropInvitationsOutside(m.room.id);
     state.room = m.room;
@@ -97,6 +101,8 @@ const handlers = {
     resendPending();
     renderRoom();
     renderRooms();
+    seekRoom(m, fresh);
+    arenaRoom(m.room, again);
   },
   table_status(m) {
     // Where the games not watched stand (the moves go only to those watching a table).
@@ -226,6 +232,8 @@ const handlers = {
     if (m.table === state.watching && !state.animation) showBoard();
   },
   queue_called: showCall,
+  ...seekHandlers,
+  tournament: tournamentMessage,
   queue_left: queueLeft,
   rematch_offered(m) {
     notice(`${m.from.name} wants a rematch.`);
@@ -292,6 +300,8 @@ const handlers = {
     // Every refusal says why in words (bad_settings, not_between_games, time_out,
     // no_rematch, rematch_void, ...): shown as it comes.
     state.moving = false;
+    // Play someone now says its refusals in its own panel.
+    if (seekRefused(m)) return;
     if (m.code === "unavailable" && state.entering && state.enterTries < 40) {
       // The room is moving to another server: `enter` again when it says, where one was going.
       const room = state.entering;
@@ -527,6 +537,9 @@ function renderTables() {
     div.appendChild(tableControls(t, seat, inPlay));
     return div;
   }));
+  // Seats taken or freed change what the pool and the tournaments show.
+  renderSeek();
+  renderArena();
 }
 
 function tableControls(t, seat, inPlay) {

@@ -56,6 +56,10 @@ export const state = {
   met: new Map(),      // user id -> user: people seen in a room this visit, to invite home
   invitations: new Map(), // invitation id -> {expires_at (server ms), element}
   calls: new Map(), // table id -> {until (server ms), left}: a seat the queue called us to
+  seek: null,          // waiting in the room's pool: {family, clock, rated, since, word} (seek.js)
+  seekCounts: [],      // how many wait in the room's pool, kind by kind (`seeks`)
+  pairing: null,       // a pairing offered: {id, until, accepted, opponent, left}
+  tournaments: new Map(), // the room's arena tournaments: id -> view (arena.js)
   home: null,          // in an apartment: {room, owner, things} (GET /apartments/{room})
   wallRules: null,     // what makes a win count (GET /champions/rules)
 };
