@@ -232,6 +232,7 @@ pub fn routes(cfg: &mut ServiceConfig<'_>) {
             .service(tournaments::schedule)
             .service(tournaments::list)
             .service(tournaments::one)
+            .service(tournaments::mine)
             .service(tournaments::join)
             .service(tournaments::leave),
     )

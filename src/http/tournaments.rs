@@ -188,6 +188,7 @@ pub async fn schedule(
     invited.dedup();
     let (store, kept) = (state.store.clone(), row.clone());
     store::blocking(move || store.create_tournament(&operator, &kept, &invited)).await?;
+    state.world.schedule_changed(&row.room_id).await;
     let tournament = tournament_view(&state, row).await?;
     Ok(HttpResponse::Created().json(TournamentBody { tournament }))
 }
@@ -267,10 +268,16 @@ async fn tournament_view(state: &AppState, row: TournamentRow) -> Result<Tournam
     });
     let mut view = crate::world::tournament_view(&row, status, &players, winner);
     if let Some(shown) = shown {
-        // The sorted set's order (ties by id), each with the database's row.
-        view.standings = shown
+        // The sorted set's order (ties by id), each with the database's row; those with no
+        // game scored yet (not in the set) after them, as the database has them.
+        let ranked = shown
             .iter()
-            .filter_map(|s| players.iter().find(|(p, _)| p.user_id == s.user))
+            .filter_map(|s| players.iter().find(|(p, _)| p.user_id == s.user));
+        let unscored = players
+            .iter()
+            .filter(|(p, _)| !shown.iter().any(|s| s.user == p.user_id));
+        view.standings = ranked
+            .chain(unscored)
             .take(10)
             .map(|(p, u)| crate::world::tournament_standing(p, u))
             .collect();
@@ -280,6 +287,31 @@ async fn tournament_view(state: &AppState, row: TournamentRow) -> Result<Tournam
 
 fn ms(t: NaiveDateTime) -> u64 {
     u64::try_from(t.and_utc().timestamp_millis()).unwrap_or(0)
+}
+
+#[derive(Serialize, ToSchema)]
+struct Joined {
+    #[schema(value_type = Vec<String>)]
+    joined: Vec<TournamentId>,
+}
+
+/// The tournaments not finished that the guest is in (joined and not left), the soonest
+/// first.
+///
+/// Needs a player token. `{"joined": [id]}`.
+#[utoipa::path(
+    tag = "tournaments",
+    security(("bearer" = [])),
+    responses((status = 200, body = Joined), (status = 401, body = ErrorBody))
+)]
+#[get("/me/tournaments")]
+pub async fn mine(
+    Player(claims): Player,
+    state: web::Data<AppState>,
+) -> Result<HttpResponse, ApiError> {
+    let store = state.store.clone();
+    let joined = store::blocking(move || store.tournaments_of(&claims.id)).await?;
+    Ok(HttpResponse::Ok().json(Joined { joined }))
 }
 
 /// Joins a tournament (again, after leaving: with the score one had), before or while it
@@ -308,14 +340,25 @@ pub async fn join(
 ) -> Result<HttpResponse, ApiError> {
     let (store, id, me) = (state.store.clone(), path.into_inner(), claims.id);
     let now = state.store.now();
-    match store::blocking(move || store.join_tournament(&id, &me, now)).await? {
-        Ok(()) => Ok(HttpResponse::NoContent().finish()),
-        Err(JoinRefused::NoSuchTournament) => Err(ApiError::NotFound("no such tournament".into())),
-        Err(JoinRefused::Over) => Err(ApiError::conflict(
+    let joined = store::blocking(move || {
+        let room = store.tournament(&id)?.map(|t| t.room_id);
+        Ok::<_, store::StoreError>((room, store.join_tournament(&id, &me, now)?))
+    })
+    .await?;
+    match joined {
+        (Some(room), Ok(())) => {
+            // Its room pairs the newcomer now, not at its next read.
+            state.world.schedule_changed(&room).await;
+            Ok(HttpResponse::NoContent().finish())
+        }
+        (None, _) | (_, Err(JoinRefused::NoSuchTournament)) => {
+            Err(ApiError::NotFound("no such tournament".into()))
+        }
+        (_, Err(JoinRefused::Over)) => Err(ApiError::conflict(
             ErrorCode::TournamentOver,
             "this tournament is over",
         )),
-        Err(JoinRefused::NotInvited) => Err(ApiError::conflict(
+        (_, Err(JoinRefused::NotInvited)) => Err(ApiError::conflict(
             ErrorCode::NotInvited,
             "this tournament is for those invited to it",
         )),
@@ -343,12 +386,14 @@ pub async fn leave(
 ) -> Result<HttpResponse, ApiError> {
     let (store, id, me) = (state.store.clone(), path.into_inner(), claims.id);
     let now = state.store.now();
-    store::blocking(move || {
-        store
+    let room = store::blocking(move || {
+        let t = store
             .tournament(&id)?
             .ok_or_else(|| store::StoreError::NotFound("tournament".into()))?;
-        store.leave_tournament(&id, &me, now)
+        store.leave_tournament(&id, &me, now)?;
+        Ok::<_, store::StoreError>(t.room_id)
     })
     .await?;
+    state.world.schedule_changed(&room).await;
     Ok(HttpResponse::NoContent().finish())
 }

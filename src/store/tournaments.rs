@@ -242,6 +242,20 @@ impl Store {
         })
     }
 
+    /// The tournaments not finished that `user` is in (joined, not left).
+    pub fn tournaments_of(&self, user: &UserId) -> Result<Vec<TournamentId>, StoreError> {
+        Ok(tournament_players::table
+            .inner_join(
+                tournaments::table.on(tournaments::id.eq(tournament_players::tournament_id)),
+            )
+            .filter(tournament_players::user_id.eq(user))
+            .filter(tournament_players::left_at.is_null())
+            .filter(tournaments::finished_at.is_null())
+            .select(tournaments::id)
+            .order(tournaments::starts_at.asc())
+            .load(&mut *self.conn()?)?)
+    }
+
     /// Its players with their users, best score first (then who joined first).
     pub fn tournament_players(
         &self,

@@ -367,6 +367,14 @@ impl World {
         }
     }
 
+    /// A tournament of room `id` was scheduled, joined or left: the room reads its
+    /// tournaments now (wherever it runs) rather than at its next read.
+    pub async fn schedule_changed(&self, id: &RoomId) {
+        if let Some(handle) = self.reach(id).await {
+            handle.send(RoomCommand::ScheduleChanged).await;
+        }
+    }
+
     /// Opens a room an operator just made (stored already): under its lease when leased.
     pub async fn add_room(&self, stored: StoredRoom) -> Result<RoomHandle, OpenError> {
         if self.owner.is_some() {

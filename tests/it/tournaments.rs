@@ -466,3 +466,65 @@ async fn scheduling_checks_what_it_is_given_and_joining_what_is_allowed() {
     let (_, audit) = app.audit(&admin, crate::helpers::Page::default()).await;
     assert!(audit.to_string().contains("tournament.create"), "{audit}");
 }
+
+#[actix_web::test]
+async fn joining_and_leaving_show_at_once_in_the_room_the_guests_list_and_the_standings() {
+    let app = TestApp::spawn(TestDb::sqlite()).await;
+    // Berserk takes half of a game's clock: a time per move has none.
+    let (status, body) = schedule(
+        &app,
+        json!({"name": "x", "room": ROOM, "starts_at": in_secs(&app, 60),
+               "ends_at": in_secs(&app, 600), "clock": "5m", "berserk": true}),
+    )
+    .await;
+    assert_eq!(
+        (status, body["error"]["field"].as_str()),
+        (400, Some("berserk")),
+        "{body}"
+    );
+    let (ade_token, _) = app.guest("Ade").await;
+    let (bisi_token, _) = app.guest("Bisi").await;
+    let mut ade = app.ws(&ade_token).await;
+    ade.enter(ROOM).await;
+    let (status, body) = schedule(
+        &app,
+        json!({"name": "Blitz", "room": ROOM, "starts_at": in_secs(&app, 60),
+               "ends_at": in_secs(&app, 600), "clock": "3+2", "berserk": true}),
+    )
+    .await;
+    assert_eq!(status, 201, "{body}");
+    let id = body["tournament"]["id"].as_str().unwrap().to_owned();
+    // The room is told at once, not at its next read of the schedule (the clock stands).
+    let told = ade.next_of("tournament").await;
+    assert_eq!(told["tournament"]["players"], 0, "{told}");
+    assert_eq!(told["tournament"]["berserk"], true, "{told}");
+
+    let path = format!("/api/v1/me/tournaments/{id}");
+    let (status, _) = app.call("PUT", &path, Some(&bisi_token), None).await;
+    assert_eq!(status, 204);
+    let told = ade.next_of("tournament").await;
+    assert_eq!(told["tournament"]["players"], 1, "{told}");
+    let (_, mine) = app
+        .call("GET", "/api/v1/me/tournaments", Some(&bisi_token), None)
+        .await;
+    assert_eq!(mine["joined"], json!([id]), "{mine}");
+    let (_, theirs) = app
+        .call("GET", "/api/v1/me/tournaments", Some(&ade_token), None)
+        .await;
+    assert_eq!(theirs["joined"], json!([]), "{theirs}");
+    // No game scored yet: listed all the same, with nothing.
+    let t = tournament(&app, &id).await;
+    assert_eq!(t["standings"][0]["user"]["name"], "Bisi", "{t}");
+    assert_eq!(t["standings"][0]["score"], 0, "{t}");
+
+    let (status, _) = app.call("DELETE", &path, Some(&bisi_token), None).await;
+    assert_eq!(status, 204);
+    let told = ade.next_of("tournament").await;
+    assert_eq!(told["tournament"]["players"], 0, "{told}");
+    let (_, mine) = app
+        .call("GET", "/api/v1/me/tournaments", Some(&bisi_token), None)
+        .await;
+    assert_eq!(mine["joined"], json!([]), "{mine}");
+    let (status, _) = app.call("GET", "/api/v1/me/tournaments", None, None).await;
+    assert_eq!(status, 401);
+}

@@ -17,26 +17,21 @@ const errors = new Map();
 // messages come often; a card redrawn under a finger loses the tap).
 let shown = "";
 
-// The views do not say who is in: this browser keeps the ids this guest joined.
-const joinedKey = () => "lounge.tournaments." + (state.user ? state.user.id : "");
+// The tournaments this guest is in (`GET /api/v1/me/tournaments`, read on entering a room),
+// kept as they join and leave here.
+let mine = new Set();
 
 function joined() {
-  try {
-    return new Set(JSON.parse(localStorage.getItem(joinedKey()) || "[]"));
-  } catch (e) {
-    return new Set();
-  }
+  return mine;
 }
 
 function setJoined(id, inIt) {
-  const ids = joined();
-  if (inIt) ids.add(id); else ids.delete(id);
-  localStorage.setItem(joinedKey(), JSON.stringify([...ids]));
+  if (inIt) mine.add(id); else mine.delete(id);
 }
 
-/// Signing out: nothing of the guest's tournaments stays in the browser.
+/// Signing out: nothing of the guest's tournaments stays.
 export function forgetArenas() {
-  localStorage.removeItem(joinedKey());
+  mine = new Set();
   state.tournaments = new Map();
   shown = "";
 }
@@ -61,8 +56,9 @@ export async function arenaRoom(room, again) {
   renderArena();
   if (room.kind === "apartment") return;
   try {
-    const { tournaments } = await api("GET", "/tournaments");
+    const [{ tournaments }, me] = await Promise.all([api("GET", "/tournaments"), api("GET", "/me/tournaments")]);
     for (const t of tournaments) keep(t);
+    mine = new Set(me.joined);
   } catch (e) { /* the room's messages bring them */ }
   renderArena();
 }

@@ -349,7 +349,8 @@ impl Relay {
             | Wire::Leave { room, .. }
             | Wire::Disconnect { room, .. }
             | Wire::Rename { room, .. }
-            | Wire::DoorChanged { room } => (room.clone(), None, None),
+            | Wire::DoorChanged { room }
+            | Wire::ScheduleChanged { room } => (room.clone(), None, None),
             _ => return,
         };
         let not_here = |room: RoomId| {
@@ -397,6 +398,7 @@ impl Relay {
             }
             Wire::Rename { name, .. } => RoomCommand::Rename { name },
             Wire::DoorChanged { .. } => RoomCommand::DoorChanged,
+            Wire::ScheduleChanged { .. } => RoomCommand::ScheduleChanged,
             Wire::Shut {
                 from, games, req, ..
             } => {

@@ -235,6 +235,9 @@ impl Remote {
                 return self.to_owner(&Wire::Rename { room, name }).await;
             }
             RoomCommand::DoorChanged => return self.to_owner(&Wire::DoorChanged { room }).await,
+            RoomCommand::ScheduleChanged => {
+                return self.to_owner(&Wire::ScheduleChanged { room }).await;
+            }
             RoomCommand::Shut { games, reply } => {
                 let from = self.relay.instance().to_owned();
                 return self
@@ -420,6 +423,7 @@ fn command_name(command: &RoomCommand) -> &'static str {
         RoomCommand::Shut { .. } => "shut",
         RoomCommand::Tables { .. } => "tables",
         RoomCommand::DoorChanged => "door_changed",
+        RoomCommand::ScheduleChanged => "schedule_changed",
         RoomCommand::Summary { .. } => "summary",
         RoomCommand::Moderate(_) => "moderate",
         _ => "other",

@@ -77,6 +77,8 @@ pub enum Wire {
     Rename { room: RoomId, name: String },
     /// To a room's owner: its door or guest list changed in the store.
     DoorChanged { room: RoomId },
+    /// To a room's owner: one of its tournaments was scheduled, joined or left.
+    ScheduleChanged { room: RoomId },
     /// To a room's owner: an operator closes it; answered with the matches still in play.
     Shut {
         from: String,

@@ -152,6 +152,13 @@ impl Room {
         self.arenas.list.retain(|t| t.finished_at.is_none());
     }
 
+    /// A tournament was scheduled, joined or left: read and acted on now.
+    pub(super) async fn schedule_changed(&mut self) {
+        self.arenas.next_read_ms = 0;
+        let now = self.now();
+        self.arenas_tick(now).await;
+    }
+
     /// A tournament's players, best first; `None` (logged) when they cannot be read.
     async fn arena_players(&self, t: &TournamentRow) -> Option<Vec<(PlayerRow, UserRow)>> {
         let (store, id) = (self.store.clone(), t.id.clone());

@@ -69,6 +69,7 @@ impl Room {
                 let shown = changed.map(|table| table.and_then(|t| serde_json::to_value(t).ok()));
                 let _ = reply.send(shown);
             }
+            RoomCommand::ScheduleChanged => self.schedule_changed().await,
             RoomCommand::DoorChanged => {
                 let (store, id) = (self.store.clone(), self.info.id.clone());
                 match blocking(move || store.door(&id)).await {

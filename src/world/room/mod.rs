@@ -82,6 +82,9 @@ pub enum RoomCommand {
     },
     /// The owner changed the door or the guest list: read them again from the store.
     DoorChanged,
+    /// A tournament of the room was scheduled, or a player joined or left one: read them
+    /// again now (not at the next read).
+    ScheduleChanged,
     /// Leave on purpose: any seat is given up, a match in play resigned.
     Leave {
         user_id: UserId,
