@@ -55,6 +55,7 @@ pub struct Application {
     pub store: Store,
     /// The ratings' reader (tests read the outbox through it).
     pub ratings: Arc<crate::ratings::Ratings>,
+    tournaments: Arc<crate::tournaments::Tournaments>,
 }
 
 impl Application {
@@ -353,6 +354,7 @@ impl Application {
             connections,
             store,
             ratings,
+            tournaments,
         })
     }
 
@@ -379,6 +381,7 @@ impl Application {
             self.reviews,
             self.connections,
         );
+        let (ratings, tournaments) = (self.ratings, self.tournaments);
         actix_web::rt::spawn(async move {
             stop.await;
             tracing::info!("stopping: the rooms tell their people, then connections drain");
@@ -386,6 +389,8 @@ impl Application {
             house.stop();
             reviews.stop();
             champions.stop();
+            ratings.stop();
+            tournaments.stop();
             world.close().await;
             tracing::info!("the rooms are handed on and their people told");
             // Then the connections in no room; one whose client does not read is cut.

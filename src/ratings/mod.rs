@@ -143,6 +143,8 @@ pub struct Ratings {
     /// The last result this process has read (its cursor after its last pass): what a test,
     /// or anything that waits for a game to be rated, follows.
     read: tokio::sync::watch::Sender<i64>,
+    /// The service stops: the reader ends after its pass.
+    stopping: std::sync::atomic::AtomicBool,
 }
 
 impl Ratings {
@@ -153,6 +155,7 @@ impl Ratings {
             bell: Arc::new(Notify::new()),
             one: Mutex::new(()),
             read: tokio::sync::watch::Sender::new(0),
+            stopping: Default::default(),
         }
     }
 
@@ -175,7 +178,7 @@ impl Ratings {
     pub fn start(self: &Arc<Self>) {
         let me = self.clone();
         tokio::spawn(async move {
-            loop {
+            while !me.stopping.load(std::sync::atomic::Ordering::SeqCst) {
                 let reader = me.clone();
                 match blocking(move || reader.drain()).await {
                     Ok(Drained { read: 0, .. }) => {}
@@ -185,6 +188,13 @@ impl Ratings {
                 let _ = tokio::time::timeout(OUTBOX_EVERY, me.bell.notified()).await;
             }
         });
+    }
+
+    /// The service stops: no pass begins after this one.
+    pub fn stop(&self) {
+        self.stopping
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+        self.bell.notify_one();
     }
 
     /// Rates the results not read yet, if this instance has the turn (else the one that has

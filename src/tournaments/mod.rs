@@ -37,6 +37,8 @@ pub struct Tournaments {
     one: Mutex<()>,
     /// The cursor after this process's last pass: what a test waits on.
     read: tokio::sync::watch::Sender<i64>,
+    /// The service stops: the reader ends after its pass.
+    stopping: std::sync::atomic::AtomicBool,
 }
 
 impl Tournaments {
@@ -47,7 +49,15 @@ impl Tournaments {
             bell: Arc::new(Notify::new()),
             one: Mutex::new(()),
             read: tokio::sync::watch::Sender::new(0),
+            stopping: Default::default(),
         }
+    }
+
+    /// The service stops: no pass begins after this one.
+    pub fn stop(&self) {
+        self.stopping
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+        self.bell.notify_one();
     }
 
     pub fn bell(&self) -> Arc<Notify> {
@@ -72,7 +82,7 @@ impl Tournaments {
             if let Err(e) = blocking(move || store.start_cursor_at_end(TOURNAMENTS_READER)).await {
                 tracing::warn!(error = %e, "the tournaments' reader starts from its cursor");
             }
-            loop {
+            while !me.stopping.load(std::sync::atomic::Ordering::SeqCst) {
                 let reader = me.clone();
                 match blocking(move || reader.drain()).await {
                     Ok(changed) => me.show(changed).await,

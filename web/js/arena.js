@@ -25,13 +25,23 @@ function joined() {
   return mine;
 }
 
+// Left here since the page loaded: an older answer of the server's does not put them back.
+const left = new Set();
+
 function setJoined(id, inIt) {
-  if (inIt) mine.add(id); else mine.delete(id);
+  if (inIt) {
+    mine.add(id);
+    left.delete(id);
+  } else {
+    mine.delete(id);
+    left.add(id);
+  }
 }
 
 /// Signing out: nothing of the guest's tournaments stays.
 export function forgetArenas() {
   mine = new Set();
+  left.clear();
   state.tournaments = new Map();
   shown = "";
 }
@@ -58,7 +68,8 @@ export async function arenaRoom(room, again) {
   try {
     const [{ tournaments }, me] = await Promise.all([api("GET", "/tournaments"), api("GET", "/me/tournaments")]);
     for (const t of tournaments) keep(t);
-    mine = new Set(me.joined);
+    // A Join or Leave pressed while this was read stands.
+    for (const id of me.joined) if (!left.has(id)) mine.add(id);
   } catch (e) { /* the room's messages bring them */ }
   renderArena();
 }

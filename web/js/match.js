@@ -176,6 +176,9 @@ export function showMatch(table, seat) {
   $("game-actions").hidden = !((seat && playing) || between);
   $("resign").hidden = !(seat && playing);
   $("offer-draw").hidden = !(seat && playing);
+  // Berserk: in an arena game that allows it, before one's own first move, once.
+  const ownPlies = game && game.moves ? game.moves.filter((_, i) => (i % 2 === 0) === (game.first === seat)).length : 0;
+  $("berserk").hidden = !(seat && playing && Array.isArray(game.berserk) && !game.berserk.includes(seat) && ownPlies === 0);
   // A confirmation asked about another game, or of a button gone, is off.
   for (const id of ["resign", "resign-match"]) {
     if (confirming.has(id) && confirming.get(id).game !== gameShown()) disarm(id);
@@ -254,6 +257,10 @@ confirmThen("resign", "Really resign? Press again", () => {
 });
 confirmThen("resign-match", "Resign the whole match? Press again", () => {
   send({ type: "resign", table: state.watching, scope: "match" });
+});
+$("berserk").addEventListener("click", () => {
+  send({ type: "berserk", table: state.watching });
+  $("berserk").hidden = true;
 });
 $("offer-draw").addEventListener("click", () => {
   send({ type: "offer_draw", table: state.watching, scope: "game" });

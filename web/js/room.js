@@ -158,7 +158,7 @@ const handlers = {
     if (table) {
       table.game = {
         id: m.game_id, players: m.players, state: m.state, clock: m.clock, number: m.match ? m.match.game : 1, moves: [],
-        first: m.first || "south", lots: m.lots || null,
+        first: m.first || "south", lots: m.lots || null, berserk: m.berserk,
       };
       table.match = m.match || table.match;
       table.version = m.version;
@@ -188,6 +188,19 @@ const handlers = {
     if (m.last_move.seat === mySeat(table)) state.moving = false;
     dropDrawOffer(m.table);
     if (m.table === state.watching) animate(table, before, m);
+    renderTables();
+  },
+  berserk(m) {
+    // A player of an arena game halved their clock: the clocks and the version move on.
+    const table = state.tables.get(m.table);
+    if (!table) return;
+    table.version = m.version;
+    if (table.game) {
+      table.game.clock = m.clock;
+      table.game.berserk = [...new Set([...(table.game.berserk || []), m.seat])];
+    }
+    if (m.user.id !== state.user.id && m.table === state.watching) notice(`${m.user.name} went berserk: half the clock, a point more for a win.`);
+    if (m.table === state.watching) showBoard();
     renderTables();
   },
   game_over(m) {

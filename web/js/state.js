@@ -17,7 +17,7 @@ export const CLOCKS = [
 ];
 export const BEST_OF = [1, 3, 5, 7];
 // Table events: each carries the table's version after it.
-export const VERSIONED = ["table", "game_started", "game_state", "game_over", "match_state", "match_over"];
+export const VERSIONED = ["table", "game_started", "game_state", "berserk", "game_over", "match_state", "match_over"];
 export const LOUNGE = "surulere-games-lounge";
 
 export const state = {

@@ -38,8 +38,10 @@ pub const BATCH_PROTOCOL: &str = "lounge.batch";
 
 /// The largest text frame a client may send.
 pub const MAX_FRAME_BYTES: usize = 16 * 1024;
-/// Frames a room may queue for one client before the client is dropped as too slow.
-const OUTBOX_FRAMES: usize = 256;
+/// Frames a room may queue for one client before the client is dropped as too slow: room
+/// enough for a burst a room makes in one turn (an arena's first round tells everyone in the
+/// room three frames a table), held as shared frames, so cheap while a reader catches up.
+const OUTBOX_FRAMES: usize = 2048;
 /// Pauses (ms) before each try to open a room again whose handle went as one entered: a room
 /// moving between instances takes a few round trips to settle.
 const REOPEN_TRIES: [u64; 5] = [0, 50, 100, 200, 400];

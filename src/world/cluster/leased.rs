@@ -12,9 +12,9 @@ use crate::common::RoomId;
 use crate::store::blocking;
 
 impl World {
-    /// Every `every` (a lease's time), opens here the rooms with a match in play that no
-    /// instance runs: their owner died and nobody has visited since, and their games (Baba
-    /// Ayo's, a clock running) must go on.
+    /// Every `every` (a lease's time), opens here the rooms with a match in play or a
+    /// tournament under way that no instance runs: their owner died and nobody has visited
+    /// since, and their games (Baba Ayo's, a clock running) and tournaments must go on.
     pub(in crate::world) fn start_sweeper(&self, every: Duration) {
         let world = self.clone();
         tokio::spawn(async move {
@@ -30,7 +30,8 @@ impl World {
         });
     }
 
-    /// Opens here the rooms with a match in play that no instance runs; returns how many.
+    /// Opens here the rooms with a match in play or a tournament under way that no instance
+    /// runs; returns how many.
     pub async fn sweep(&self) -> usize {
         self.sweep_rooms(None).await
     }

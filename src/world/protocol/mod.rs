@@ -342,6 +342,10 @@ pub enum ServerMessage {
         /// Who won the lots, in a match's first game when they were drawn (an addition).
         #[serde(skip_serializing_if = "Option::is_none")]
         lots: Option<Lots>,
+        /// In a tournament game that allows berserk: the seats that went berserk, `[]` at the
+        /// start (an addition; left out elsewhere).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        berserk: Option<Vec<Side>>,
     },
     GameState {
         table: TableId,

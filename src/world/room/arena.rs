@@ -244,7 +244,7 @@ impl Room {
             rated: Some(t.rated),
             ..choice
         };
-        let mut together = Vec::new();
+        let (mut together, mut seated) = (Vec::new(), Vec::new());
         for ([a, b], table) in arena::pair(free, free_tables.len())
             .into_iter()
             .zip(free_tables)
@@ -253,6 +253,7 @@ impl Room {
                 continue;
             };
             let players: [User; 2] = [a.user.clone(), b.user.clone()];
+            seated.push(players.clone().map(|p| p.id));
             let pairing = PairingRow {
                 match_id: MatchId::ordered(),
                 tournament_id: t.id.clone(),
@@ -281,11 +282,6 @@ impl Room {
             });
         }
         // The whole round in one transaction: its first pairing may be hundreds of games.
-        let seated: Vec<[UserId; 2]> = together
-            .iter()
-            .filter_map(|g| g.pairing.as_ref())
-            .map(|p| [p.south_id.clone(), p.north_id.clone()])
-            .collect();
         let answers = self.apply_together(together).await;
         for (ids, answer) in seated.into_iter().zip(answers) {
             match answer {

@@ -62,6 +62,7 @@ pub(super) fn render(event: TableEvent, at: &At<'_>, r#ref: Option<Value>) -> Se
             at,
             first,
             lots,
+            berserk,
         } => ServerMessage::GameStarted {
             table,
             game_id: game,
@@ -74,6 +75,7 @@ pub(super) fn render(event: TableEvent, at: &At<'_>, r#ref: Option<Value>) -> Se
             clock: ClockView::of(clocks.as_ref(), at),
             first,
             lots: lots.map(|starts| Lots { starts }),
+            berserk: berserk.map(seats_of),
         },
         TableEvent::Moved {
             game,
@@ -179,6 +181,14 @@ pub(super) fn render(event: TableEvent, at: &At<'_>, r#ref: Option<Value>) -> Se
     }
 }
 
+/// The seats marked among South and North (who went berserk).
+fn seats_of(marked: [bool; 2]) -> Vec<Side> {
+    Side::BOTH
+        .into_iter()
+        .filter(|s| marked[s.index()])
+        .collect()
+}
+
 /// A table's snapshot as every message shows it.
 pub(super) fn view(snapshot: TableSnapshot) -> TableView {
     let [south, north] = snapshot.seats;
@@ -198,9 +208,7 @@ pub(super) fn view(snapshot: TableSnapshot) -> TableView {
                 clock: ClockView::of(g.clocks.as_ref(), at),
                 moves: g.moves,
                 first: g.first,
-                berserk: g
-                    .berserk
-                    .map(|went| Side::BOTH.into_iter().filter(|s| went[s.index()]).collect()),
+                berserk: g.berserk.map(seats_of),
             }
         }),
         version: snapshot.version,

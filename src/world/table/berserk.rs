@@ -1,5 +1,5 @@
-//! Berserk in an arena game: before their first move a player may halve their own clock
-//! for one point more if they win (the tournament scores it). Only in a match a tournament
+//! Berserk in an arena game: on their own turn, before their first move, a player may halve
+//! their own clock for one point more if they win (the tournament scores it). Only in a match a tournament
 //! paired and whose tournament allows it, under a clock for the whole game.
 
 use crate::ayo::Side;
@@ -30,10 +30,14 @@ impl Table {
         else {
             return refuse(ErrorCode::NotSeated, "you are not playing at this table");
         };
-        // Plies alternate from the first mover: the other side's first is the second ply.
+        // On one's own turn (an opponent's move in flight is never made stale by it), before
+        // one's first move: plies alternate from the first mover.
         let own_first_ply = usize::from(game.game.first() != side);
-        if game.game.moves().len() > own_first_ply {
-            return refuse(ErrorCode::NoBerserk, "berserk is before your first move");
+        if game.game.to_move() != Some(side) || game.game.moves().len() != own_first_ply {
+            return refuse(
+                ErrorCode::NoBerserk,
+                "berserk is on your own turn, before your first move",
+            );
         }
         let Some(clocks) = game.clocks.as_mut() else {
             return refuse(ErrorCode::NoBerserk, "berserk needs a clock");

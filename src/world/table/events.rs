@@ -51,6 +51,8 @@ pub enum TableEvent {
         first: Side,
         /// Who won the lots, in a match's first game when they were drawn.
         lots: Option<User>,
+        /// Who of South and North went berserk, where berserk is allowed.
+        berserk: Option<[bool; 2]>,
     },
     /// A pit was sown.
     Moved {

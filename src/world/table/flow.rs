@@ -39,9 +39,11 @@ impl Table {
             Seating::Kept => first_seat,
         };
         let id = self.draws.match_id.clone();
-        // A tournament's pairing says otherwise once it has started its match.
-        self.no_rematch = false;
-        self.berserk = None;
+        // A tournament's pairing (`pair`) says what its match allows; any other match has a
+        // rematch and no berserk. Set before its first game is announced.
+        let (no_rematch, berserk) = self.arena_next.take().unwrap_or((false, false));
+        self.no_rematch = no_rematch;
+        self.berserk = berserk.then_some([false; 2]);
         fx.store(Write::NewMatch {
             id: id.clone(),
             table: self.id.clone(),
@@ -114,6 +116,7 @@ impl Table {
             at: now,
             first,
             lots,
+            berserk: self.berserk_seats(),
         };
         self.publish(started, fx);
         fx.house_to_move = self.house_to_move().is_some();

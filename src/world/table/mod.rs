@@ -244,6 +244,8 @@ pub struct Table {
     /// In a tournament's match that allows berserk: whether its first and second player
     /// went berserk.
     berserk: Option<[bool; 2]>,
+    /// What the match `pair` is starting allows (no rematch, berserk), for `start_match`.
+    arena_next: Option<(bool, bool)>,
     /// Goes up by one with every table event.
     pub version: u64,
     /// The room is closing: no new match starts here.
@@ -275,6 +277,7 @@ impl Table {
             queue: Queue::default(),
             no_rematch: false,
             berserk: None,
+            arena_next: None,
             version,
             closing: false,
             last_moves: [None, None],

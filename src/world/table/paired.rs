@@ -35,9 +35,10 @@ impl Table {
         self.clear_last_match();
         // Nobody sat here, so nobody invited anyone: nothing else is void.
         self.changed(fx);
-        self.start_match(None, fx)?;
-        self.no_rematch = !rematch;
-        self.berserk = berserk.then_some([false; 2]);
+        self.arena_next = Some((!rematch, berserk));
+        let started = self.start_match(None, fx);
+        self.arena_next = None;
+        started?;
         Ok(())
     }
 

@@ -45,35 +45,65 @@ fn going_berserk_halves_ones_clock_once_and_is_stored_and_told() {
     let mut t = table();
     arena_game(&mut t, "4+2", true);
     let first = t.game.as_ref().unwrap().game.first();
-    let second = player_at(&t, first.opponent());
+    let (mover, other) = (player_at(&t, first), player_at(&t, first.opponent()));
+    // Not on the opponent's turn: a move of theirs in flight stays good.
+    let early = berserk(&mut t, other, T0 + 5_000);
+    assert_eq!(refused(&early), Some(ErrorCode::NoBerserk));
     let version = t.version;
-    // The second mover, while the first thinks for 10 s.
-    let fx = berserk(&mut t, second.clone(), T0 + 10_000);
+    // The first mover, 10 s into their turn.
+    let fx = berserk(&mut t, mover.clone(), T0 + 10_000);
     assert_eq!(refused(&fx), None);
     assert_eq!(kinds(&fx), ["berserk"]);
     assert_eq!(t.version, version + 1);
     assert!(matches!(
         fx.writes.as_slice(),
-        [Write::Berserk { user, .. }] if *user == second
+        [Write::Berserk { user, .. }] if *user == mover
     ));
     let TableEvent::Berserked { seat, clocks, .. } = first_of(&fx, "berserk") else {
         unreachable!()
     };
-    assert_eq!(*seat, first.opponent());
+    assert_eq!(*seat, first);
     let mut expect = [240_000; 2];
-    expect[first.index()] = 230_000;
-    expect[first.opponent().index()] = 120_000;
+    expect[first.index()] = 110_000;
     assert_eq!(clocks.left(T0 + 10_000), expect);
     assert_eq!(left(&t, T0 + 10_000), expect);
     let mut went = [false; 2];
-    went[first.opponent().index()] = true;
+    went[first.index()] = true;
     assert_eq!(t.snapshot(T0).game.unwrap().berserk, Some(went));
     // Once.
-    let again = berserk(&mut t, second, T0 + 11_000);
+    let again = berserk(&mut t, mover, T0 + 11_000);
     assert_eq!(refused(&again), Some(ErrorCode::NoBerserk));
     assert!(again.writes.is_empty());
-    expect[first.index()] = 229_000;
+    expect[first.index()] = 109_000;
     assert_eq!(left(&t, T0 + 11_000), expect);
+}
+
+#[test]
+fn an_arena_game_is_announced_with_berserk_allowed() {
+    let mut t = table();
+    let fx = act(
+        &mut t,
+        Command::Pair {
+            players: [person("Ade"), person("Bisi")],
+            choice: MatchChoice {
+                seats: Some(Seating::Lots),
+                ..choice(Some("3+0"), None, None)
+            },
+            rematch: false,
+            berserk: true,
+        },
+        T0,
+    );
+    let TableEvent::GameStarted { berserk, .. } = first_of(&fx, "game_started") else {
+        unreachable!()
+    };
+    assert_eq!(*berserk, Some([false; 2]));
+    // The table as first told with the game shows it too.
+    let shown = fx.events.iter().rev().find_map(|e| match event_of(e) {
+        TableEvent::Changed(snapshot) => snapshot.game.clone(),
+        _ => None,
+    });
+    assert_eq!(shown.unwrap().berserk, Some([false; 2]));
 }
 
 #[test]
@@ -136,22 +166,25 @@ fn berserk_is_only_where_a_tournament_allows_it_under_a_game_clock() {
 fn a_resumed_tournament_match_offers_no_rematch_and_keeps_who_went_berserk() {
     let mut t = table();
     arena_game(&mut t, "4+0", true);
-    let m = t.r#match.clone().unwrap();
-    let game = t.game.clone();
-    let ade = m.players[0].id.clone();
+    let (m, game) = (t.r#match.clone().unwrap(), t.game.clone());
+    let mover = to_move(&t);
+    // They went berserk before the restart: not again.
     let mut resumed = table();
-    resumed.resume(m, game, T0);
-    resumed.resume_arena(true, std::slice::from_ref(&ade));
+    resumed.resume(m.clone(), game.clone(), T0);
+    resumed.resume_arena(true, std::slice::from_ref(&mover));
     assert_eq!(
-        refused(&berserk(&mut resumed, ade, T0)),
+        refused(&berserk(&mut resumed, mover.clone(), T0)),
         Some(ErrorCode::NoBerserk)
     );
-    let bisi = resumed.r#match.as_ref().unwrap().players[1].id.clone();
-    assert_eq!(refused(&berserk(&mut resumed, bisi.clone(), T0)), None);
+    // Nobody had: still theirs to take after it.
+    let mut resumed = table();
+    resumed.resume(m, game, T0);
+    resumed.resume_arena(true, &[]);
+    assert_eq!(refused(&berserk(&mut resumed, mover.clone(), T0)), None);
     let fx = act(
         &mut resumed,
         Command::Resign {
-            user: bisi,
+            user: mover,
             scope: Default::default(),
         },
         T0 + 1,
