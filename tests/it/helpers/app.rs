@@ -167,27 +167,25 @@ impl TestApp {
         let mut settings = lounge::config::Settings::load_from(env).expect("settings");
         let clock = lounge::common::ServerClock::manual_from_now();
         settings.world.clock = clock.clone();
-        let mut app = TestApp {
-            port: 0,
+        let app = lounge::app::Application::build(&settings)
+            .await
+            .expect("the app starts");
+        let mut test = TestApp {
+            port: app.port(),
             db,
             clock,
-            auth: std::sync::Arc::new(
-                lounge::http::auth::Auth::new(&settings.auth).expect("an auth"),
-            ),
+            auth: app.auth.clone(),
             ratings: None,
             reviews: None,
             client: awc::Client::default(),
             running: None,
         };
-        app.start(settings).await;
-        app
+        test.serve(app, settings);
+        test
     }
 
-    /// Builds the lounge from `settings` and serves it in this process.
-    async fn start(&mut self, settings: lounge::config::Settings) {
-        let app = lounge::app::Application::build(&settings)
-            .await
-            .expect("the app starts");
+    /// Serves `app`, built from `settings`, in this process.
+    fn serve(&mut self, app: lounge::app::Application, settings: lounge::config::Settings) {
         self.port = app.port();
         self.auth = app.auth.clone();
         self.ratings = Some(app.ratings.clone());
@@ -217,7 +215,10 @@ impl TestApp {
             .await
             .expect("the server task")
             .expect("the server stops");
-        self.start(running.settings).await;
+        let app = lounge::app::Application::build(&running.settings)
+            .await
+            .expect("the app starts again");
+        self.serve(app, running.settings);
     }
 
     /// A lounge served by another process on `port`.
