@@ -26,8 +26,11 @@ use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use tokio::sync::mpsc;
 
+#[path = "shared/guest.rs"]
+mod guest;
 #[path = "shared/nodelay.rs"]
 mod nodelay;
+use guest::sign_in;
 
 #[derive(Clone)]
 struct Args {
@@ -100,20 +103,6 @@ struct Head<'a> {
     kind: &'a str,
     #[serde(default)]
     table: Option<&'a str>,
-}
-
-async fn sign_in(client: &awc::Client, url: &str, name: &str) -> Result<(String, String), String> {
-    let mut resp = client
-        .post(format!("{url}/api/v1/auth/guest"))
-        .force_close()
-        .send_json(&json!({"name": name}))
-        .await
-        .map_err(|e| format!("sign in: {e}"))?;
-    let body: Value = resp.json().await.map_err(|e| format!("sign in: {e}"))?;
-    match (body["token"].as_str(), body["user"]["id"].as_str()) {
-        (Some(token), Some(id)) => Ok((token.to_owned(), id.to_owned())),
-        _ => Err(format!("sign in: {body}")),
-    }
 }
 
 /// A connected guest: frames out through a writer task; in, what concerns it (its own games,
