@@ -15,6 +15,7 @@ mod house;
 mod members;
 mod render;
 mod seeks;
+mod stored;
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::panic::AssertUnwindSafe;
@@ -36,11 +37,11 @@ use super::table::{Command, LiveGame, Refusal, Table};
 
 pub use arena::{standing as tournament_standing, view as tournament_view};
 pub use civil::Moderation;
-pub use commit::{stored_result, stored_win};
 use config::ms;
 pub use config::{ResultsConfig, ResumedGame, ResumedMatch, RoomConfig};
 pub use handle::{RoomHandle, RoomSummary};
 pub use members::Outbox;
+pub use stored::{stored_result, stored_win};
 
 /// What a session, an operator or the room itself asks of a room.
 pub enum RoomCommand {
